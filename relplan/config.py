@@ -1,0 +1,351 @@
+"""The TOML configuration schema (pydantic), loading, ``--set`` overrides and errors.
+
+A config describes a cluster, the failure modes of its components, and the training
+job. Every duration carries a unit ("90s", "30min", "2h", "54d", "5y"); every
+mistake is reported as one :class:`ConfigError` naming the dotted key at fault.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import tomllib
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
+
+from relplan import distributions
+from relplan.distributions import Distribution
+from relplan.units import HOURS_PER_YEAR, parse_duration_hours, parse_fraction
+
+COMPONENT_CLASSES: tuple[str, ...] = ("gpu", "host", "nic", "optic", "link", "leaf", "spine")
+"""Component classes the topology counts; a failure mode attaches to one of them."""
+
+FAILURE_UNITS: tuple[str, ...] = (*COMPONENT_CLASSES, "job")
+"""What a failure mode can be counted per: a component class, or the job as a whole."""
+
+SERVER_CLASSES: tuple[str, ...] = ("gpu", "host", "nic")
+"""Classes that live inside a server, so a spare server can stand in for them."""
+
+
+class ConfigError(Exception):
+    """A config or argument is wrong: ``key`` names it, ``message`` says what is wrong."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(f"{key}: {message}")
+        self.key = key
+        self.message = message
+
+
+Hours = Annotated[float, BeforeValidator(parse_duration_hours)]
+Fraction = Annotated[float, BeforeValidator(parse_fraction)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class DistributionConfig(_Strict):
+    """A duration distribution: ``{ dist = "weibull", shape = 0.8, mtbf = "5y" }``.
+
+    exponential: one of ``mtbf`` / ``mean`` (the same thing) or ``afr``.
+    weibull: ``shape`` and one of ``scale``, ``mtbf`` / ``mean``.
+    lognormal: ``sigma`` (of the log) and one of ``median``, ``mtbf`` / ``mean``.
+    fixed: ``mean`` (a constant; zero allowed, for repairs).
+    """
+
+    dist: Literal["exponential", "weibull", "lognormal", "fixed"]
+    mtbf: Hours | None = Field(default=None, gt=0)
+    mean: Hours | None = Field(default=None, ge=0)
+    afr: Fraction | None = Field(default=None, gt=0, lt=1)
+    scale: Hours | None = Field(default=None, gt=0)
+    shape: float | None = Field(default=None, gt=0)
+    median: Hours | None = Field(default=None, gt=0)
+    sigma: float | None = Field(default=None, gt=0)
+
+    @model_validator(mode="after")
+    def _check_parameters(self) -> DistributionConfig:
+        given = {k for k in ("mtbf", "mean", "afr", "scale", "shape", "median", "sigma")
+                 if getattr(self, k) is not None}
+        allowed = {
+            "exponential": {"mtbf", "mean", "afr"},
+            "weibull": {"shape", "scale", "mtbf", "mean"},
+            "lognormal": {"sigma", "median", "mtbf", "mean"},
+            "fixed": {"mean"},
+        }[self.dist]
+        extra = given - allowed
+        if extra:
+            raise ValueError(
+                f"{self.dist} takes {', '.join(sorted(allowed))}, not {', '.join(sorted(extra))}"
+            )
+        size_keys = given & {"mtbf", "mean", "afr", "scale", "median"}
+        if len(size_keys) != 1:
+            options = sorted(allowed - {"shape", "sigma"})
+            raise ValueError(f"{self.dist} needs exactly one of {', '.join(options)}")
+        if self.dist == "weibull" and self.shape is None:
+            raise ValueError("weibull needs 'shape'")
+        if self.dist == "lognormal" and self.sigma is None:
+            raise ValueError("lognormal needs 'sigma'")
+        if self.dist != "fixed" and self.mean is not None and self.mean <= 0:
+            raise ValueError("'mean' must be greater than 0")
+        return self
+
+    def to_distribution(self) -> Distribution:
+        """The validated :class:`~relplan.distributions.Distribution`, in hours."""
+        mean = self.mtbf if self.mtbf is not None else self.mean
+        if self.dist == "exponential":
+            if self.afr is not None:
+                mean = -HOURS_PER_YEAR / math.log1p(-self.afr)
+            return distributions.exponential(mean)
+        if self.dist == "weibull":
+            if self.scale is not None:
+                return distributions.weibull(self.shape, self.scale)
+            return distributions.weibull_from_mean(self.shape, mean)
+        if self.dist == "lognormal":
+            if self.median is not None:
+                return distributions.lognormal(self.sigma, self.median)
+            return distributions.lognormal_from_mean(self.sigma, mean)
+        return distributions.fixed(self.mean)
+
+
+def _zero_repair() -> DistributionConfig:
+    return DistributionConfig(dist="fixed", mean=0.0)
+
+
+class FailureModeConfig(_Strict):
+    """One failure mode: ``[failures.NAME]``.
+
+    ``unit`` says what the mode is counted per (a component class or ``job``); it
+    defaults to NAME when NAME is a component class. ``spares`` says whether a spare
+    server can replace the failed unit (default: yes for gpu, host and nic).
+    """
+
+    lifetime: DistributionConfig
+    repair: DistributionConfig = Field(default_factory=_zero_repair)
+    detect: Hours = Field(default=30.0 / 3600.0, ge=0)
+    unit: Literal["gpu", "host", "nic", "optic", "link", "leaf", "spine", "job"] | None = None
+    start: Literal["equilibrium", "new"] = "equilibrium"
+    spares: bool | None = None
+
+
+class ClusterConfig(_Strict):
+    """``[cluster]``: the servers and what is in them."""
+
+    servers: int = Field(gt=0)
+    gpus_per_server: int = Field(default=8, gt=0)
+    nics_per_server: int | None = Field(default=None, gt=0)
+
+
+class NetworkConfig(_Strict):
+    """``[network]``: a two-tier spine-leaf fabric (more topologies come with the network model).
+
+    ``servers_per_leaf`` defaults to what fits half a leaf's ports at one port per
+    NIC; ``uplinks_per_leaf`` defaults to the leaf's downlinks (1:1); ``spines``
+    defaults to ``uplinks_per_leaf`` (one link from each leaf to each spine).
+    """
+
+    topology: Literal["spine-leaf"] = "spine-leaf"
+    switch_ports: int = Field(default=64, gt=1)
+    servers_per_leaf: int | None = Field(default=None, gt=0)
+    uplinks_per_leaf: int | None = Field(default=None, gt=0)
+    spines: int | None = Field(default=None, gt=0)
+    server_links: Literal["optical", "copper"] = "optical"
+    fabric_links: Literal["optical", "copper"] = "optical"
+
+
+class CheckpointConfig(_Strict):
+    """``[job.checkpoint]``: compute time between checkpoints, and the blocking write."""
+
+    interval: Hours = Field(gt=0)
+    write: Hours = Field(default=0.0, ge=0)
+
+
+class JobConfig(_Strict):
+    """``[job]``: the training run."""
+
+    gpus: int = Field(gt=0)
+    work: Hours = Field(gt=0)
+    restart: Hours = Field(default=0.0, ge=0)
+    spares: int = Field(default=0, ge=0)
+    checkpoint: CheckpointConfig
+
+
+class SimulationConfig(_Strict):
+    """``[simulation]``: Monte Carlo settings (the command line overrides them)."""
+
+    trials: int = Field(default=1000, gt=0)
+    seed: int = Field(default=0, ge=0)
+    workers: int = Field(default=1, gt=0)
+
+
+class RelplanConfig(_Strict):
+    """A whole config file."""
+
+    name: str | None = None
+    description: str | None = None
+    cluster: ClusterConfig
+    network: NetworkConfig = Field(default_factory=NetworkConfig)
+    failures: dict[str, FailureModeConfig] = Field(default_factory=dict)
+    job: JobConfig
+    simulation: SimulationConfig = Field(default_factory=SimulationConfig)
+
+    def failure_unit(self, mode_name: str) -> str:
+        """The unit a failure mode is counted per (its ``unit``, else its name)."""
+        unit = self.failures[mode_name].unit
+        return unit if unit is not None else mode_name
+
+    def uses_spares(self, mode_name: str) -> bool:
+        """Whether a spare server can stand in for a unit failed by this mode."""
+        mode = self.failures[mode_name]
+        if mode.spares is not None:
+            return mode.spares
+        return self.failure_unit(mode_name) in SERVER_CLASSES
+
+
+# -- loading -------------------------------------------------------------------------------
+
+
+def _describe(error: dict[str, Any]) -> tuple[str, str]:
+    key = ".".join(str(part) for part in error["loc"]) or "(config)"
+    kind = error["type"]
+    message = error["msg"]
+    if kind == "extra_forbidden":
+        message = "unknown key"
+    elif kind == "missing":
+        message = "is required but missing"
+    elif message.startswith("Value error, "):
+        message = message[len("Value error, "):]
+    elif kind in ("greater_than", "greater_than_equal", "less_than"):
+        message = f"{message[0].lower()}{message[1:]} (got {error.get('input')!r})"
+    return key, message
+
+
+def _parse_override_value(text: str) -> Any:
+    """A ``--set`` value: a TOML value when it parses as one, else the plain string."""
+    try:
+        return tomllib.loads(f"value = {text}")["value"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def apply_overrides(raw: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
+    """Apply ``KEY=VALUE`` overrides with dotted keys to a raw config mapping.
+
+    Parameters
+    ----------
+    raw : dict
+        The parsed TOML document (not modified).
+    overrides : list of str
+        Items such as ``"job.checkpoint.interval=30min"`` or ``"cluster.servers=256"``.
+
+    Returns
+    -------
+    dict
+        A new mapping with the overrides applied.
+
+    Raises
+    ------
+    ConfigError
+        If an item has no ``=`` or its key runs through a value that is not a table.
+    """
+    document = copy.deepcopy(raw)
+    for item in overrides:
+        key, sep, text = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ConfigError("--set", f"{item!r} is not KEY=VALUE (for example job.work=30d)")
+        parts = key.split(".")
+        table = document
+        for depth, part in enumerate(parts[:-1]):
+            child = table.setdefault(part, {})
+            if not isinstance(child, dict):
+                raise ConfigError(".".join(parts[: depth + 1]), "is a value, not a table")
+            table = child
+        table[parts[-1]] = _parse_override_value(text.strip())
+    return document
+
+
+def parse_config(raw: dict[str, Any], overrides: list[str] | None = None) -> RelplanConfig:
+    """Validate a raw config mapping, after applying ``--set`` overrides.
+
+    Raises
+    ------
+    ConfigError
+        Naming the first wrong key; the message lists any others.
+    """
+    document = apply_overrides(raw, list(overrides or []))
+    try:
+        config = RelplanConfig.model_validate(document)
+    except ValidationError as error:
+        problems = [_describe(e) for e in error.errors()]
+        key, message = problems[0]
+        for other_key, other_message in problems[1:]:
+            message += f"; {other_key}: {other_message}"
+        raise ConfigError(key, message) from None
+    _check_consistency(config)
+    return config
+
+
+def load_config(path: str | Path, overrides: list[str] | None = None) -> RelplanConfig:
+    """Read, override and validate a TOML config file.
+
+    Parameters
+    ----------
+    path : str or Path
+        The TOML file.
+    overrides : list of str, optional
+        ``KEY=VALUE`` items with dotted keys, applied before validation.
+
+    Returns
+    -------
+    RelplanConfig
+        The validated, immutable config.
+
+    Raises
+    ------
+    ConfigError
+        If the file is missing or malformed, or any key is unknown or wrong.
+    """
+    file = Path(path)
+    if not file.is_file():
+        raise ConfigError("CONFIG", f"no such file: {file}")
+    try:
+        raw = tomllib.loads(file.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError("CONFIG", f"{file} is not valid TOML: {error}") from None
+    except UnicodeDecodeError:
+        raise ConfigError("CONFIG", f"{file} is not UTF-8 text") from None
+    return parse_config(raw, overrides)
+
+
+def _check_consistency(config: RelplanConfig) -> None:
+    cluster, job = config.cluster, config.job
+    total_gpus = cluster.servers * cluster.gpus_per_server
+    if job.gpus > total_gpus:
+        raise ConfigError(
+            "job.gpus",
+            f"the job needs {job.gpus} GPUs but the cluster has {total_gpus} "
+            f"({cluster.servers} servers x {cluster.gpus_per_server})",
+        )
+    job_servers = -(-job.gpus // cluster.gpus_per_server)
+    if job_servers + job.spares > cluster.servers:
+        raise ConfigError(
+            "job.spares",
+            f"{job.spares} spare servers do not fit: the job uses {job_servers} of the "
+            f"cluster's {cluster.servers} servers",
+        )
+    for name, mode in config.failures.items():
+        if mode.unit is None and name not in COMPONENT_CLASSES:
+            raise ConfigError(
+                f"failures.{name}.unit",
+                f"'{name}' is not a component class ({', '.join(COMPONENT_CLASSES)}), so it "
+                f"needs 'unit' to say what it is counted per ({', '.join(FAILURE_UNITS)})",
+            )

@@ -1,0 +1,223 @@
+"""Parsing of quantities with units: durations, sizes, bandwidths and fractions.
+
+Inside relplan every duration is a float in hours, every size in bytes and every
+bandwidth in bytes per second. Configs and command lines always carry a unit
+("90s", "30min", "2h", "54d", "5y"), so a bare number is rejected where a
+duration is expected: a silent unit mistake is worse than an error.
+"""
+
+from __future__ import annotations
+
+import re
+
+HOURS_PER_YEAR = 8766.0
+"""Hours in a Julian year (365.25 days), the convention of AFR and MTBF tables."""
+
+_DURATION_HOURS: dict[str, float] = {
+    "ns": 1e-9 / 3600.0,
+    "us": 1e-6 / 3600.0,
+    "µs": 1e-6 / 3600.0,
+    "ms": 1e-3 / 3600.0,
+    "s": 1.0 / 3600.0,
+    "sec": 1.0 / 3600.0,
+    "secs": 1.0 / 3600.0,
+    "second": 1.0 / 3600.0,
+    "seconds": 1.0 / 3600.0,
+    "min": 1.0 / 60.0,
+    "mins": 1.0 / 60.0,
+    "minute": 1.0 / 60.0,
+    "minutes": 1.0 / 60.0,
+    "h": 1.0,
+    "hr": 1.0,
+    "hrs": 1.0,
+    "hour": 1.0,
+    "hours": 1.0,
+    "d": 24.0,
+    "day": 24.0,
+    "days": 24.0,
+    "w": 168.0,
+    "wk": 168.0,
+    "week": 168.0,
+    "weeks": 168.0,
+    "y": HOURS_PER_YEAR,
+    "yr": HOURS_PER_YEAR,
+    "yrs": HOURS_PER_YEAR,
+    "year": HOURS_PER_YEAR,
+    "years": HOURS_PER_YEAR,
+}
+
+_SIZE_BYTES: dict[str, float] = {
+    "b": 1.0,
+    "kb": 1e3,
+    "mb": 1e6,
+    "gb": 1e9,
+    "tb": 1e12,
+    "pb": 1e15,
+    "kib": 2.0**10,
+    "mib": 2.0**20,
+    "gib": 2.0**30,
+    "tib": 2.0**40,
+}
+
+_BANDWIDTH_BYTES_PER_S: dict[str, float] = {
+    "b/s": 1.0,
+    "kb/s": 1e3,
+    "mb/s": 1e6,
+    "gb/s": 1e9,
+    "tb/s": 1e12,
+    "bps": 1.0 / 8.0,
+    "kbps": 1e3 / 8.0,
+    "mbps": 1e6 / 8.0,
+    "gbps": 1e9 / 8.0,
+    "tbps": 1e12 / 8.0,
+    "g": 1e9 / 8.0,
+}
+
+_QUANTITY = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([^\d\s].*?)?\s*$")
+
+
+class UnitError(ValueError):
+    """A quantity that cannot be read: no unit, an unknown unit or not a number."""
+
+
+def _split(text: str) -> tuple[float, str]:
+    match = _QUANTITY.match(text)
+    if match is None:
+        raise UnitError(f"{text!r} is not a number with a unit")
+    return float(match.group(1)), (match.group(2) or "")
+
+
+def parse_duration_hours(value: str | float | int) -> float:
+    """Read a duration with a unit and return it in hours.
+
+    Parameters
+    ----------
+    value : str
+        A number followed by a unit: ``ns us ms s min h d w y`` and their long
+        forms ("90s", "30min", "2h", "54d", "5y"). A year is 365.25 days.
+        A bare number is refused, because its unit would be a guess.
+
+    Returns
+    -------
+    float
+        The duration in hours.
+
+    Raises
+    ------
+    UnitError
+        If the text has no unit, an unknown unit, or is not a number.
+    """
+    if isinstance(value, bool) or not isinstance(value, str):
+        raise UnitError(
+            f"{value!r} has no unit: write a duration such as \"90s\", \"30min\", \"2h\", "
+            "\"54d\" or \"5y\""
+        )
+    number, unit = _split(value)
+    if unit == "":
+        raise UnitError(
+            f"{value!r} has no unit: write a duration such as \"90s\", \"30min\", \"2h\", "
+            "\"54d\" or \"5y\""
+        )
+    if unit == "m":
+        raise UnitError(f"{value!r}: 'm' is ambiguous, write 'min' for minutes")
+    factor = _DURATION_HOURS.get(unit.lower() if unit != "µs" else unit)
+    if factor is None:
+        known = "ns, us, ms, s, min, h, d, w, y"
+        raise UnitError(f"{value!r}: unknown duration unit {unit!r} (known: {known})")
+    return number * factor
+
+
+def parse_fraction(value: str | float | int) -> float:
+    """Read a fraction given as a number (0.05) or a percentage ("5%").
+
+    Parameters
+    ----------
+    value : str or float
+        The fraction, as a plain number or a string ending in ``%``.
+
+    Returns
+    -------
+    float
+        The fraction as a plain number (``"5%"`` gives 0.05).
+    """
+    if isinstance(value, bool):
+        raise UnitError(f"{value!r} is not a fraction")
+    if isinstance(value, int | float):
+        return float(value)
+    number, unit = _split(value)
+    if unit == "":
+        return number
+    if unit == "%":
+        return number / 100.0
+    raise UnitError(f"{value!r}: a fraction is a plain number or a percentage such as \"5%\"")
+
+
+def parse_size_bytes(value: str | float | int) -> float:
+    """Read a size with a unit ("4GB", "700 GiB") and return bytes.
+
+    Parameters
+    ----------
+    value : str
+        A number followed by B, KB, MB, GB, TB, PB (powers of 1000) or
+        KiB, MiB, GiB, TiB (powers of 1024).
+
+    Returns
+    -------
+    float
+        The size in bytes.
+    """
+    if not isinstance(value, str):
+        raise UnitError(f"{value!r} has no unit: write a size such as \"4GB\"")
+    number, unit = _split(value)
+    factor = _SIZE_BYTES.get(unit.lower())
+    if factor is None:
+        raise UnitError(f"{value!r}: unknown size unit {unit!r} (known: B, KB, MB, GB, TB, GiB)")
+    return number * factor
+
+
+def parse_bandwidth_bytes_per_s(value: str | float | int) -> float:
+    """Read a bandwidth ("400Gbps", "50GB/s") and return bytes per second.
+
+    Parameters
+    ----------
+    value : str
+        A number followed by a bit rate (bps, Kbps, Mbps, Gbps, Tbps) or a byte
+        rate (B/s, KB/s, MB/s, GB/s, TB/s).
+
+    Returns
+    -------
+    float
+        The bandwidth in bytes per second.
+    """
+    if not isinstance(value, str):
+        raise UnitError(f"{value!r} has no unit: write a bandwidth such as \"400Gbps\"")
+    number, unit = _split(value)
+    factor = _BANDWIDTH_BYTES_PER_S.get(unit.lower().replace(" ", ""))
+    if factor is None:
+        raise UnitError(f"{value!r}: unknown bandwidth unit {unit!r} (known: Gbps, GB/s, ...)")
+    return number * factor
+
+
+def format_duration(hours: float) -> str:
+    """Format a duration in hours with the unit that reads best.
+
+    Parameters
+    ----------
+    hours : float
+        Duration, hours.
+
+    Returns
+    -------
+    str
+        For example ``"30 s"``, ``"12.5 min"``, ``"3.10 h"``, ``"54.0 d"``, ``"5.00 y"``.
+    """
+    magnitude = abs(hours)
+    if magnitude < 1.0 / 60.0:
+        return f"{hours * 3600.0:.3g} s"
+    if magnitude < 1.0:
+        return f"{hours * 60.0:.3g} min"
+    if magnitude < 48.0:
+        return f"{hours:.3g} h"
+    if magnitude < 2.0 * HOURS_PER_YEAR:
+        return f"{hours / 24.0:.3g} d"
+    return f"{hours / HOURS_PER_YEAR:.3g} y"
