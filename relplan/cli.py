@@ -162,8 +162,16 @@ def inventory_command(
         components.add_row(name, f"{counts['cluster_units']:,}", f"{counts['job_units']:,}")
     console.print(components)
     modes = Table(title="Failure modes touching the job")
-    for column in ("mode", "unit", "job units", "mean life", "job failures / day", "share",
-                   "repair", "spares"):
+    for column in (
+        "mode",
+        "unit",
+        "job units",
+        "mean life",
+        "job failures / day",
+        "share",
+        "repair",
+        "spares",
+    ):
         modes.add_column(column, justify="left" if column in ("mode", "unit") else "right")
     for name, mode in data["failure_modes"].items():
         modes.add_row(
@@ -197,9 +205,7 @@ def _run_with_progress(model: SimulationModel, trials: int, seed: int, workers: 
         transient=True,
     ) as progress:
         task = progress.add_task("trials", total=trials)
-        return simulate(
-            model, trials, seed, workers, progress=lambda n: progress.advance(task, n)
-        )
+        return simulate(model, trials, seed, workers, progress=lambda n: progress.advance(task, n))
 
 
 def _render_summary(result: SimulationResult, title: str) -> None:
@@ -304,4 +310,3 @@ def simulate_command(
         f"interval {format_duration(job.interval_hours)}, write "
         f"{format_duration(job.write_hours)}, job MTTI {_hours(model.job_mtti_hours)}",
     )
-

@@ -73,8 +73,11 @@ class DistributionConfig(_Strict):
 
     @model_validator(mode="after")
     def _check_parameters(self) -> DistributionConfig:
-        given = {k for k in ("mtbf", "mean", "afr", "scale", "shape", "median", "sigma")
-                 if getattr(self, k) is not None}
+        given = {
+            k
+            for k in ("mtbf", "mean", "afr", "scale", "shape", "median", "sigma")
+            if getattr(self, k) is not None
+        }
         allowed = {
             "exponential": {"mtbf", "mean", "afr"},
             "weibull": {"shape", "scale", "mtbf", "mean"},
@@ -222,7 +225,7 @@ def _describe(error: dict[str, Any]) -> tuple[str, str]:
     elif kind == "missing":
         message = "is required but missing"
     elif message.startswith("Value error, "):
-        message = message[len("Value error, "):]
+        message = message[len("Value error, ") :]
     elif kind in ("greater_than", "greater_than_equal", "less_than"):
         message = f"{message[0].lower()}{message[1:]} (got {error.get('input')!r})"
     return key, message

@@ -245,10 +245,14 @@ def block_sizes(trials: int) -> list[int]:
 
 def block_generator(seed: int, block_index: int) -> np.random.Generator:
     """The random generator of one canonical block: ``SeedSequence(seed, spawn_key=(b,))``."""
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(block_index,))))
+    return np.random.Generator(
+        np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(block_index,)))
+    )
 
 
-def simulate_block(model: SimulationModel, n_trials: int, rng: np.random.Generator) -> TrialOutcomes:
+def simulate_block(
+    model: SimulationModel, n_trials: int, rng: np.random.Generator
+) -> TrialOutcomes:
     """Simulate one block of trials.
 
     Parameters

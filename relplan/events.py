@@ -78,8 +78,9 @@ class RenewalStream:
         if self.start == "equilibrium" and self.repair_gap is not None and self.units > 0:
             # Units found in repair at time 0 come up after an equilibrium remaining repair.
             mean_life, mean_repair = self.lifetime.mean_hours, self.repair_gap.mean_hours
-            down = self.rng.binomial(self.units, mean_repair / (mean_life + mean_repair),
-                                     self.n_trials)
+            down = self.rng.binomial(
+                self.units, mean_repair / (mean_life + mean_repair), self.n_trials
+            )
             self._never_failed -= down
             total = int(down.sum())
             remaining_repair = self.repair_gap.equilibrium_ppf(self.rng.random(total))

@@ -150,7 +150,9 @@ class SimulationResult:
         for metric in METRICS:
             result[metric] = summarize(frame[metric].to_numpy())
         result["lost_hours_breakdown"] = {
-            bucket: float(frame[f"{bucket}_hours"].mean()) for bucket in BUCKETS if bucket != "useful"
+            bucket: float(frame[f"{bucket}_hours"].mean())
+            for bucket in BUCKETS
+            if bucket != "useful"
         }
         result["interruptions_by_class"] = {
             mode: float(frame[f"interruptions_{mode}"].mean()) for mode in self.outcomes.mode_names

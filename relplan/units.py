@@ -109,14 +109,12 @@ def parse_duration_hours(value: str | float | int) -> float:
     """
     if isinstance(value, bool) or not isinstance(value, str):
         raise UnitError(
-            f"{value!r} has no unit: write a duration such as \"90s\", \"30min\", \"2h\", "
-            "\"54d\" or \"5y\""
+            f'{value!r} has no unit: write a duration such as "90s", "30min", "2h", "54d" or "5y"'
         )
     number, unit = _split(value)
     if unit == "":
         raise UnitError(
-            f"{value!r} has no unit: write a duration such as \"90s\", \"30min\", \"2h\", "
-            "\"54d\" or \"5y\""
+            f'{value!r} has no unit: write a duration such as "90s", "30min", "2h", "54d" or "5y"'
         )
     if unit == "m":
         raise UnitError(f"{value!r}: 'm' is ambiguous, write 'min' for minutes")
@@ -149,7 +147,7 @@ def parse_fraction(value: str | float | int) -> float:
         return number
     if unit == "%":
         return number / 100.0
-    raise UnitError(f"{value!r}: a fraction is a plain number or a percentage such as \"5%\"")
+    raise UnitError(f'{value!r}: a fraction is a plain number or a percentage such as "5%"')
 
 
 def parse_size_bytes(value: str | float | int) -> float:
@@ -167,7 +165,7 @@ def parse_size_bytes(value: str | float | int) -> float:
         The size in bytes.
     """
     if not isinstance(value, str):
-        raise UnitError(f"{value!r} has no unit: write a size such as \"4GB\"")
+        raise UnitError(f'{value!r} has no unit: write a size such as "4GB"')
     number, unit = _split(value)
     factor = _SIZE_BYTES.get(unit.lower())
     if factor is None:
@@ -190,7 +188,7 @@ def parse_bandwidth_bytes_per_s(value: str | float | int) -> float:
         The bandwidth in bytes per second.
     """
     if not isinstance(value, str):
-        raise UnitError(f"{value!r} has no unit: write a bandwidth such as \"400Gbps\"")
+        raise UnitError(f'{value!r} has no unit: write a bandwidth such as "400Gbps"')
     number, unit = _split(value)
     factor = _BANDWIDTH_BYTES_PER_S.get(unit.lower().replace(" ", ""))
     if factor is None:
