@@ -52,7 +52,7 @@ Command = TypeVar("Command", bound=Callable[..., Any])
 
 
 def _fail(key: str, message: str) -> typer.Exit:
-    error_console.print(f"[bold red]error:[/] {key}: {message}", highlight=False)
+    error_console.print(f"[bold red]error:[/] {key}: {message}", highlight=False, soft_wrap=True)
     return typer.Exit(code=2)
 
 

@@ -120,7 +120,7 @@ class DistributionConfig(_Strict):
 
 
 def _zero_repair() -> DistributionConfig:
-    return DistributionConfig(dist="fixed", mean=0.0)
+    return DistributionConfig(dist="fixed", mean="0s")
 
 
 class FailureModeConfig(_Strict):

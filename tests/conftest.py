@@ -1,0 +1,120 @@
+"""Shared fixtures: the minimal config of the core-engine issue, and model builders."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from relplan import distributions
+from relplan.config import parse_config
+from relplan.model import FailureMode, JobSpec, SimulationModel, build_model
+from relplan.topology import build_inventory
+
+REPO = Path(__file__).resolve().parent.parent
+CONFIGS = REPO / "configs"
+
+MINIMAL_TOML = """\
+[cluster]
+servers = 128
+gpus_per_server = 8
+
+[failures.gpu]
+lifetime = { dist = "exponential", mtbf = "5y" }
+repair = { dist = "fixed", mean = "4h" }
+detect = "30s"          # from the failure until the job notices it
+
+[job]
+gpus = 1024
+work = "30d"
+restart = "20min"
+spares = 0
+
+[job.checkpoint]
+interval = "1h"
+write = "2min"
+"""
+
+MINIMAL_RAW: dict[str, Any] = {
+    "cluster": {"servers": 128, "gpus_per_server": 8},
+    "failures": {
+        "gpu": {
+            "lifetime": {"dist": "exponential", "mtbf": "5y"},
+            "repair": {"dist": "fixed", "mean": "4h"},
+            "detect": "30s",
+        }
+    },
+    "job": {
+        "gpus": 1024,
+        "work": "30d",
+        "restart": "20min",
+        "spares": 0,
+        "checkpoint": {"interval": "1h", "write": "2min"},
+    },
+}
+
+
+@pytest.fixture
+def minimal_raw() -> dict[str, Any]:
+    """The issue's minimal config as a mutable mapping."""
+    return copy.deepcopy(MINIMAL_RAW)
+
+
+@pytest.fixture
+def minimal_config_file(tmp_path: Path) -> Path:
+    """The issue's minimal config written as TOML, exactly as the issue shows it."""
+    path = tmp_path / "minimal.toml"
+    path.write_text(MINIMAL_TOML)
+    return path
+
+
+def make_model(
+    *,
+    work: float,
+    interval: float,
+    write: float,
+    restart: float,
+    modes: list[dict[str, Any]],
+    spares: int = 0,
+    gpus: int = 8,
+) -> SimulationModel:
+    """A model built directly from numbers (hours), bypassing the config layer.
+
+    Each mode dict takes ``units``, ``lifetime`` (a Distribution), and optionally
+    ``repair`` (a Distribution), ``detect``, ``uses_spares``, ``start``, ``name``.
+    """
+    built = []
+    for index, mode in enumerate(modes):
+        built.append(
+            FailureMode(
+                name=mode.get("name", f"mode{index}"),
+                unit="gpu",
+                job_units=mode["units"],
+                lifetime=mode["lifetime"],
+                repair=mode.get("repair", distributions.fixed(0.0)),
+                detect_hours=mode.get("detect", 0.0),
+                uses_spares=mode.get("uses_spares", False),
+                start=mode.get("start", "equilibrium"),
+            )
+        )
+    inventory = build_inventory(parse_config(MINIMAL_RAW))
+    return SimulationModel(
+        job=JobSpec(gpus, work, interval, write, restart, spares),
+        modes=tuple(built),
+        inventory=inventory,
+    )
+
+
+def z_score(samples: np.ndarray, exact: float) -> float:
+    """(mean - exact) in standard errors of the mean."""
+    standard_error = samples.std(ddof=1) / np.sqrt(samples.size)
+    return float((samples.mean() - exact) / standard_error)
+
+
+@pytest.fixture
+def minimal_model(minimal_raw: dict[str, Any]) -> SimulationModel:
+    """The minimal config's simulation model."""
+    return build_model(parse_config(minimal_raw))

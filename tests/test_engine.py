@@ -1,0 +1,279 @@
+"""The engine against Daly's closed form, hand-worked timelines, and itself."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from relplan import distributions
+from relplan.checkpoint import checkpoint_count, expected_wall_hours
+from relplan.engine import (
+    BLOCK_TRIALS,
+    BUCKETS,
+    InfeasibleJobError,
+    block_generator,
+    simulate,
+    simulate_block,
+    walk_trial,
+)
+from tests.conftest import make_model, z_score
+
+exp = distributions.exponential
+fixed = distributions.fixed
+
+# (label, job numbers in hours, failure modes). Each mode: units, mean life, detect, repair.
+DALY_CASES = [
+    (
+        "plain",
+        {"work": 200.0, "interval": 2.0, "write": 0.1, "restart": 0.2},
+        [{"units": 100, "lifetime": exp(2000.0)}],
+    ),
+    (
+        "restart-failures",
+        {"work": 100.0, "interval": 1.0, "write": 0.05, "restart": 1.0},
+        [{"units": 8, "lifetime": exp(32.0), "detect": 0.05}],
+    ),
+    (
+        "waiting-for-repair",
+        {"work": 150.0, "interval": 1.5, "write": 0.1, "restart": 0.25},
+        [{"units": 50, "lifetime": exp(500.0), "detect": 0.1, "repair": fixed(3.0)}],
+    ),
+    (
+        "two-classes",
+        {"work": 100.0, "interval": 1.2, "write": 0.08, "restart": 0.3},
+        [
+            {"units": 64, "lifetime": exp(640.0), "detect": 0.01, "repair": exp(2.0)},
+            {"units": 10, "lifetime": exp(200.0), "detect": 0.2, "repair": fixed(0.5)},
+        ],
+    ),
+    (
+        "long-write-partial-last-segment",
+        {"work": 61.0, "interval": 3.0, "write": 1.0, "restart": 0.5},
+        [{"units": 1, "lifetime": exp(5.0), "detect": 0.02, "repair": fixed(0.3)}],
+    ),
+]
+
+
+def _daly_downtime(modes: list[dict]) -> tuple[float, float]:
+    """Job MTBF and the rate-weighted mean downtime (detect + repair wait), hours."""
+    rates = np.array([m["units"] / m["lifetime"].mean_hours for m in modes])
+    downtime = np.array(
+        [m.get("detect", 0.0) + m.get("repair", fixed(0.0)).mean_hours for m in modes]
+    )
+    return 1.0 / rates.sum(), float((rates * downtime).sum() / rates.sum())
+
+
+@pytest.mark.parametrize(("label", "job", "modes"), DALY_CASES, ids=[c[0] for c in DALY_CASES])
+def test_mean_wall_time_agrees_with_daly(label: str, job: dict, modes: list[dict]) -> None:
+    model = make_model(**job, modes=modes)
+    outcomes = simulate(model, trials=4000, seed=2024)
+    mtbf, downtime = _daly_downtime(modes)
+    exact = expected_wall_hours(
+        job["work"], job["interval"], job["write"], mtbf, job["restart"], downtime
+    )
+    assert abs(z_score(outcomes.wall_hours, exact)) < 4
+    # A closed form that ignored failures during restarts would be detectably off
+    # when restarts are long against the MTBF.
+    if label == "restart-failures":
+        no_restart_failures = expected_wall_hours(
+            job["work"], job["interval"], job["write"], mtbf, 0.0, downtime
+        ) + job["restart"] * job["work"] / mtbf
+        assert abs(z_score(outcomes.wall_hours, no_restart_failures)) > 4
+
+
+def test_ample_spares_remove_waiting() -> None:
+    modes = [{"units": 50, "lifetime": exp(500.0), "detect": 0.1, "repair": fixed(100.0),
+              "uses_spares": True}]
+    job = {"work": 150.0, "interval": 1.5, "write": 0.1, "restart": 0.25}
+    model = make_model(**job, modes=modes, spares=200)
+    outcomes = simulate(model, trials=3000, seed=5)
+    waiting = outcomes.bucket_hours[:, BUCKETS.index("waiting")]
+    assert np.all(waiting == 0.0)
+    assert np.array_equal(outcomes.spares_used, outcomes.interruptions_by_mode[:, 0])
+    exact = expected_wall_hours(150.0, 1.5, 0.1, 10.0, 0.25, 0.1)
+    assert abs(z_score(outcomes.wall_hours, exact)) < 4
+
+
+def test_without_spares_every_failure_waits_its_repair() -> None:
+    modes = [{"units": 50, "lifetime": exp(500.0), "detect": 0.1, "repair": fixed(3.0),
+              "uses_spares": True}]
+    model = make_model(work=50.0, interval=1.0, write=0.05, restart=0.2, modes=modes, spares=0)
+    outcomes = simulate(model, trials=500, seed=1)
+    waiting = outcomes.bucket_hours[:, BUCKETS.index("waiting")]
+    detect = outcomes.bucket_hours[:, BUCKETS.index("detect")]
+    assert np.allclose(waiting, 3.0 * outcomes.interruptions_by_mode[:, 0])
+    assert np.allclose(detect, 0.1 * outcomes.interruptions_by_mode[:, 0])
+
+
+def test_buckets_sum_to_wall_and_useful_is_the_work() -> None:
+    _, job, modes = DALY_CASES[3]
+    outcomes = simulate(make_model(**job, modes=modes), trials=1500, seed=3)
+    assert np.allclose(outcomes.bucket_hours.sum(axis=1), outcomes.wall_hours, rtol=1e-12)
+    assert np.allclose(outcomes.bucket_hours[:, BUCKETS.index("useful")], job["work"])
+    assert np.all(outcomes.bucket_hours >= 0.0)
+    assert np.all(outcomes.bucket_hours[:, BUCKETS.index("degraded")] == 0.0)
+    assert np.all(outcomes.bucket_hours[:, BUCKETS.index("stall")] == 0.0)
+
+
+def test_failure_free_job_takes_work_plus_checkpoints() -> None:
+    model = make_model(work=10.0, interval=3.0, write=0.5, restart=1.0, modes=[])
+    outcomes = simulate(model, trials=10, seed=0)
+    assert checkpoint_count(10.0, 3.0) == 3
+    assert np.allclose(outcomes.wall_hours, 10.0 + 3 * 0.5)
+
+
+# -- hand-worked timelines: W = 10, tau = 3, delta = 0.5, R = 1 ----------------------------
+HAND_JOB = {"work": 10.0, "interval": 3.0, "write": 0.5, "restart": 1.0}
+HAND_MODE = {"units": 1, "lifetime": exp(1e9), "detect": 0.1, "repair": fixed(2.0)}
+
+
+def _buckets(outcomes) -> dict[str, float]:
+    return dict(zip(BUCKETS, outcomes.bucket_hours[0], strict=True))
+
+
+def test_hand_worked_failure_while_computing() -> None:
+    # Segments: compute [0,3) write [3,3.5) compute [3.5,6.5) ... Failure at 5.0:
+    # one checkpoint done (3 h kept), 1.5 h lost; detect 0.1, wait 2, restart [5,6);
+    # then 7 h of work left: 2 checkpoints and 1 h, 8 h: ends at exposure 14.
+    model = make_model(**HAND_JOB, modes=[HAND_MODE])
+    outcomes = walk_trial(model, [5.0], [0], [2.0])
+    b = _buckets(outcomes)
+    assert b["useful"] == pytest.approx(10.0)
+    assert b["rework"] == pytest.approx(1.5)
+    assert b["checkpoint"] == pytest.approx(1.5)
+    assert b["detect"] == pytest.approx(0.1)
+    assert b["waiting"] == pytest.approx(2.0)
+    assert b["restart"] == pytest.approx(1.0)
+    assert outcomes.wall_hours[0] == pytest.approx(14.0 + 2.1)
+
+
+def test_hand_worked_failure_during_restart() -> None:
+    # As above, then a second failure at 5.4, 0.4 h into the restart: the restart
+    # starts again, from 5.4 to 6.4, and the job ends at exposure 14.4.
+    model = make_model(**HAND_JOB, modes=[HAND_MODE])
+    outcomes = walk_trial(model, [5.0, 5.4], [0, 0], [2.0, 2.0])
+    b = _buckets(outcomes)
+    assert b["restart"] == pytest.approx(1.4)
+    assert b["rework"] == pytest.approx(1.5)
+    assert b["detect"] == pytest.approx(0.2)
+    assert b["waiting"] == pytest.approx(4.0)
+    assert outcomes.wall_hours[0] == pytest.approx(14.4 + 4.2)
+    assert outcomes.interruptions_by_mode[0, 0] == 2
+
+
+def test_hand_worked_failure_during_a_checkpoint_write_loses_it() -> None:
+    # Failure at 3.2, 0.2 h into the first write: that checkpoint is lost, 3.2 h rework.
+    model = make_model(**HAND_JOB, modes=[HAND_MODE])
+    outcomes = walk_trial(model, [3.2], [0], [2.0])
+    b = _buckets(outcomes)
+    assert b["rework"] == pytest.approx(3.2)
+    assert b["checkpoint"] == pytest.approx(1.5)  # three writes in the successful run
+    assert outcomes.wall_hours[0] == pytest.approx(3.2 + 2.1 + 1.0 + 11.5)
+
+
+def test_hand_worked_failure_in_last_segment_and_after_the_end() -> None:
+    # Failure-free the job ends at exposure 11.5; a failure at 11.0 is in the last
+    # segment (after the third checkpoint at 10.5): 0.5 h lost. One at 20 never happens.
+    model = make_model(**HAND_JOB, modes=[HAND_MODE])
+    outcomes = walk_trial(model, [11.0, 20.0 + 3.1], [0, 0], [2.0, 2.0])
+    b = _buckets(outcomes)
+    assert b["rework"] == pytest.approx(0.5)
+    assert outcomes.interruptions_by_mode[0, 0] == 1
+    assert outcomes.wall_hours[0] == pytest.approx(11.0 + 2.1 + 1.0 + 1.0)
+
+
+def test_hand_worked_spare_pool() -> None:
+    # One spare, repair 10 h. Failure at exposure 5 (wall 5, noticed 5.1): the spare
+    # goes in, back at 15.1 is the repaired unit. Failure at exposure 7 (wall 7.1,
+    # noticed 7.2): the pool is empty; the repaired unit returns at 15.1, before the
+    # new failure's own repair (17.2), so the job waits 7.9 h and takes it.
+    mode = {**HAND_MODE, "repair": fixed(10.0), "uses_spares": True}
+    model = make_model(**HAND_JOB, modes=[mode], spares=1)
+    outcomes = walk_trial(model, [5.0, 7.0], [0, 0], [10.0, 10.0])
+    b = _buckets(outcomes)
+    assert outcomes.spares_used[0] == 2
+    assert b["waiting"] == pytest.approx(7.9)
+    assert b["rework"] == pytest.approx(2.5)
+    assert b["restart"] == pytest.approx(2.0)
+    assert outcomes.wall_hours[0] == pytest.approx(16.0 + 8.1)
+
+
+# -- reproducibility ----------------------------------------------------------------------
+
+
+def test_same_seed_same_numbers_whatever_the_workers() -> None:
+    _, job, modes = DALY_CASES[3]
+    model = make_model(**job, modes=modes)
+    trials = 2 * BLOCK_TRIALS + 300
+    serial = simulate(model, trials, seed=99, workers=1)
+    threaded = simulate(model, trials, seed=99, workers=2)
+    assert np.array_equal(serial.wall_hours, threaded.wall_hours)
+    assert np.array_equal(serial.bucket_hours, threaded.bucket_hours)
+    assert np.array_equal(serial.interruptions_by_mode, threaded.interruptions_by_mode)
+    other = simulate(model, trials, seed=100)
+    assert not np.array_equal(serial.wall_hours, other.wall_hours)
+
+
+def test_blocks_are_seeded_independently_of_their_neighbours() -> None:
+    """Block b's numbers come from (seed, b) alone, so any split of blocks agrees."""
+    _, job, modes = DALY_CASES[0]
+    model = make_model(**job, modes=modes)
+    whole = simulate(model, 2 * BLOCK_TRIALS, seed=4)
+    second_alone = simulate_block(model, BLOCK_TRIALS, block_generator(4, 1))
+    assert np.array_equal(whole.wall_hours[BLOCK_TRIALS:], second_alone.wall_hours)
+
+
+# -- exactness of the windowed sampling --------------------------------------------------
+
+
+def _brute_force_weibull(model, trials: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per-unit lifetimes drawn one by one (O(units) per trial), then the same walk."""
+    rng = np.random.default_rng(seed)
+    mode = model.modes[0]
+    walls, counts = np.empty(trials), np.empty(trials)
+    horizon = 20.0 * model.job.work_hours
+    for trial in range(trials):
+        times = []
+        for _ in range(mode.job_units):
+            t = float(mode.lifetime.equilibrium_ppf(rng.random()))
+            while t < horizon:
+                times.append(t)
+                t += float(mode.lifetime.sample(rng, 1)[0])
+        times.sort()
+        outcome = walk_trial(model, times, [0] * len(times), [0.0] * len(times))
+        walls[trial] = outcome.wall_hours[0]
+        counts[trial] = outcome.interruptions_by_mode[0, 0]
+    return walls, counts
+
+
+@pytest.mark.parametrize("shape", [0.6, 1.5])
+def test_windowed_sampling_matches_per_unit_brute_force(shape: float) -> None:
+    lifetime = distributions.weibull_from_mean(shape, 200.0)
+    model = make_model(work=40.0, interval=1.0, write=0.05, restart=0.25,
+                       modes=[{"units": 20, "lifetime": lifetime, "detect": 0.1}])
+    engine = simulate_block(model, 3000, np.random.default_rng(10), window_factor=0.1)
+    walls, counts = _brute_force_weibull(model, 1500, seed=11)
+    for ours, reference in ((engine.wall_hours, walls),
+                            (engine.interruptions_by_mode[:, 0].astype(float), counts)):
+        se = math.hypot(ours.std(ddof=1) / math.sqrt(ours.size),
+                        reference.std(ddof=1) / math.sqrt(reference.size))
+        assert abs(ours.mean() - reference.mean()) < 4 * se
+
+
+def test_window_length_does_not_change_the_distribution() -> None:
+    lifetime = distributions.lognormal_from_mean(1.5, 100.0)
+    model = make_model(work=30.0, interval=1.0, write=0.05, restart=0.2,
+                       modes=[{"units": 10, "lifetime": lifetime, "start": "new"}])
+    short = simulate_block(model, 4000, np.random.default_rng(1), window_factor=0.05)
+    long = simulate_block(model, 4000, np.random.default_rng(2), window_factor=3.0)
+    se = math.hypot(short.wall_hours.std() / 63.2, long.wall_hours.std() / 63.2)
+    assert abs(short.wall_hours.mean() - long.wall_hours.mean()) < 4 * se
+
+
+def test_hopeless_job_is_refused() -> None:
+    model = make_model(work=100.0, interval=1.0, write=0.1, restart=5.0,
+                       modes=[{"units": 1000, "lifetime": exp(100.0)}])
+    with pytest.raises(InfeasibleJobError, match="restart"):
+        simulate(model, trials=10, seed=0)
