@@ -462,10 +462,23 @@ def _demo() -> None:
         restart_hours=0.5,
         spares=64,
         failure_classes=(
-            FailureClass("gpu", units=10_240, mtbf_hours=5 * 8760.0, repair_hours=48.0,
-                         detect_hours=0.05, uses_spares=True, repair_dist="exponential"),
-            FailureClass("link", units=2_560, mtbf_hours=10 * 8760.0, repair_hours=2.0,
-                         detect_hours=0.1, uses_spares=False),
+            FailureClass(
+                "gpu",
+                units=10_240,
+                mtbf_hours=5 * 8760.0,
+                repair_hours=48.0,
+                detect_hours=0.05,
+                uses_spares=True,
+                repair_dist="exponential",
+            ),
+            FailureClass(
+                "link",
+                units=2_560,
+                mtbf_hours=10 * 8760.0,
+                repair_hours=2.0,
+                detect_hours=0.1,
+                uses_spares=False,
+            ),
         ),
     )
     trials = 500

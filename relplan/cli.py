@@ -36,7 +36,8 @@ console = Console()
 error_console = Console(stderr=True)
 
 ConfigArgument = Annotated[
-    Path, typer.Argument(help="TOML config file (see configs/).", show_default=False)
+    Path,
+    typer.Argument(help="TOML config file (see configs/).", show_default=False, metavar="CONFIG"),
 ]
 SetOption = Annotated[
     list[str] | None,

@@ -509,10 +509,14 @@ class NetworkHardware:
 
     def __post_init__(self) -> None:
         _require(self.gpus_per_server >= 1, "gpus_per_server must be >= 1")
-        _require(self.nvlink_bandwidth_bytes_per_s > 0 and self.nic_bandwidth_bytes_per_s > 0,
-                 "bandwidths must be > 0")
-        _require(self.nvlink_latency_s >= 0 and self.network_rtt_s >= 0 and self.alpha_per_rtt >= 0,
-                 "latencies must be >= 0")
+        _require(
+            self.nvlink_bandwidth_bytes_per_s > 0 and self.nic_bandwidth_bytes_per_s > 0,
+            "bandwidths must be > 0",
+        )
+        _require(
+            self.nvlink_latency_s >= 0 and self.network_rtt_s >= 0 and self.alpha_per_rtt >= 0,
+            "latencies must be >= 0",
+        )
         _require(self.oversubscription > 0, "oversubscription must be > 0")
         _require(0 < self.ecmp_efficiency <= 1, "ecmp_efficiency must be in (0, 1]")
 
@@ -530,8 +534,10 @@ class CapacityScale:
     server_nic: float = 1.0
 
     def __post_init__(self) -> None:
-        _require(all(0 < s <= 1 for s in (self.nvlink, self.fabric, self.server_nic)),
-                 "capacity scales must be in (0, 1]")
+        _require(
+            all(0 < s <= 1 for s in (self.nvlink, self.fabric, self.server_nic)),
+            "capacity scales must be in (0, 1]",
+        )
 
 
 @dataclass(frozen=True)
@@ -549,8 +555,10 @@ class OverlapFractions:
 
     def __post_init__(self) -> None:
         shares = (self.data, self.tensor, self.pipeline, self.expert)
-        _require(all(s >= 0 for s in shares) and sum(shares) <= 1 + 1e-12,
-                 "overlap fractions must be >= 0 and sum to <= 1")
+        _require(
+            all(s >= 0 for s in shares) and sum(shares) <= 1 + 1e-12,
+            "overlap fractions must be >= 0 and sum to <= 1",
+        )
 
 
 def spine_loss_fabric_scale(spines: int, lost: int = 1) -> float:
@@ -662,21 +670,46 @@ def traffic_per_step(
         return "nvlink" if ranks <= gpus_per_server else "scale_out"
 
     return (
-        DimensionTraffic("data", "allreduce", p.data,
-                         w.dense_parameters / (p.tensor * p.pipeline) * w.bytes_per_gradient,
-                         1 if p.data > 1 else 0, "scale_out"),
-        DimensionTraffic("tensor", "allreduce", p.tensor, activation_bytes,
-                         w.tp_allreduces_per_layer * layers_per_stage * w.micro_batches
-                         if p.tensor > 1 else 0, path(p.tensor)),
-        DimensionTraffic("pipeline", "point_to_point", p.pipeline, activation_bytes / p.tensor,
-                         2 * w.micro_batches if p.pipeline > 1 else 0, "scale_out"),
-        DimensionTraffic("expert", "all_to_all", p.expert,
-                         tokens_per_micro_batch / p.tensor * w.top_k * w.token_expert_bytes,
-                         4 * moe_layers_per_stage * w.micro_batches if p.expert > 1 else 0,
-                         path(p.expert)),
-        DimensionTraffic("expert_data", "allreduce", p.expert_data,
-                         w.expert_parameters / (p.expert * p.pipeline) * w.bytes_per_gradient,
-                         1 if p.expert_data > 1 and w.expert_parameters > 0 else 0, "scale_out"),
+        DimensionTraffic(
+            "data",
+            "allreduce",
+            p.data,
+            w.dense_parameters / (p.tensor * p.pipeline) * w.bytes_per_gradient,
+            1 if p.data > 1 else 0,
+            "scale_out",
+        ),
+        DimensionTraffic(
+            "tensor",
+            "allreduce",
+            p.tensor,
+            activation_bytes,
+            w.tp_allreduces_per_layer * layers_per_stage * w.micro_batches if p.tensor > 1 else 0,
+            path(p.tensor),
+        ),
+        DimensionTraffic(
+            "pipeline",
+            "point_to_point",
+            p.pipeline,
+            activation_bytes / p.tensor,
+            2 * w.micro_batches if p.pipeline > 1 else 0,
+            "scale_out",
+        ),
+        DimensionTraffic(
+            "expert",
+            "all_to_all",
+            p.expert,
+            tokens_per_micro_batch / p.tensor * w.top_k * w.token_expert_bytes,
+            4 * moe_layers_per_stage * w.micro_batches if p.expert > 1 else 0,
+            path(p.expert),
+        ),
+        DimensionTraffic(
+            "expert_data",
+            "allreduce",
+            p.expert_data,
+            w.expert_parameters / (p.expert * p.pipeline) * w.bytes_per_gradient,
+            1 if p.expert_data > 1 and w.expert_parameters > 0 else 0,
+            "scale_out",
+        ),
     )
 
 
@@ -721,8 +754,10 @@ def _time_dimension(
 
     if ranks <= 1 or count == 0:
         return chosen, 0.0, 0.0
-    return chosen, count * cost(ranks, traffic.buffer_bytes, alpha, bandwidth), count * cost(
-        ranks, 0.0, alpha, bandwidth
+    return (
+        chosen,
+        count * cost(ranks, traffic.buffer_bytes, alpha, bandwidth),
+        count * cost(ranks, 0.0, alpha, bandwidth),
     )
 
 
@@ -750,8 +785,13 @@ def _evaluate(
         rows.append((traffic, *timing, bandwidth))
     # Exposure: each overlap slot hides behind its own slice of compute; data and expert_data
     # (both gradient syncs) share the data slot, the exposed part split in proportion to time.
-    slot = {"data": "data", "expert_data": "data", "tensor": "tensor",
-            "pipeline": "pipeline", "expert": "expert"}
+    slot = {
+        "data": "data",
+        "expert_data": "data",
+        "tensor": "tensor",
+        "pipeline": "pipeline",
+        "expert": "expert",
+    }
     slot_time: dict[str, float] = {}
     for traffic, _, time_s, _, _ in rows:
         slot_time[slot[traffic.dimension]] = slot_time.get(slot[traffic.dimension], 0.0) + time_s
@@ -795,8 +835,14 @@ def step_time(
     float
         Step time, seconds.
     """
-    timed = _evaluate(workload, parallelism, hardware, overlap or OverlapFractions(),
-                      capacity or CapacityScale(), allreduce_algorithm)
+    timed = _evaluate(
+        workload,
+        parallelism,
+        hardware,
+        overlap or OverlapFractions(),
+        capacity or CapacityScale(),
+        allreduce_algorithm,
+    )
     return workload.compute_time_s + sum(t.exposed_s for t in timed)
 
 
@@ -814,8 +860,9 @@ def slowdown(
     :func:`step_time`.
     """
     degraded = step_time(workload, parallelism, hardware, capacity, overlap, allreduce_algorithm)
-    healthy = step_time(workload, parallelism, hardware, CapacityScale(), overlap,
-                        allreduce_algorithm)
+    healthy = step_time(
+        workload, parallelism, hardware, CapacityScale(), overlap, allreduce_algorithm
+    )
     return degraded / healthy
 
 
@@ -927,7 +974,8 @@ def baseline(
             volume_per_step_bytes=t.traffic.volume_per_gpu_bytes,
             time_s=t.time_s,
             latency_share=t.latency_s / t.time_s if t.time_s > 0 else 0.0,
-            bandwidth_needed_bytes_per_s=t.traffic.volume_per_gpu_bytes / window_s
+            bandwidth_needed_bytes_per_s=t.traffic.volume_per_gpu_bytes
+            / window_s
             * (burst_factor * (1 + headroom_fraction) if t.traffic.dimension == "expert" else 1),
             bandwidth_available_bytes_per_s=t.bandwidth_bytes_per_s,
             exposed_s=t.exposed_s,
@@ -952,6 +1000,9 @@ def baseline(
         communication_time_rtt_low_s=sum(t.time_s for t in at_rtt[rtt_low_s]),
         communication_time_rtt_high_s=sum(t.time_s for t in at_rtt[rtt_high_s]),
         dp_only_bandwidth_per_gpu_bytes_per_s=required_bandwidth_per_gpu_bytes_per_s(
-            workload.dense_parameters + workload.expert_parameters, workload.bytes_per_gradient,
-            workload.compute_time_s, comm_efficiency),
+            workload.dense_parameters + workload.expert_parameters,
+            workload.bytes_per_gradient,
+            workload.compute_time_s,
+            comm_efficiency,
+        ),
     )

@@ -45,8 +45,9 @@ def test_lambert_interval_minimises_the_cost_per_unit_of_work(write: float, mtbf
     def cost(tau: float) -> float:
         return segment_wall_hours(tau + write, mtbf, 0.0) / tau
 
-    numeric = optimize.minimize_scalar(cost, bounds=(1e-4, 10 * mtbf), method="bounded",
-                                       options={"xatol": 1e-10}).x
+    numeric = optimize.minimize_scalar(
+        cost, bounds=(1e-4, 10 * mtbf), method="bounded", options={"xatol": 1e-10}
+    ).x
     assert exact_interval(write, mtbf) == pytest.approx(numeric, rel=1e-5)
 
 

@@ -34,7 +34,13 @@ def test_simulate_json_holds_the_contract(minimal_config_file: Path) -> None:
         low, high = data[metric]["ci95"]
         assert low <= data[metric]["mean"] <= high
     assert set(data["lost_hours_breakdown"]) == {
-        "rework", "checkpoint", "detect", "restart", "waiting", "degraded", "stall"
+        "rework",
+        "checkpoint",
+        "detect",
+        "restart",
+        "waiting",
+        "degraded",
+        "stall",
     }
     assert sum(data["lost_hours_breakdown"].values()) == pytest.approx(
         data["lost_hours"]["mean"], rel=1e-9
@@ -50,14 +56,26 @@ def test_same_seed_same_bytes(minimal_config_file: Path) -> None:
     assert first.stdout == second.stdout
     more_workers = _run(*args, "--workers", "2")
     assert more_workers.stdout == first.stdout
-    other_seed = _run("simulate", str(minimal_config_file), "--trials", "1500", "--seed", "9",
-                      "--json")
+    other_seed = _run(
+        "simulate", str(minimal_config_file), "--trials", "1500", "--seed", "9", "--json"
+    )
     assert other_seed.stdout != first.stdout
 
 
 def test_interval_and_set_override(minimal_config_file: Path) -> None:
-    result = _run("simulate", str(minimal_config_file), "--trials", "50", "--json",
-                  "--interval", "45min", "--set", "job.work=10d", "--set", "job.restart=5min")
+    result = _run(
+        "simulate",
+        str(minimal_config_file),
+        "--trials",
+        "50",
+        "--json",
+        "--interval",
+        "45min",
+        "--set",
+        "job.work=10d",
+        "--set",
+        "job.restart=5min",
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["interval_hours"] == 0.75
@@ -138,16 +156,35 @@ def test_missing_and_malformed_files_exit_2(tmp_path: Path, command: str) -> Non
 def test_module_entry_point_in_a_real_process(tmp_path: Path) -> None:
     """``python -m relplan`` works, and errors carry no traceback on stderr."""
     ok = subprocess.run(
-        [sys.executable, "-m", "relplan", "simulate", str(CONFIGS / "small.toml"),
-         "--trials", "100", "--json"],
-        capture_output=True, text=True, check=False,
+        [
+            sys.executable,
+            "-m",
+            "relplan",
+            "simulate",
+            str(CONFIGS / "small.toml"),
+            "--trials",
+            "100",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert ok.returncode == 0, ok.stderr
     assert json.loads(ok.stdout)["trials"] == 100
     bad = subprocess.run(
-        [sys.executable, "-m", "relplan", "simulate", str(CONFIGS / "small.toml"),
-         "--set", "job.work=3"],
-        capture_output=True, text=True, check=False,
+        [
+            sys.executable,
+            "-m",
+            "relplan",
+            "simulate",
+            str(CONFIGS / "small.toml"),
+            "--set",
+            "job.work=3",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert bad.returncode == 2
     assert "job.work" in bad.stderr and "Traceback" not in bad.stderr

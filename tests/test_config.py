@@ -53,8 +53,12 @@ def test_lifetime_families(minimal_raw: dict[str, Any], lifetime: dict, mean_hou
 def test_overrides_set_nested_typed_values(minimal_raw: dict[str, Any]) -> None:
     config = parse_config(
         minimal_raw,
-        ["job.checkpoint.interval=30min", "cluster.servers=256", "failures.gpu.start=new",
-         'failures.gpu.lifetime={ dist = "weibull", shape = 0.7, mtbf = "4y" }'],
+        [
+            "job.checkpoint.interval=30min",
+            "cluster.servers=256",
+            "failures.gpu.start=new",
+            'failures.gpu.lifetime={ dist = "weibull", shape = 0.7, mtbf = "4y" }',
+        ],
     )
     assert config.job.checkpoint.interval == 0.5
     assert config.cluster.servers == 256
@@ -81,8 +85,11 @@ def test_overrides_do_not_touch_the_original(minimal_raw: dict[str, Any]) -> Non
         (["job.spares=200"], "job.spares", "do not fit"),
         (["failures.gpu.lifetime.dist=gamma"], "failures.gpu.lifetime.dist", "exponential"),
         (["failures.gpu.lifetime.shape=2"], "failures.gpu.lifetime", "not shape"),
-        (["failures.hbm.lifetime.mtbf=3y", "failures.hbm.lifetime.dist=exponential"],
-         "failures.hbm.unit", "needs 'unit'"),
+        (
+            ["failures.hbm.lifetime.mtbf=3y", "failures.hbm.lifetime.dist=exponential"],
+            "failures.hbm.unit",
+            "needs 'unit'",
+        ),
         (["job"], "--set", "KEY=VALUE"),
         (["job.gpus.x=1"], "job.gpus", "not a table"),
     ],

@@ -77,15 +77,23 @@ def test_mean_wall_time_agrees_with_daly(label: str, job: dict, modes: list[dict
     # A closed form that ignored failures during restarts would be detectably off
     # when restarts are long against the MTBF.
     if label == "restart-failures":
-        no_restart_failures = expected_wall_hours(
-            job["work"], job["interval"], job["write"], mtbf, 0.0, downtime
-        ) + job["restart"] * job["work"] / mtbf
+        no_restart_failures = (
+            expected_wall_hours(job["work"], job["interval"], job["write"], mtbf, 0.0, downtime)
+            + job["restart"] * job["work"] / mtbf
+        )
         assert abs(z_score(outcomes.wall_hours, no_restart_failures)) > 4
 
 
 def test_ample_spares_remove_waiting() -> None:
-    modes = [{"units": 50, "lifetime": exp(500.0), "detect": 0.1, "repair": fixed(100.0),
-              "uses_spares": True}]
+    modes = [
+        {
+            "units": 50,
+            "lifetime": exp(500.0),
+            "detect": 0.1,
+            "repair": fixed(100.0),
+            "uses_spares": True,
+        }
+    ]
     job = {"work": 150.0, "interval": 1.5, "write": 0.1, "restart": 0.25}
     model = make_model(**job, modes=modes, spares=200)
     outcomes = simulate(model, trials=3000, seed=5)
@@ -97,8 +105,15 @@ def test_ample_spares_remove_waiting() -> None:
 
 
 def test_without_spares_every_failure_waits_its_repair() -> None:
-    modes = [{"units": 50, "lifetime": exp(500.0), "detect": 0.1, "repair": fixed(3.0),
-              "uses_spares": True}]
+    modes = [
+        {
+            "units": 50,
+            "lifetime": exp(500.0),
+            "detect": 0.1,
+            "repair": fixed(3.0),
+            "uses_spares": True,
+        }
+    ]
     model = make_model(work=50.0, interval=1.0, write=0.05, restart=0.2, modes=modes, spares=0)
     outcomes = simulate(model, trials=500, seed=1)
     waiting = outcomes.bucket_hours[:, BUCKETS.index("waiting")]
@@ -251,21 +266,35 @@ def _brute_force_weibull(model, trials: int, seed: int) -> tuple[np.ndarray, np.
 @pytest.mark.parametrize("shape", [0.6, 1.5])
 def test_windowed_sampling_matches_per_unit_brute_force(shape: float) -> None:
     lifetime = distributions.weibull_from_mean(shape, 200.0)
-    model = make_model(work=40.0, interval=1.0, write=0.05, restart=0.25,
-                       modes=[{"units": 20, "lifetime": lifetime, "detect": 0.1}])
+    model = make_model(
+        work=40.0,
+        interval=1.0,
+        write=0.05,
+        restart=0.25,
+        modes=[{"units": 20, "lifetime": lifetime, "detect": 0.1}],
+    )
     engine = simulate_block(model, 3000, np.random.default_rng(10), window_factor=0.1)
     walls, counts = _brute_force_weibull(model, 1500, seed=11)
-    for ours, reference in ((engine.wall_hours, walls),
-                            (engine.interruptions_by_mode[:, 0].astype(float), counts)):
-        se = math.hypot(ours.std(ddof=1) / math.sqrt(ours.size),
-                        reference.std(ddof=1) / math.sqrt(reference.size))
+    for ours, reference in (
+        (engine.wall_hours, walls),
+        (engine.interruptions_by_mode[:, 0].astype(float), counts),
+    ):
+        se = math.hypot(
+            ours.std(ddof=1) / math.sqrt(ours.size),
+            reference.std(ddof=1) / math.sqrt(reference.size),
+        )
         assert abs(ours.mean() - reference.mean()) < 4 * se
 
 
 def test_window_length_does_not_change_the_distribution() -> None:
     lifetime = distributions.lognormal_from_mean(1.5, 100.0)
-    model = make_model(work=30.0, interval=1.0, write=0.05, restart=0.2,
-                       modes=[{"units": 10, "lifetime": lifetime, "start": "new"}])
+    model = make_model(
+        work=30.0,
+        interval=1.0,
+        write=0.05,
+        restart=0.2,
+        modes=[{"units": 10, "lifetime": lifetime, "start": "new"}],
+    )
     short = simulate_block(model, 4000, np.random.default_rng(1), window_factor=0.05)
     long = simulate_block(model, 4000, np.random.default_rng(2), window_factor=3.0)
     se = math.hypot(short.wall_hours.std() / 63.2, long.wall_hours.std() / 63.2)
@@ -273,7 +302,12 @@ def test_window_length_does_not_change_the_distribution() -> None:
 
 
 def test_hopeless_job_is_refused() -> None:
-    model = make_model(work=100.0, interval=1.0, write=0.1, restart=5.0,
-                       modes=[{"units": 1000, "lifetime": exp(100.0)}])
+    model = make_model(
+        work=100.0,
+        interval=1.0,
+        write=0.1,
+        restart=5.0,
+        modes=[{"units": 1000, "lifetime": exp(100.0)}],
+    )
     with pytest.raises(InfeasibleJobError, match="restart"):
         simulate(model, trials=10, seed=0)

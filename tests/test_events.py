@@ -20,8 +20,14 @@ def test_stationary_weibull_renewal_count(shape: float, windows: int) -> None:
     repair = distributions.lognormal_from_mean(0.8, 50.0)
     units, horizon, trials = 40, 2000.0, 4000
     counts = renewal_failure_counts(
-        units, lifetime, horizon, trials, np.random.default_rng(17 + windows),
-        start="equilibrium", repair_gap=repair, windows=windows,
+        units,
+        lifetime,
+        horizon,
+        trials,
+        np.random.default_rng(17 + windows),
+        start="equilibrium",
+        repair_gap=repair,
+        windows=windows,
     )
     exact = units * horizon / (lifetime.mean_hours + repair.mean_hours)
     assert abs(z_score(counts, exact)) < 4
@@ -51,8 +57,9 @@ def test_new_units_are_not_stationary() -> None:
 
 def test_poisson_superposition_count() -> None:
     lifetime = distributions.exponential(1000.0)
-    counts = renewal_failure_counts(500, lifetime, 40.0, 3000, np.random.default_rng(1),
-                                    start="new", windows=2)
+    counts = renewal_failure_counts(
+        500, lifetime, 40.0, 3000, np.random.default_rng(1), start="new", windows=2
+    )
     assert abs(z_score(counts, 500 * 40.0 / 1000.0)) < 4
     assert counts.var(ddof=1) == pytest.approx(counts.mean(), rel=0.1)
 
@@ -73,7 +80,7 @@ def test_memory_is_proportional_to_events_not_units_times_trials() -> None:
     lifetime = distributions.weibull_from_mean(0.7, 5 * 8766.0)
     stream = RenewalStream(100_000, lifetime, 10_000, np.random.default_rng(4))
     tracemalloc.start()
-    trials, times = stream.next_window(2.0, np.arange(10_000))
+    _, times = stream.next_window(2.0, np.arange(10_000))
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     expected_events = 100_000 * 10_000 * 2.0 / (5 * 8766.0)

@@ -470,7 +470,10 @@ def test_baseline_alpha_per_rtt_half_is_one_way_latency() -> None:
 
 def test_baseline_expert_need_includes_burst_and_headroom() -> None:
     result = baseline(
-        SEED_MOE_WORKLOAD, SEED_MOE_PARALLELISM, SEED_HARDWARE, burst_factor=4.0,
+        SEED_MOE_WORKLOAD,
+        SEED_MOE_PARALLELISM,
+        SEED_HARDWARE,
+        burst_factor=4.0,
         headroom_fraction=0.25,
     )
     expert = result.dimension("expert")

@@ -40,8 +40,12 @@ def test_frames_agree_with_the_outcomes(minimal_model) -> None:
     assert len(frame) == 300
     assert np.allclose(frame["goodput"], minimal_model.job.work_hours / frame["wall_hours"])
     assert np.allclose(frame["gpu_hours_lost"], frame["lost_hours"] * 1024)
-    bucket_columns = [c for c in frame.columns if c.endswith("_hours") and c not in
-                      ("wall_hours", "lost_hours", "gpu_hours_lost", "useful_hours")]
+    bucket_columns = [
+        c
+        for c in frame.columns
+        if c.endswith("_hours")
+        and c not in ("wall_hours", "lost_hours", "gpu_hours_lost", "useful_hours")
+    ]
     assert np.allclose(frame[bucket_columns].sum(axis=1), frame["lost_hours"])
     summary = result.summary()
     assert summary["interruptions"]["mean"] == pytest.approx(frame["interruptions"].mean())

@@ -25,8 +25,9 @@ RESTART_HEAVY = ReferenceCase(
     interval_hours=1.0,
     write_hours=0.1,
     restart_hours=1.0,
-    failure_classes=(FailureClass("gpu", units=1000, mtbf_hours=2000.0, repair_hours=0.0,
-                                  detect_hours=0.1),),
+    failure_classes=(
+        FailureClass("gpu", units=1000, mtbf_hours=2000.0, repair_hours=0.0, detect_hours=0.1),
+    ),
 )
 # No spares, fixed repair: every failure waits exactly the repair.
 FIXED_REPAIR_NO_SPARES = ReferenceCase(
@@ -35,8 +36,16 @@ FIXED_REPAIR_NO_SPARES = ReferenceCase(
     write_hours=0.2,
     restart_hours=0.3,
     spares=0,
-    failure_classes=(FailureClass("host", units=500, mtbf_hours=2500.0, repair_hours=3.0,
-                                  detect_hours=0.2, uses_spares=True),),
+    failure_classes=(
+        FailureClass(
+            "host",
+            units=500,
+            mtbf_hours=2500.0,
+            repair_hours=3.0,
+            detect_hours=0.2,
+            uses_spares=True,
+        ),
+    ),
 )
 # Two classes: spare-backed hosts (ample pool, exponential repair) and links without spares.
 TWO_CLASSES = ReferenceCase(
@@ -46,10 +55,23 @@ TWO_CLASSES = ReferenceCase(
     restart_hours=0.4,
     spares=10_000,
     failure_classes=(
-        FailureClass("host", units=400, mtbf_hours=1600.0, repair_hours=24.0,
-                     detect_hours=0.05, uses_spares=True, repair_dist="exponential"),
-        FailureClass("link", units=300, mtbf_hours=1800.0, repair_hours=1.5,
-                     detect_hours=0.5, uses_spares=False),
+        FailureClass(
+            "host",
+            units=400,
+            mtbf_hours=1600.0,
+            repair_hours=24.0,
+            detect_hours=0.05,
+            uses_spares=True,
+            repair_dist="exponential",
+        ),
+        FailureClass(
+            "link",
+            units=300,
+            mtbf_hours=1800.0,
+            repair_hours=1.5,
+            detect_hours=0.5,
+            uses_spares=False,
+        ),
     ),
 )
 # A pool of one spare with long repairs: it often runs dry, so jobs wait.
@@ -59,8 +81,16 @@ SCARCE_SPARES = ReferenceCase(
     write_hours=0.1,
     restart_hours=0.2,
     spares=1,
-    failure_classes=(FailureClass("host", units=100, mtbf_hours=300.0, repair_hours=10.0,
-                                  detect_hours=0.1, uses_spares=True),),
+    failure_classes=(
+        FailureClass(
+            "host",
+            units=100,
+            mtbf_hours=300.0,
+            repair_hours=10.0,
+            detect_hours=0.1,
+            uses_spares=True,
+        ),
+    ),
 )
 
 SCARCE_SPARES_EXPONENTIAL = ReferenceCase(
@@ -69,9 +99,17 @@ SCARCE_SPARES_EXPONENTIAL = ReferenceCase(
     write_hours=0.1,
     restart_hours=0.2,
     spares=1,
-    failure_classes=(FailureClass("host", units=100, mtbf_hours=300.0, repair_hours=10.0,
-                                  detect_hours=0.1, uses_spares=True,
-                                  repair_dist="exponential"),),
+    failure_classes=(
+        FailureClass(
+            "host",
+            units=100,
+            mtbf_hours=300.0,
+            repair_hours=10.0,
+            detect_hours=0.1,
+            uses_spares=True,
+            repair_dist="exponential",
+        ),
+    ),
 )
 
 DALY_CASES = {
@@ -123,7 +161,11 @@ def test_restart_failures_matter(results):
     out = results(case, trials)
     m = ref.job_mtbf_hours(case)
     no_restart_failures = ref.daly_expected_wall_hours(
-        case.work_hours, case.interval_hours, case.write_hours, 0.0, m,
+        case.work_hours,
+        case.interval_hours,
+        case.write_hours,
+        0.0,
+        m,
         ref.mean_downtime_hours(case) + case.restart_hours,
     )
     se = standard_error(out["wall_hours"])
@@ -144,7 +186,10 @@ def test_buckets_sum_to_wall(name, results):
 
 def test_failure_free_run():
     case = ReferenceCase(
-        work_hours=10.5, interval_hours=2.0, write_hours=0.25, restart_hours=1.0,
+        work_hours=10.5,
+        interval_hours=2.0,
+        write_hours=0.25,
+        restart_hours=1.0,
         failure_classes=(FailureClass("gpu", units=1, mtbf_hours=1e12, repair_hours=1.0),),
     )
     out = ref.simulate_reference(case, trials=3, seed=0)
@@ -162,7 +207,10 @@ def test_ample_spares_never_wait(results):
     # only the links (no spares, fixed repair) wait
     np.testing.assert_allclose(out["waiting"], 1.5 * links, rtol=1e-9, atol=1e-9)
     host_only = ReferenceCase(
-        work_hours=30.0, interval_hours=1.0, write_hours=0.1, restart_hours=0.2,
+        work_hours=30.0,
+        interval_hours=1.0,
+        write_hours=0.1,
+        restart_hours=0.2,
         spares=10_000,
         failure_classes=(TWO_CLASSES.failure_classes[0],),
     )
@@ -200,9 +248,13 @@ def test_scarce_spares_exponential_repair(results):
 def test_idle_hardware_does_not_age():
     """Failures follow exposed time only: E[N] = E[exposed] / M (Wald), despite long downs."""
     case = ReferenceCase(
-        work_hours=30.0, interval_hours=1.0, write_hours=0.1, restart_hours=0.3,
-        failure_classes=(FailureClass("host", units=100, mtbf_hours=200.0, repair_hours=20.0,
-                                      detect_hours=5.0),),
+        work_hours=30.0,
+        interval_hours=1.0,
+        write_hours=0.1,
+        restart_hours=0.3,
+        failure_classes=(
+            FailureClass("host", units=100, mtbf_hours=200.0, repair_hours=20.0, detect_hours=5.0),
+        ),
     )
     out = ref.simulate_reference(case, trials=400, seed=11)
     exposed = out["useful"] + out["rework"] + out["checkpoint"] + out["restart"]

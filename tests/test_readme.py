@@ -1,0 +1,43 @@
+"""The README's examples run as written, so they never drift from the code."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from relplan.cli import app
+from tests.conftest import MINIMAL_TOML, REPO
+
+README = (REPO / "README.md").read_text()
+EXAMPLES = re.findall(r"^\$ relplan (.+)$", README, flags=re.MULTILINE)
+ERRORS = re.findall(r"^error: (.+)$", README, flags=re.MULTILINE)
+
+
+def test_readme_has_examples() -> None:
+    assert len(EXAMPLES) >= 5
+    assert "pip install -e . && relplan simulate configs/small.toml" in README
+    assert 'pip install -e ".[test]" && python -m pytest' in README
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_readme_example_runs(example: str, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(REPO)
+    args = [arg.replace("out/", f"{tmp_path}/") for arg in shlex.split(example)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    zip(["failures.gpu.lifetime.mtbf=-5y", "job.gpus=4096"], ERRORS, strict=True),
+)
+def test_readme_error_examples_are_real(override: str, message: str, tmp_path: Path) -> None:
+    config = tmp_path / "minimal.toml"
+    config.write_text(MINIMAL_TOML)
+    result = CliRunner().invoke(app, ["simulate", str(config), "--set", override])
+    assert result.exit_code == 2
+    assert result.output.strip() == f"error: {message}"
