@@ -31,12 +31,13 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
-from relplan.checkpoint import checkpoint_count, expected_wall_hours
+from relplan import timeline
+from relplan.checkpoint import checkpoint_count, daly_interval, expected_wall_hours
 from relplan.events import RenewalStream
 from relplan.model import SimulationModel
+from relplan.rng import duration_code, seed_states
 
 BLOCK_TRIALS = 1000
 """Trials per canonical block: the unit of seeding and of work for a worker."""
@@ -52,9 +53,6 @@ BUCKETS: tuple[str, ...] = (
     "stall",
 )
 """Names of the wall-clock buckets, in the order of :attr:`TrialOutcomes.bucket_hours`."""
-
-_USEFUL, _REWORK, _CHECKPOINT, _DETECT, _RESTART, _WAITING = range(6)
-_RUNNING, _RESTARTING, _FINISHED = 0, 1, 2
 
 MAX_EXPECTED_SLOWDOWN = 1000.0
 """Refuse jobs whose expected wall time exceeds this multiple of the failure-free time."""
@@ -92,107 +90,6 @@ class TrialOutcomes:
     def trials(self) -> int:
         """Number of trials."""
         return int(self.wall_hours.size)
-
-
-@numba.njit(cache=True, nogil=True)
-def _remaining_run(work_left: float, interval: float, write: float) -> tuple[int, float]:
-    """Checkpoints still to write and failure-free run time to finish, hours."""
-    checkpoints = max(0, math.ceil(work_left / interval * (1.0 - 1e-12)) - 1)
-    finish = checkpoints * (interval + write) + (work_left - checkpoints * interval)
-    return checkpoints, finish
-
-
-@numba.njit(cache=True, nogil=True)
-def _walk_window(
-    active: np.ndarray,
-    offsets: np.ndarray,
-    event_time: np.ndarray,
-    event_mode: np.ndarray,
-    event_repair: np.ndarray,
-    horizon: float,
-    work: float,
-    interval: float,
-    write: float,
-    restart: float,
-    mode_detect: np.ndarray,
-    mode_uses_spares: np.ndarray,
-    phase: np.ndarray,
-    phase_start: np.ndarray,
-    committed: np.ndarray,
-    idle: np.ndarray,
-    wall: np.ndarray,
-    buckets: np.ndarray,
-    mode_counts: np.ndarray,
-    spare_return: np.ndarray,
-    spares_used: np.ndarray,
-) -> None:
-    """Walk each active trial through its failures in ``[.., horizon)`` (exposure hours)."""
-    segment = interval + write
-    n_spares = spare_return.shape[1]
-    for position in range(active.size):
-        trial = active[position]
-        for event in range(offsets[position], offsets[position + 1]):
-            exposure = event_time[event]
-            if phase[trial] == _RESTARTING:
-                if exposure < phase_start[trial] + restart:
-                    buckets[trial, _RESTART] += exposure - phase_start[trial]
-                else:
-                    buckets[trial, _RESTART] += restart
-                    phase[trial] = _RUNNING
-                    phase_start[trial] += restart
-            if phase[trial] == _RUNNING:
-                work_left = work - committed[trial]
-                checkpoints, finish = _remaining_run(work_left, interval, write)
-                elapsed = exposure - phase_start[trial]
-                if elapsed >= finish:
-                    break
-                done = min(math.floor(elapsed / segment), checkpoints)
-                committed[trial] += done * interval
-                buckets[trial, _USEFUL] += done * interval
-                buckets[trial, _CHECKPOINT] += done * write
-                buckets[trial, _REWORK] += elapsed - done * segment
-            # The failure: detect, then a spare or a wait, then a restart.
-            mode = event_mode[event]
-            repair = event_repair[event]
-            mode_counts[trial, mode] += 1
-            detect = mode_detect[mode]
-            buckets[trial, _DETECT] += detect
-            noticed = exposure + idle[trial] + detect
-            wait = repair
-            if mode_uses_spares[mode] and n_spares > 0:
-                first = 0
-                for spare in range(1, n_spares):
-                    if spare_return[trial, spare] < spare_return[trial, first]:
-                        first = spare
-                back = spare_return[trial, first]
-                if back <= noticed:
-                    spare_return[trial, first] = noticed + repair
-                    spares_used[trial] += 1
-                    wait = 0.0
-                elif back < noticed + repair:
-                    # A spare comes back before the failed unit: take it; the failed
-                    # unit joins the pool when its own repair ends.
-                    wait = back - noticed
-                    spare_return[trial, first] = noticed + repair
-                    spares_used[trial] += 1
-            buckets[trial, _WAITING] += wait
-            idle[trial] += detect + wait
-            phase[trial] = _RESTARTING
-            phase_start[trial] = exposure
-        # No more failures before the horizon: finish if the job ends before it.
-        if phase[trial] == _RESTARTING and phase_start[trial] + restart <= horizon:
-            buckets[trial, _RESTART] += restart
-            phase[trial] = _RUNNING
-            phase_start[trial] += restart
-        if phase[trial] == _RUNNING:
-            work_left = work - committed[trial]
-            checkpoints, finish = _remaining_run(work_left, interval, write)
-            if phase_start[trial] + finish <= horizon:
-                buckets[trial, _USEFUL] += work_left
-                buckets[trial, _CHECKPOINT] += checkpoints * write
-                committed[trial] = work
-                wall[trial] = phase_start[trial] + finish + idle[trial]
-                phase[trial] = _FINISHED
 
 
 def expected_exposure_hours(model: SimulationModel) -> float:
@@ -243,18 +140,168 @@ def block_sizes(trials: int) -> list[int]:
     return [BLOCK_TRIALS] * full + ([rest] if rest else [])
 
 
-def block_generator(seed: int, block_index: int) -> np.random.Generator:
-    """The random generator of one canonical block: ``SeedSequence(seed, spawn_key=(b,))``."""
-    return np.random.Generator(
-        np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(block_index,)))
+def block_seed(seed: int, block_index: int) -> np.random.SeedSequence:
+    """The seed of one canonical block: ``SeedSequence(seed, spawn_key=(b,))``."""
+    return np.random.SeedSequence(seed, spawn_key=(block_index,))
+
+
+@dataclass(frozen=True)
+class _CompiledModel:
+    """The model packed into arrays for :func:`relplan.timeline.walk_trials`."""
+
+    job: np.ndarray
+    impact: np.ndarray
+    detect: np.ndarray
+    uses_spares: np.ndarray
+    loses_fast: np.ndarray
+    stall: np.ndarray
+    soft_hours: np.ndarray
+    slowdown_table: np.ndarray
+    repair: np.ndarray
+    exp_total_rate: float
+    exp_cumulative: np.ndarray
+    exp_modes: np.ndarray
+    window_modes: tuple[int, ...]
+
+
+_IMPACT_CODES = {"fatal": timeline.FATAL, "degraded": timeline.DEGRADED,
+                 "transient": timeline.TRANSIENT}
+
+
+def _compile(model: SimulationModel, on_the_fly: bool = True) -> _CompiledModel:
+    job, modes = model.job, model.modes
+    checkpoints = checkpoint_count(job.work_hours, job.interval_hours)
+    packed_job = np.array(
+        [
+            job.work_hours,
+            job.interval_hours,
+            job.write_hours,
+            job.write_hours,
+            job.restart_hours,
+            job.work_hours - checkpoints * job.interval_hours,
+            1.0,
+            checkpoints + 1.0,
+        ]
+    )
+    depth = 1 + max([len(m.slowdown_by_count) for m in modes] + [1])
+    table = np.ones((2 * len(modes), depth))
+    for index, mode in enumerate(modes):
+        steps = list(mode.slowdown_by_count)
+        table[index, 1:] = [steps[min(k, len(steps) - 1)] for k in range(depth - 1)]
+        table[len(modes) + index, 1:] = mode.soft_slowdown
+    exponential = [
+        i for i, m in enumerate(modes) if on_the_fly and m.lifetime.kind == "exponential"
+    ]
+    rates = np.array([modes[i].job_rate_per_hour for i in exponential])
+    return _CompiledModel(
+        job=packed_job,
+        impact=np.array([_IMPACT_CODES[m.impact] for m in modes], dtype=np.int64),
+        detect=np.array([m.detect_hours for m in modes], dtype=float),
+        uses_spares=np.array([m.uses_spares for m in modes], dtype=np.bool_),
+        loses_fast=np.array([m.loses_fast_checkpoint for m in modes], dtype=np.bool_),
+        stall=np.array([m.stall_hours for m in modes], dtype=float),
+        soft_hours=np.array([m.soft_hours for m in modes], dtype=float),
+        slowdown_table=table,
+        repair=np.array(
+            [[duration_code(m.repair.kind), m.repair.scale_hours, m.repair.shape] for m in modes],
+            dtype=float,
+        ).reshape(len(modes), 3),
+        exp_total_rate=float(rates.sum()),
+        exp_cumulative=np.cumsum(rates),
+        exp_modes=np.array(exponential, dtype=np.int64),
+        window_modes=tuple(i for i in range(len(modes)) if i not in exponential),
+    )
+
+
+@dataclass
+class _BlockState:
+    """Per-trial state of a block, updated in place by the compiled walk."""
+
+    n_trials: int
+    n_modes: int
+    n_spares: int
+
+    def __post_init__(self) -> None:
+        n = self.n_trials
+        self.phase = np.zeros(n, dtype=np.int8)
+        self.position = np.zeros(n)
+        self.phase_start = np.zeros(n)
+        self.run_offset = np.zeros(n)
+        self.committed = np.zeros(n, dtype=np.int64)
+        self.durable = np.zeros(n, dtype=np.int64)
+        self.idle = np.zeros(n)
+        self.wall = np.zeros(n)
+        self.buckets = np.zeros((n, len(BUCKETS)))
+        self.mode_counts = np.zeros((n, self.n_modes), dtype=np.int64)
+        self.spare_return = np.zeros((n, self.n_spares))
+        self.spares_used = np.zeros(n, dtype=np.int64)
+        self.degradation_end = np.zeros((n, timeline.MAX_DEGRADATIONS))
+        self.degradation_mode = np.zeros((n, timeline.MAX_DEGRADATIONS), dtype=np.int64)
+        self.degradation_count = np.zeros(n, dtype=np.int64)
+        self.active_by_mode = np.zeros((n, 2 * self.n_modes), dtype=np.int64)
+        self.overflow = np.zeros(1, dtype=np.bool_)
+
+    def walk(
+        self,
+        compiled: _CompiledModel,
+        active: np.ndarray,
+        offsets: np.ndarray,
+        event_time: np.ndarray,
+        event_mode: np.ndarray,
+        event_repair: np.ndarray,
+        horizon: float,
+        rng_state: np.ndarray,
+        next_exp: np.ndarray,
+    ) -> None:
+        timeline.walk_trials(
+            active, offsets, event_time, event_mode, event_repair, horizon, compiled.job,
+            compiled.impact, compiled.detect, compiled.uses_spares, compiled.loses_fast,
+            compiled.stall, compiled.soft_hours, compiled.slowdown_table, compiled.repair,
+            compiled.exp_total_rate, compiled.exp_cumulative, compiled.exp_modes,
+            rng_state, next_exp,
+            self.phase, self.position, self.phase_start, self.run_offset, self.committed,
+            self.durable, self.idle, self.wall, self.buckets, self.mode_counts,
+            self.spare_return, self.spares_used, self.degradation_end,
+            self.degradation_mode, self.degradation_count, self.active_by_mode,
+            self.overflow,
+        )  # fmt: skip
+        if self.overflow[0]:
+            raise RuntimeError(
+                f"more than {timeline.MAX_DEGRADATIONS} degradations at once in one trial"
+            )
+
+    def outcomes(self, mode_names: tuple[str, ...]) -> TrialOutcomes:
+        return TrialOutcomes(
+            wall_hours=self.wall,
+            bucket_hours=self.buckets,
+            interruptions_by_mode=self.mode_counts,
+            spares_used=self.spares_used,
+            mode_names=mode_names,
+        )
+
+
+def first_window_hours(model: SimulationModel) -> float:
+    """Exposure covered by the first window of pre-drawn (non-exponential) failures, hours.
+
+    Daly's expected exposure at Daly's interval: it does not depend on the configured
+    interval, so every interval sees the same failure stream (common random numbers).
+    """
+    job = model.job
+    mtti = model.job_mtti_hours
+    interval = job.interval_hours
+    if math.isfinite(mtti) and job.write_hours > 0:
+        interval = daly_interval(job.write_hours, mtti)
+    return expected_wall_hours(
+        job.work_hours, interval, job.write_hours, mtti, job.restart_hours
     )
 
 
 def simulate_block(
     model: SimulationModel,
     n_trials: int,
-    rng: np.random.Generator,
+    seed_sequence: np.random.SeedSequence,
     window_factor: float = 1.2,
+    on_the_fly: bool = True,
 ) -> TrialOutcomes:
     """Simulate one block of trials.
 
@@ -264,13 +311,17 @@ def simulate_block(
         The job and its failure modes.
     n_trials : int
         Trials in the block.
-    rng : numpy.random.Generator
-        The block's generator; every draw of the block comes from it, in a fixed order.
+    seed_sequence : numpy.random.SeedSequence
+        The block's seed: child 0 seeds each trial's own stream (exponential modes),
+        child 1 the block's numpy generator (pre-drawn windows of other modes).
     window_factor : float
-        Length of the first event window as a multiple of the expected exposure; later
-        windows are a quarter of that. Any value gives the same distribution of results
-        (windows are extended by conditioning on survival); it only trades wasted
-        draws against passes.
+        Length of the first window of pre-drawn failures as a multiple of
+        :func:`first_window_hours`; later windows are a quarter of it. Any value gives
+        the same distribution of results (windows are extended by conditioning on
+        survival); it only trades wasted draws against passes.
+    on_the_fly : bool
+        Draw exponential modes inside the compiled walk (the default); False pre-draws
+        them in windows like the others (a check of one against the other).
 
     Returns
     -------
@@ -278,38 +329,35 @@ def simulate_block(
         One row per trial.
     """
     job, modes = model.job, model.modes
-    streams = [
-        RenewalStream(mode.job_units, mode.lifetime, n_trials, rng, start=mode.start)
-        for mode in modes
-    ]
-    mode_detect = np.array([m.detect_hours for m in modes], dtype=float)
-    mode_uses_spares = np.array([m.uses_spares for m in modes], dtype=np.bool_)
+    compiled = _compile(model, on_the_fly)
+    trial_seeds, window_seed = seed_sequence.spawn(2)
+    rng_state = seed_states(trial_seeds, n_trials)
+    rng = np.random.Generator(np.random.PCG64(window_seed))
+    next_exp = timeline.first_arrivals(rng_state, compiled.exp_total_rate)
+    streams = {
+        index: RenewalStream(modes[index].job_units, modes[index].lifetime, n_trials, rng,
+                             start=modes[index].start)
+        for index in compiled.window_modes
+    }  # fmt: skip
+    state = _BlockState(n_trials, len(modes), job.spares)
 
-    phase = np.zeros(n_trials, dtype=np.int8)
-    phase_start = np.zeros(n_trials)
-    committed = np.zeros(n_trials)
-    idle = np.zeros(n_trials)
-    wall = np.zeros(n_trials)
-    buckets = np.zeros((n_trials, len(BUCKETS)))
-    mode_counts = np.zeros((n_trials, len(modes)), dtype=np.int64)
-    spare_return = np.zeros((n_trials, job.spares))
-    spares_used = np.zeros(n_trials, dtype=np.int64)
-
-    expected = expected_exposure_hours(model)
-    first_window = window_factor * expected
-    step = max(0.25 * first_window, 1e-3 * (job.interval_hours + job.write_hours))
+    first_window = window_factor * first_window_hours(model)
+    step = 0.25 * first_window
     horizon = 0.0
     active = np.arange(n_trials, dtype=np.int64)
     while active.size:
-        horizon = first_window if horizon == 0.0 else horizon + step
+        if not streams:
+            horizon = np.inf
+        else:
+            horizon = first_window if horizon == 0.0 else horizon + step
         trial_parts, time_parts, mode_parts, repair_parts = [], [], [], []
-        for index, (mode, stream) in enumerate(zip(modes, streams, strict=True)):
+        for index, stream in streams.items():
             trials, times = stream.next_window(horizon, active)
             trial_parts.append(trials)
             time_parts.append(times)
             mode_parts.append(np.full(times.size, index, dtype=np.int64))
-            repair_parts.append(mode.repair.sample(rng, times.size))
-        if modes:
+            repair_parts.append(modes[index].repair.sample(rng, times.size))
+        if streams:
             event_trial = np.concatenate(trial_parts)
             event_time = np.concatenate(time_parts)
             order = np.lexsort((event_time, event_trial))
@@ -322,21 +370,10 @@ def simulate_block(
             event_time = event_repair = np.empty(0)
             event_mode = np.empty(0, dtype=np.int64)
         offsets = np.searchsorted(event_trial, np.append(active, n_trials)).astype(np.int64)
-        _walk_window(
-            active, offsets, event_time, event_mode, event_repair, horizon,
-            job.work_hours, job.interval_hours, job.write_hours, job.restart_hours,
-            mode_detect, mode_uses_spares,
-            phase, phase_start, committed, idle, wall, buckets, mode_counts,
-            spare_return, spares_used,
-        )  # fmt: skip
-        active = active[phase[active] != _FINISHED]
-    return TrialOutcomes(
-        wall_hours=wall,
-        bucket_hours=buckets,
-        interruptions_by_mode=mode_counts,
-        spares_used=spares_used,
-        mode_names=tuple(m.name for m in modes),
-    )
+        state.walk(compiled, active, offsets, event_time, event_mode, event_repair, horizon,
+                   rng_state, next_exp)
+        active = active[state.phase[active] != timeline.FINISHED]
+    return state.outcomes(tuple(m.name for m in modes))
 
 
 def walk_trial(
@@ -356,33 +393,24 @@ def walk_trial(
     failure_modes : sequence of int
         Index into ``model.modes`` of each failure.
     repair_hours : sequence of float
-        Repair time of each failed unit, hours.
+        Repair time of each failed unit (or length of each degradation), hours.
 
     Returns
     -------
     TrialOutcomes
         A single row. Failures after the job has finished are ignored.
     """
-    job, modes = model.job, model.modes
     times = np.asarray(failure_exposure_hours, dtype=float)
     if np.any(np.diff(times) < 0):
         raise ValueError("failure times must be increasing")
-    phase = np.zeros(1, dtype=np.int8)
-    buckets = np.zeros((1, len(BUCKETS)))
-    wall = np.zeros(1)
-    mode_counts = np.zeros((1, len(modes)), dtype=np.int64)
-    spares_used = np.zeros(1, dtype=np.int64)
-    _walk_window(
-        np.zeros(1, dtype=np.int64), np.array([0, times.size], dtype=np.int64),
-        times, np.asarray(failure_modes, dtype=np.int64),
-        np.asarray(repair_hours, dtype=float), np.inf,
-        job.work_hours, job.interval_hours, job.write_hours, job.restart_hours,
-        np.array([m.detect_hours for m in modes], dtype=float),
-        np.array([m.uses_spares for m in modes], dtype=np.bool_),
-        phase, np.zeros(1), np.zeros(1), np.zeros(1), wall, buckets, mode_counts,
-        np.zeros((1, job.spares)), spares_used,
+    compiled = _compile(model, on_the_fly=False)
+    state = _BlockState(1, len(model.modes), model.job.spares)
+    state.walk(
+        compiled, np.zeros(1, dtype=np.int64), np.array([0, times.size], dtype=np.int64),
+        times, np.asarray(failure_modes, dtype=np.int64), np.asarray(repair_hours, dtype=float),
+        np.inf, seed_states(np.random.SeedSequence(0), 1), np.full(1, np.inf),
     )  # fmt: skip
-    return TrialOutcomes(wall, buckets, mode_counts, spares_used, tuple(m.name for m in modes))
+    return state.outcomes(tuple(m.name for m in model.modes))
 
 
 def concatenate_outcomes(parts: list[TrialOutcomes]) -> TrialOutcomes:
@@ -434,7 +462,7 @@ def simulate(
     sizes = block_sizes(trials)
 
     def run(block_index: int) -> TrialOutcomes:
-        outcome = simulate_block(model, sizes[block_index], block_generator(seed, block_index))
+        outcome = simulate_block(model, sizes[block_index], block_seed(seed, block_index))
         if progress is not None:
             progress(sizes[block_index])
         return outcome

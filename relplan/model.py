@@ -35,6 +35,19 @@ class FailureMode:
         Whether a spare server can stand in for the failed unit.
     start : {"equilibrium", "new"}
         Age of the units when the job starts.
+    impact : {"fatal", "degraded", "transient"}
+        What a failure does to the job (see :mod:`relplan.timeline`).
+    slowdown_by_count : tuple of float
+        Step-time ratio while ``k`` failures of this mode are unrepaired (entry
+        ``k - 1``; the last entry holds for more), for ``degraded`` modes.
+    stall_hours : float
+        Stall of a ``transient`` failure (detection plus failover), hours.
+    soft_slowdown : float
+        Step-time ratio after a transient stall (congestion spreading), if any.
+    soft_hours : float
+        How long the soft slowdown lasts, hours.
+    loses_fast_checkpoint : bool
+        Whether the failure destroys the fast (in-memory) checkpoint tier.
     """
 
     name: str
@@ -45,11 +58,22 @@ class FailureMode:
     detect_hours: float
     uses_spares: bool
     start: str
+    impact: str = "fatal"
+    slowdown_by_count: tuple[float, ...] = (1.0,)
+    stall_hours: float = 0.0
+    soft_slowdown: float = 1.0
+    soft_hours: float = 0.0
+    loses_fast_checkpoint: bool = False
 
     @property
     def job_rate_per_hour(self) -> float:
         """Long-run failures per hour of use across the job's units."""
         return self.job_units / self.lifetime.mean_hours
+
+    @property
+    def is_fatal(self) -> bool:
+        """Whether a failure of this mode interrupts the job."""
+        return self.impact == "fatal"
 
 
 @dataclass(frozen=True)
@@ -100,8 +124,8 @@ class SimulationModel:
 
     @property
     def job_mtti_hours(self) -> float:
-        """Mean time to interruption of the job, hours of use (inf with no failures)."""
-        rate = sum(mode.job_rate_per_hour for mode in self.modes)
+        """Mean time to interruption of the job, hours of use (inf with no fatal failures)."""
+        rate = sum(mode.job_rate_per_hour for mode in self.modes if mode.is_fatal)
         return 1.0 / rate if rate > 0 else float("inf")
 
     def with_interval(self, interval_hours: float) -> SimulationModel:

@@ -1,0 +1,315 @@
+"""The per-trial job timeline, compiled with numba: the engine's hot loop.
+
+A trial walks its failures in order of *exposure* (hours of hardware in use). Between
+two things that happen (a failure, the end of a degradation, the end of a restart, the
+end of the job) it advances in closed form over checkpoint segments, so its cost is
+O(failures), not O(checkpoints).
+
+The job runs segments of ``tau`` hours of compute each followed by a blocking write:
+``write_fast`` normally, ``write_durable`` on every ``durable_every``-th checkpoint
+(one tier: ``durable_every = 1``). Progress is counted in *job-time*: hours at full
+speed. While degraded, the job advances at ``1 / slowdown`` job-hours per hour; the
+other ``1 - 1 / slowdown`` goes to the ``degraded`` bucket.
+
+Impacts of a failure:
+
+- FATAL: work since the last surviving checkpoint is lost; detection, then a spare or a
+  wait for the repair (idle: no exposure), then a restart (exposure: may fail again).
+- DEGRADED: the job runs on, slowed, until the unit's repair ends (wall clock).
+- TRANSIENT: the job stalls for the mode's stall time (exposure, no progress), then
+  optionally runs slowed for a while (soft degradation, such as PFC congestion).
+
+Failures come from two sources, merged in time: exponential modes drawn on the fly
+from each trial's own xoshiro256** stream (a Poisson superposition: gap, mode, repair,
+three uniforms per event), and pre-drawn, sorted window events of non-exponential modes.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from relplan.rng import duration_from_uniform, uniform
+
+FATAL, DEGRADED, TRANSIENT = 0, 1, 2
+"""Impact codes of a failure mode."""
+
+B_USEFUL, B_REWORK, B_CHECKPOINT, B_DETECT, B_RESTART, B_WAITING, B_DEGRADED, B_STALL = range(8)
+RUNNING, RESTARTING, FINISHED = 0, 1, 2
+MAX_DEGRADATIONS = 256
+"""Concurrent degradations a trial can hold; more sets the overflow flag."""
+
+
+@numba.njit(cache=True, inline="always")
+def segments_time(
+    start_index: int, count: int, interval: float, write_fast: float, every: int,
+    write_durable: float,
+) -> float:  # fmt: skip
+    """Job-time of ``count`` segments after checkpoint number ``start_index``."""
+    durable = (start_index + count) // every - start_index // every
+    return count * (interval + write_fast) + durable * (write_durable - write_fast)
+
+
+@numba.njit(cache=True, inline="always")
+def completed_segments(
+    start_index: int, elapsed: float, most: int, interval: float, write_fast: float,
+    every: int, write_durable: float,
+) -> int:  # fmt: skip
+    """Segments completed ``elapsed`` job-hours after checkpoint number ``start_index``."""
+    average = interval + write_fast + (write_durable - write_fast) / every
+    count = min(max(int(elapsed / average), 0), most)
+    while count < most and segments_time(
+        start_index, count + 1, interval, write_fast, every, write_durable
+    ) <= elapsed:
+        count += 1
+    while count > 0 and segments_time(
+        start_index, count, interval, write_fast, every, write_durable
+    ) > elapsed:
+        count -= 1
+    return count
+
+
+@numba.njit(cache=True, inline="always")
+def _current_slowdown(trial: int, active_by_mode: np.ndarray, slowdown_table: np.ndarray) -> float:
+    worst = 1.0
+    depth = slowdown_table.shape[1]
+    for mode in range(active_by_mode.shape[1]):
+        count = active_by_mode[trial, mode]
+        if count > 0:
+            value = slowdown_table[mode, min(count, depth - 1)]
+            if value > worst:
+                worst = value
+    return worst
+
+
+@numba.njit(cache=True, nogil=True)
+def first_arrivals(rng_state: np.ndarray, rate: float) -> np.ndarray:
+    """First failure time on the exposure clock of each trial's Poisson stream, hours."""
+    out = np.full(rng_state.shape[0], np.inf)
+    if rate > 0.0:
+        for trial in range(rng_state.shape[0]):
+            out[trial] = -math.log(uniform(rng_state, trial)) / rate
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def walk_trials(
+    active: np.ndarray,
+    offsets: np.ndarray,
+    event_time: np.ndarray,
+    event_mode: np.ndarray,
+    event_repair: np.ndarray,
+    horizon: float,
+    job: np.ndarray,
+    mode_impact: np.ndarray,
+    mode_detect: np.ndarray,
+    mode_uses_spares: np.ndarray,
+    mode_loses_fast: np.ndarray,
+    mode_stall: np.ndarray,
+    mode_soft_hours: np.ndarray,
+    slowdown_table: np.ndarray,
+    mode_repair: np.ndarray,
+    exp_total_rate: float,
+    exp_cumulative: np.ndarray,
+    exp_modes: np.ndarray,
+    rng_state: np.ndarray,
+    next_exp: np.ndarray,
+    phase: np.ndarray,
+    position: np.ndarray,
+    phase_start: np.ndarray,
+    run_offset: np.ndarray,
+    committed: np.ndarray,
+    durable: np.ndarray,
+    idle: np.ndarray,
+    wall: np.ndarray,
+    buckets: np.ndarray,
+    mode_counts: np.ndarray,
+    spare_return: np.ndarray,
+    spares_used: np.ndarray,
+    degradation_end: np.ndarray,
+    degradation_mode: np.ndarray,
+    degradation_count: np.ndarray,
+    active_by_mode: np.ndarray,
+    overflow: np.ndarray,
+) -> None:
+    """Walk each active trial until its job ends or its exposure reaches ``horizon``.
+
+    ``job`` packs, in hours: work, interval (tau), fast write, durable write, restart,
+    last segment's work; and as floats: checkpoints every durable, total segments.
+    ``mode_repair`` is (modes, 3): duration code, scale, shape of each repair.
+    ``slowdown_table`` is (2 x modes, depth): row ``m`` the slowdown with ``k``
+    concurrent degradations of mode ``m``, row ``modes + m`` that of its soft phase
+    after a transient; ``active_by_mode`` counts them with the same columns.
+    All state arrays are indexed by the trial's block index and updated in place.
+    """
+    interval = job[1]
+    write_fast = job[2]
+    write_durable = job[3]
+    restart = job[4]
+    last_work = job[5]
+    every = int(job[6])
+    total_segments = int(job[7])
+    n_spares = spare_return.shape[1]
+    n_modes = mode_impact.shape[0]
+    for slot in range(active.size):
+        trial = active[slot]
+        pointer = offsets[slot]
+        end = offsets[slot + 1]
+        slowdown = _current_slowdown(trial, active_by_mode, slowdown_table)
+        while True:
+            x_now = position[trial]
+            # The next failure from either source.
+            e_exp = next_exp[trial]
+            e_win = event_time[pointer] if pointer < end else np.inf
+            e_fail = min(e_exp, e_win)
+            # The next end of a degradation (wall clock, seen on the exposure clock).
+            x_deg = np.inf
+            first_deg = -1
+            for k in range(degradation_count[trial]):
+                x = max(degradation_end[trial, k] - idle[trial], x_now)
+                if x < x_deg:
+                    x_deg = x
+                    first_deg = k
+            # The end of the current phase.
+            if phase[trial] == RESTARTING:
+                x_phase = phase_start[trial] + restart
+            else:
+                left = total_segments - 1 - committed[trial]
+                finish = segments_time(
+                    committed[trial], left, interval, write_fast, every, write_durable
+                ) + last_work
+                x_phase = phase_start[trial] + (finish - run_offset[trial]) * slowdown
+            x_next = min(x_phase, min(x_deg, e_fail))
+            if x_next > horizon or x_next == np.inf:
+                break
+
+            # Advance a running job's progress up to x_next (nothing happens during a stall).
+            if phase[trial] == RUNNING and x_next > phase_start[trial]:
+                stretch = x_next - phase_start[trial]
+                run_offset[trial] += stretch / slowdown
+                buckets[trial, B_DEGRADED] += stretch * (1.0 - 1.0 / slowdown)
+                phase_start[trial] = x_next
+            position[trial] = x_next
+
+            if x_phase <= x_next:
+                if phase[trial] == RESTARTING:
+                    buckets[trial, B_RESTART] += restart
+                    phase[trial] = RUNNING
+                    phase_start[trial] = x_next
+                    run_offset[trial] = 0.0
+                    continue
+                left = total_segments - 1 - committed[trial]
+                buckets[trial, B_USEFUL] += left * interval + last_work
+                buckets[trial, B_CHECKPOINT] += segments_time(
+                    committed[trial], left, interval, write_fast, every, write_durable
+                ) - left * interval
+                committed[trial] = total_segments
+                wall[trial] = x_next + idle[trial]
+                phase[trial] = FINISHED
+                break
+
+            if x_deg <= e_fail:
+                mode = degradation_mode[trial, first_deg]
+                last = degradation_count[trial] - 1
+                degradation_end[trial, first_deg] = degradation_end[trial, last]
+                degradation_mode[trial, first_deg] = degradation_mode[trial, last]
+                degradation_count[trial] = last
+                active_by_mode[trial, mode] -= 1
+                slowdown = _current_slowdown(trial, active_by_mode, slowdown_table)
+                continue
+
+            # A failure at e_fail: take it from its source.
+            if e_exp <= e_win:
+                pick = uniform(rng_state, trial) * exp_total_rate
+                mode = exp_modes[exp_modes.size - 1]
+                for k in range(exp_cumulative.size):
+                    if pick < exp_cumulative[k]:
+                        mode = exp_modes[k]
+                        break
+                repair = duration_from_uniform(
+                    int(mode_repair[mode, 0]), mode_repair[mode, 1], mode_repair[mode, 2],
+                    uniform(rng_state, trial),
+                )
+                next_exp[trial] = e_exp - math.log(uniform(rng_state, trial)) / exp_total_rate
+            else:
+                mode = event_mode[pointer]
+                repair = event_repair[pointer]
+                pointer += 1
+            mode_counts[trial, mode] += 1
+            impact = mode_impact[mode]
+
+            if impact == FATAL:
+                if phase[trial] == RESTARTING:
+                    buckets[trial, B_RESTART] += e_fail - phase_start[trial]
+                else:
+                    if phase_start[trial] > e_fail:  # cut a stall short
+                        buckets[trial, B_STALL] -= phase_start[trial] - e_fail
+                    elapsed = run_offset[trial]
+                    most = total_segments - 1 - committed[trial]
+                    done = completed_segments(
+                        committed[trial], elapsed, most, interval, write_fast, every,
+                        write_durable,
+                    )
+                    done_time = segments_time(
+                        committed[trial], done, interval, write_fast, every, write_durable
+                    )
+                    buckets[trial, B_USEFUL] += done * interval
+                    buckets[trial, B_CHECKPOINT] += done_time - done * interval
+                    buckets[trial, B_REWORK] += elapsed - done_time
+                    committed[trial] += done
+                    durable[trial] = (committed[trial] // every) * every
+                if mode_loses_fast[mode] and committed[trial] > durable[trial]:
+                    lost = committed[trial] - durable[trial]
+                    buckets[trial, B_USEFUL] -= lost * interval
+                    buckets[trial, B_REWORK] += lost * interval
+                    committed[trial] = durable[trial]
+                detect = mode_detect[mode]
+                buckets[trial, B_DETECT] += detect
+                noticed = e_fail + idle[trial] + detect
+                wait = repair
+                if mode_uses_spares[mode] and n_spares > 0:
+                    first = 0
+                    for spare in range(1, n_spares):
+                        if spare_return[trial, spare] < spare_return[trial, first]:
+                            first = spare
+                    back = spare_return[trial, first]
+                    if back <= noticed:
+                        spare_return[trial, first] = noticed + repair
+                        spares_used[trial] += 1
+                        wait = 0.0
+                    elif back < noticed + repair:
+                        # A spare comes back before the failed unit: take it; the failed
+                        # unit joins the pool when its own repair ends.
+                        wait = back - noticed
+                        spare_return[trial, first] = noticed + repair
+                        spares_used[trial] += 1
+                buckets[trial, B_WAITING] += wait
+                idle[trial] += detect + wait
+                phase[trial] = RESTARTING
+                phase_start[trial] = e_fail
+                continue
+
+            # Degraded and transient failures: the job keeps its progress.
+            duration = repair
+            table_mode = mode
+            if impact == TRANSIENT:
+                if phase[trial] == RUNNING:
+                    stall = mode_stall[mode]
+                    resume = max(phase_start[trial], e_fail) + stall
+                    buckets[trial, B_STALL] += stall
+                    phase_start[trial] = resume
+                duration = mode_soft_hours[mode] + mode_stall[mode]
+                table_mode = n_modes + mode  # the soft rows follow the repair rows
+                if mode_soft_hours[mode] <= 0.0:
+                    continue
+            if degradation_count[trial] >= MAX_DEGRADATIONS:
+                overflow[0] = True
+                continue
+            k = degradation_count[trial]
+            degradation_end[trial, k] = e_fail + idle[trial] + duration
+            degradation_mode[trial, k] = table_mode
+            degradation_count[trial] = k + 1
+            active_by_mode[trial, table_mode] += 1
+            slowdown = _current_slowdown(trial, active_by_mode, slowdown_table)
