@@ -114,13 +114,14 @@ class SimulationModel:
         The job.
     modes : tuple of FailureMode
         Failure modes with at least one unit in the job's footprint, in config order.
-    inventory : Inventory
-        The component counts the modes were derived from.
+    inventory : Inventory or None
+        The component counts the modes were derived from (None for a model built by
+        hand from numbers).
     """
 
     job: JobSpec
     modes: tuple[FailureMode, ...]
-    inventory: Inventory
+    inventory: Inventory | None
 
     @property
     def job_mtti_hours(self) -> float:

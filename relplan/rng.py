@@ -109,8 +109,12 @@ def normal_ppf(p: float) -> float:
         x = -(((((c1 * q + c2) * q + c3) * q + c4) * q + c5) * q + c6) / (
             (((d1 * q + d2) * q + d3) * q + d4) * q + 1.0
         )
-    # One Halley step on Phi(x) - p.
-    error = 0.5 * math.erfc(-x / math.sqrt(2.0)) - p
+    # One Halley step on Phi(x) - p, in the tail where it is precise (1 - p is exact
+    # for p >= 0.5).
+    if p > 0.5:
+        error = (1.0 - p) - 0.5 * math.erfc(x / math.sqrt(2.0))
+    else:
+        error = 0.5 * math.erfc(-x / math.sqrt(2.0)) - p
     u = error * math.sqrt(2.0 * math.pi) * math.exp(0.5 * x * x)
     return x - u / (1.0 + 0.5 * x * u)
 
@@ -131,7 +135,7 @@ def duration_code(kind: str) -> int:
 
 @numba.njit(cache=True)
 def duration_from_uniform(code: int, scale: float, shape: float, u: float) -> float:
-    """A duration by inversion of one uniform ``u``: fixed, exponential, Weibull, lognormal.
+    """The ``u``-quantile of a duration: fixed, exponential, Weibull or lognormal.
 
     ``scale`` is the fixed value, exponential mean, Weibull scale or lognormal median
     (hours); ``shape`` is the Weibull shape or the lognormal sigma.
@@ -139,7 +143,7 @@ def duration_from_uniform(code: int, scale: float, shape: float, u: float) -> fl
     if code == DURATION_FIXED:
         return scale
     if code == DURATION_EXPONENTIAL:
-        return -scale * math.log(u)
+        return -scale * math.log1p(-u)
     if code == DURATION_WEIBULL:
-        return scale * (-math.log(u)) ** (1.0 / shape)
+        return scale * (-math.log1p(-u)) ** (1.0 / shape)
     return scale * math.exp(shape * normal_ppf(u))

@@ -12,7 +12,6 @@ import pytest
 from relplan import distributions
 from relplan.config import parse_config
 from relplan.model import FailureMode, JobSpec, SimulationModel, build_model
-from relplan.topology import build_inventory
 
 REPO = Path(__file__).resolve().parent.parent
 CONFIGS = REPO / "configs"
@@ -84,7 +83,9 @@ def make_model(
     """A model built directly from numbers (hours), bypassing the config layer.
 
     Each mode dict takes ``units``, ``lifetime`` (a Distribution), and optionally
-    ``repair`` (a Distribution), ``detect``, ``uses_spares``, ``start``, ``name``.
+    ``repair`` (a Distribution), ``detect``, ``uses_spares``, ``start``, ``name``,
+    ``impact``, ``slowdown`` (by count), ``stall``, ``soft_slowdown``, ``soft_hours``,
+    ``loses_fast``.
     """
     built = []
     for index, mode in enumerate(modes):
@@ -98,13 +99,18 @@ def make_model(
                 detect_hours=mode.get("detect", 0.0),
                 uses_spares=mode.get("uses_spares", False),
                 start=mode.get("start", "equilibrium"),
+                impact=mode.get("impact", "fatal"),
+                slowdown_by_count=tuple(mode.get("slowdown", (1.0,))),
+                stall_hours=mode.get("stall", 0.0),
+                soft_slowdown=mode.get("soft_slowdown", 1.0),
+                soft_hours=mode.get("soft_hours", 0.0),
+                loses_fast_checkpoint=mode.get("loses_fast", False),
             )
         )
-    inventory = build_inventory(parse_config(MINIMAL_RAW))
     return SimulationModel(
         job=JobSpec(gpus, work, interval, write, restart, spares),
         modes=tuple(built),
-        inventory=inventory,
+        inventory=None,
     )
 
 

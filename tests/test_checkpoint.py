@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from scipy import optimize
 
+from relplan import distributions
 from relplan.checkpoint import (
     checkpoint_count,
     daly_interval,
     exact_interval,
     expected_wall_hours,
+    optimize_interval,
+    parabola_vertex,
     segment_wall_hours,
     young_interval,
 )
+from relplan.engine import simulate
+from tests.conftest import make_model
 
 MINUTE = 1 / 60
 
@@ -65,3 +71,59 @@ def test_no_failures_means_work_plus_checkpoints() -> None:
     assert expected_wall_hours(10.0, 3.0, 0.5, math.inf, 1.0) == pytest.approx(11.5)
     # with a huge MTBF the closed form tends to the failure-free time
     assert expected_wall_hours(10.0, 3.0, 0.5, 1e12, 1.0, 5.0) == pytest.approx(11.5, rel=1e-9)
+
+
+# -- the Monte Carlo optimiser ------------------------------------------------------------
+
+
+def _closed_form_optimum(grid, work, write, mtbf, restart, downtime) -> float:
+    """The interval minimising the whole job's closed-form expected time, numerically.
+
+    The whole-job form is a sawtooth in tau (a checkpoint's cost appears or vanishes each
+    time W / tau crosses an integer), so it is smoothed exactly as the Monte Carlo curve
+    is: the vertex of the same parabola fit, on the same grid.
+    """
+    goodput = np.array([work / expected_wall_hours(work, t, write, mtbf, restart, downtime)
+                        for t in grid])
+    return parabola_vertex(np.log(grid), goodput, int(np.argmax(goodput)))
+
+
+@pytest.mark.parametrize(
+    ("units", "mean_life", "write", "restart", "detect"),
+    [(100, 1000.0, 0.1, 0.2, 0.05), (50, 2000.0, 0.05, 0.5, 0.0)],
+)
+def test_mc_optimum_ci_contains_the_closed_form_optimum(units, mean_life, write, restart, detect):
+    model = make_model(work=500.0, interval=1.0, write=write, restart=restart,
+                       modes=[{"units": units, "lifetime": distributions.exponential(mean_life),
+                               "detect": detect}])
+    result = optimize_interval(model, trials=2000, seed=11)
+    mtbf = mean_life / units
+    grid = np.asarray(result.curve.interval_hours)
+    best = _closed_form_optimum(grid, 500.0, write, mtbf, restart, detect)
+    low, high = result.mc_optimal_ci95
+    assert low <= best <= high
+    assert high / low < 1.5  # the CI is informative
+    # Daly's formula is within 1% of the closed form's optimum when delta << M
+    assert write / mtbf < 0.02
+    assert daly_interval(write, mtbf) == pytest.approx(best, rel=0.01)
+    smooth = optimize.minimize_scalar(
+        lambda tau: segment_wall_hours(tau + write, mtbf, restart, detect) / tau,
+        bounds=(1e-3, 10 * mtbf), method="bounded", options={"xatol": 1e-9},
+    ).x
+    assert daly_interval(write, mtbf) == pytest.approx(smooth, rel=0.01)
+    assert set(result.to_dict()) >= {
+        "young_hours", "daly_hours", "mc_optimal_hours", "mc_optimal_ci95",
+        "goodput_at_optimal", "p95_optimal_hours", "curve",
+    }
+
+
+def test_common_random_numbers_cut_the_noise_between_neighbouring_intervals() -> None:
+    model = make_model(work=300.0, interval=1.0, write=0.1, restart=0.5,
+                       modes=[{"units": 100, "lifetime": distributions.exponential(1000.0),
+                               "repair": distributions.fixed(2.0)}])
+    a = simulate(model.with_interval(1.30), 2000, seed=1).wall_hours
+    b_same = simulate(model.with_interval(1.35), 2000, seed=1).wall_hours
+    b_other = simulate(model.with_interval(1.35), 2000, seed=2).wall_hours
+    paired = np.std(b_same - a)
+    independent = np.std(b_other - a)
+    assert paired < 0.25 * independent

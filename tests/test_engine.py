@@ -311,3 +311,105 @@ def test_hopeless_job_is_refused() -> None:
     )
     with pytest.raises(InfeasibleJobError, match="restart"):
         simulate(model, trials=10, seed=0)
+
+
+def test_on_the_fly_and_windowed_sampling_agree() -> None:
+    """Exponential modes drawn inside the walk match the exact windowed sampler."""
+    _, job, modes = DALY_CASES[3]
+    model = make_model(**job, modes=modes)
+    fly = simulate_block(model, 4000, np.random.SeedSequence(1), on_the_fly=True)
+    windows = simulate_block(model, 4000, np.random.SeedSequence(2), on_the_fly=False)
+    for ours, theirs in ((fly.wall_hours, windows.wall_hours),
+                         (fly.interruptions_by_mode[:, 1] * 1.0,
+                          windows.interruptions_by_mode[:, 1] * 1.0)):
+        se = math.hypot(ours.std() / math.sqrt(ours.size), theirs.std() / math.sqrt(theirs.size))
+        assert abs(ours.mean() - theirs.mean()) < 4 * se
+
+
+def test_exposure_stream_is_common_to_every_interval() -> None:
+    """Common random numbers: the failures a trial sees do not depend on tau."""
+    _, job, modes = DALY_CASES[0]
+    counts = []
+    for interval in (0.5, 2.0, 8.0):
+        model = make_model(**{**job, "interval": interval}, modes=modes)
+        outcome = simulate(model, 500, seed=3)
+        exposure = outcome.wall_hours - outcome.bucket_hours[:, BUCKETS.index("detect")]
+        counts.append((outcome.interruptions_by_mode[:, 0], exposure))
+    # A trial that runs longer in exposure sees the same first failures, then more.
+    (c1, e1), (c2, e2) = counts[0], counts[2]
+    longer = e2 > e1
+    assert np.all(c2[longer] >= c1[longer])
+    assert np.all(c2[~longer] <= c1[~longer])
+
+
+# -- degraded and transient failures, worked by hand (W = 10, tau = 3, delta = 0.5, R = 1) --
+
+
+def _hand_model(**mode: object):
+    base = {"units": 1, "lifetime": exp(1e9), "detect": 0.0, "repair": fixed(0.0)}
+    return make_model(**HAND_JOB, modes=[{**base, **mode}])
+
+
+def test_hand_worked_degradation() -> None:
+    # Half speed from exposure 2 to 5: 1.5 h of extra time; the job ends at 13.0.
+    model = _hand_model(impact="degraded", slowdown=(2.0,))
+    outcomes = walk_trial(model, [2.0], [0], [3.0])
+    b = _buckets(outcomes)
+    assert b["degraded"] == pytest.approx(1.5)
+    assert b["rework"] == 0.0
+    assert outcomes.wall_hours[0] == pytest.approx(13.0)
+
+
+def test_hand_worked_overlapping_degradations() -> None:
+    # Failures at 1 and 2, each repaired in 2 h: x2 on [1,2), x4 on [2,3), x2 on [3,4).
+    model = _hand_model(impact="degraded", slowdown=(2.0, 4.0))
+    outcomes = walk_trial(model, [1.0, 2.0], [0, 0], [2.0, 2.0])
+    assert _buckets(outcomes)["degraded"] == pytest.approx(0.5 + 0.75 + 0.5)
+    assert outcomes.wall_hours[0] == pytest.approx(13.25)
+
+
+def test_hand_worked_repair_goes_on_while_the_job_is_down() -> None:
+    # Degraded x2 at exposure 2 for 10 wall hours; a fatal failure at exposure 4
+    # (detect 0.1, wait 2). The degradation ends at wall 12 = exposure 9.9.
+    degraded = {"units": 1, "lifetime": exp(1e9), "impact": "degraded", "slowdown": (2.0,)}
+    fatal = {"units": 1, "lifetime": exp(1e9), "detect": 0.1, "repair": fixed(2.0)}
+    model = make_model(**HAND_JOB, modes=[degraded, fatal])
+    outcomes = walk_trial(model, [2.0, 4.0], [0, 1], [10.0, 2.0])
+    b = _buckets(outcomes)
+    assert b["rework"] == pytest.approx(3.0)
+    assert b["degraded"] == pytest.approx(1.0 + 2.45)
+    assert b["waiting"] == pytest.approx(2.0)
+    assert outcomes.wall_hours[0] == pytest.approx(21.05)
+
+
+def test_hand_worked_transient_stall_and_soft_degradation() -> None:
+    stall_only = walk_trial(_hand_model(impact="transient", stall=0.2), [2.0], [0], [0.0])
+    assert _buckets(stall_only)["stall"] == pytest.approx(0.2)
+    assert stall_only.wall_hours[0] == pytest.approx(11.7)
+    # then x1.5 until 1 h after the stall: [2.2, 3.2) costs 1/3 h more
+    soft = _hand_model(impact="transient", stall=0.2, soft_slowdown=1.5, soft_hours=1.0)
+    outcomes = walk_trial(soft, [2.0], [0], [0.0])
+    assert _buckets(outcomes)["degraded"] == pytest.approx(1.0 / 3.0)
+    assert outcomes.wall_hours[0] == pytest.approx(11.5 + 0.2 + 1.0 / 3.0)
+
+
+def test_fatal_failure_during_a_stall_cuts_it_short() -> None:
+    transient = {"units": 1, "lifetime": exp(1e9), "impact": "transient", "stall": 0.5}
+    fatal = {"units": 1, "lifetime": exp(1e9)}
+    model = make_model(**HAND_JOB, modes=[transient, fatal])
+    outcomes = walk_trial(model, [2.0, 2.2], [0, 1], [0.0, 0.0])
+    b = _buckets(outcomes)
+    assert b["stall"] == pytest.approx(0.2)
+    assert b["rework"] == pytest.approx(2.0)
+    assert outcomes.wall_hours[0] == pytest.approx(14.7)
+
+
+def test_degraded_run_never_beats_a_healthy_one_on_the_same_stream() -> None:
+    _, job, modes = DALY_CASES[3]
+    slowed = [{**modes[0]}, {**modes[1], "impact": "degraded", "slowdown": (1.3, 1.6)}]
+    healthy = [{**modes[0]}, {**modes[1], "impact": "degraded", "slowdown": (1.0,)}]
+    a = simulate(make_model(**job, modes=slowed), 1000, seed=5)
+    b = simulate(make_model(**job, modes=healthy), 1000, seed=5)
+    assert np.all(a.wall_hours >= b.wall_hours - 1e-9)
+    assert np.all(b.bucket_hours[:, BUCKETS.index("degraded")] == 0.0)
+    assert a.wall_hours.mean() > b.wall_hours.mean()
