@@ -21,7 +21,7 @@ from relplan.config import ConfigError, RelplanConfig, load_config
 from relplan.engine import BUCKETS, InfeasibleJobError, simulate
 from relplan.model import SimulationModel, build_model
 from relplan.results import SimulationResult, to_json, write_result_files
-from relplan.topology import build_inventory
+from relplan.topology import Inventory, build_inventory, check_port_budget
 from relplan.units import UnitError, format_duration, parse_duration_hours
 
 app = typer.Typer(
@@ -114,7 +114,10 @@ def inventory_data(config: RelplanConfig) -> dict[str, Any]:
     dict
         ``components`` (cluster and job units per class), ``failure_modes`` (per mode:
         unit, units in the job, mean life in hours, failures per hour of the job's use,
-        share of interruptions), ``job_mtti_hours``, ``job_servers``, ``spare_servers``.
+        share of interruptions), ``job_mtti_hours``, ``job_servers``, ``spare_servers``,
+        ``topology`` (the fabric's facts), ``port_budget`` (per switch tier: switches,
+        ports down, up, needed and available per switch, fits, shortfall) and
+        ``port_problems`` (one line per tier that does not fit).
     """
     inventory = build_inventory(config)
     model = build_model(config)
@@ -142,6 +145,45 @@ def inventory_data(config: RelplanConfig) -> dict[str, Any]:
         "spare_servers": inventory.spare_servers,
         "servers_per_leaf": inventory.servers_per_leaf,
         "job_mtti_hours": model.job_mtti_hours if total_rate else None,
+        "topology": _topology_facts(inventory),
+        "port_budget": [
+            {
+                "tier": row.tier,
+                "switches": row.switches,
+                "down_ports": row.down_ports,
+                "up_ports": row.up_ports,
+                "ports_needed": row.ports_needed,
+                "ports_available": row.ports_available,
+                "fits": row.fits,
+                "shortfall": row.shortfall,
+            }
+            for row in inventory.port_budget
+        ],
+        "port_problems": check_port_budget(inventory),
+    }
+
+
+def _topology_facts(inventory: Inventory) -> dict[str, Any]:
+    return {
+        "topology": inventory.topology,
+        "nics_per_server": inventory.nics_per_server,
+        "servers_per_leaf": inventory.servers_per_leaf,
+        "leaves_per_server": inventory.leaves_per_server,
+        "rails": inventory.rails,
+        "job_leaves": inventory.job_leaves,
+        "job_pods": inventory.job_pods,
+        "uplinks_per_leaf": inventory.uplinks_per_leaf,
+        "uplink_bundles_per_leaf": inventory.uplink_bundles_per_leaf,
+        "spines": inventory.spines,
+        "spines_per_leaf": inventory.spines_per_leaf,
+        "ecmp_width": inventory.ecmp_width,
+        "server_lacp_members": inventory.server_lacp_members,
+        "server_lacp_min_links": inventory.server_lacp_min_links,
+        "fabric_lacp_members": inventory.fabric_lacp_members,
+        "fabric_lacp_min_links": inventory.fabric_lacp_min_links,
+        "dual_tor": inventory.dual_tor,
+        "oversubscription": inventory.oversubscription,
+        "link_speed_bytes_per_s": inventory.link_speed_bytes_per_s,
     }
 
 
@@ -150,7 +192,7 @@ def inventory_data(config: RelplanConfig) -> dict[str, Any]:
 def inventory_command(
     config_path: ConfigArgument, overrides: SetOption = None, as_json: JsonOption = False
 ) -> None:
-    """Show component counts, per-class failure rates and the job's mean time to interruption."""
+    """Show component counts, the fabric and its port budget, per-class failure rates and MTTI."""
     config = _load(config_path, overrides)
     data = inventory_data(config)
     if as_json:
@@ -162,6 +204,38 @@ def inventory_command(
     for name, counts in data["components"].items():
         components.add_row(name, f"{counts['cluster_units']:,}", f"{counts['job_units']:,}")
     console.print(components)
+    facts = data["topology"]
+    fabric = Table(title=f"Fabric: {facts['topology']}", show_header=False)
+    fabric.add_column("fact")
+    fabric.add_column("value", justify="right")
+    for fact, value in facts.items():
+        if fact == "topology":
+            continue
+        if fact == "link_speed_bytes_per_s":
+            fact, value = "link speed", f"{8 * value / 1e9:g} Gbps"
+        elif fact == "oversubscription":
+            value = f"{value:.3g}:1"
+        elif isinstance(value, bool):
+            value = "yes" if value else "no"
+        fabric.add_row(fact.replace("_", " "), str(value))
+    console.print(fabric)
+    budget = Table(title="Port budget per switch")
+    for column in ("tier", "switches", "down", "up", "needed", "available", "fits", "short by"):
+        budget.add_column(column, justify="left" if column == "tier" else "right")
+    for row in data["port_budget"]:
+        budget.add_row(
+            row["tier"],
+            f"{row['switches']:,}",
+            str(row["down_ports"]),
+            str(row["up_ports"]),
+            str(row["ports_needed"]),
+            str(row["ports_available"]),
+            "yes" if row["fits"] else "[bold red]no[/]",
+            str(row["shortfall"]),
+        )
+    console.print(budget)
+    for problem in data["port_problems"]:
+        console.print(f"[bold red]does not fit:[/] {problem}", highlight=False)
     modes = Table(title="Failure modes touching the job")
     for column in (
         "mode",

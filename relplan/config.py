@@ -24,10 +24,27 @@ from pydantic import (
 
 from relplan import distributions
 from relplan.distributions import Distribution
-from relplan.units import HOURS_PER_YEAR, parse_duration_hours, parse_fraction
+from relplan.units import (
+    HOURS_PER_YEAR,
+    parse_bandwidth_bytes_per_s,
+    parse_duration_hours,
+    parse_fraction,
+)
 
-COMPONENT_CLASSES: tuple[str, ...] = ("gpu", "host", "nic", "optic", "link", "leaf", "spine")
-"""Component classes the topology counts; a failure mode attaches to one of them."""
+COMPONENT_CLASSES: tuple[str, ...] = (
+    "gpu",
+    "host",
+    "nic",
+    "optic",
+    "link",
+    "leaf",
+    "spine",
+    "core",
+)
+"""Component classes the topology counts; a failure mode attaches to one of them.
+
+``leaf`` is the edge/ToR tier, ``spine`` the tier above it (the aggregation tier of a
+fat-tree), ``core`` a fat-tree's top tier."""
 
 FAILURE_UNITS: tuple[str, ...] = (*COMPONENT_CLASSES, "job")
 """What a failure mode can be counted per: a component class, or the job as a whole."""
@@ -134,7 +151,9 @@ class FailureModeConfig(_Strict):
     lifetime: DistributionConfig
     repair: DistributionConfig = Field(default_factory=_zero_repair)
     detect: Hours = Field(default=30.0 / 3600.0, ge=0)
-    unit: Literal["gpu", "host", "nic", "optic", "link", "leaf", "spine", "job"] | None = None
+    unit: Literal["gpu", "host", "nic", "optic", "link", "leaf", "spine", "core", "job"] | None = (
+        None
+    )
     start: Literal["equilibrium", "new"] = "equilibrium"
     spares: bool | None = None
 
@@ -147,21 +166,61 @@ class ClusterConfig(_Strict):
     nics_per_server: int | None = Field(default=None, gt=0)
 
 
-class NetworkConfig(_Strict):
-    """``[network]``: a two-tier spine-leaf fabric (more topologies come with the network model).
+BytesPerSecond = Annotated[float, BeforeValidator(parse_bandwidth_bytes_per_s)]
 
-    ``servers_per_leaf`` defaults to what fits half a leaf's ports at one port per
-    NIC; ``uplinks_per_leaf`` defaults to the leaf's downlinks (1:1); ``spines``
-    defaults to ``uplinks_per_leaf`` (one link from each leaf to each spine).
+
+class LacpConfig(_Strict):
+    """An LACP bundle: ``{ members = 2, min_links = 1 }``.
+
+    ``members`` physical links make one logical link, which stays up while at least
+    ``min_links`` of them are up. The default, one member, is a plain link.
     """
 
-    topology: Literal["spine-leaf"] = "spine-leaf"
+    members: int = Field(default=1, gt=0)
+    min_links: int = Field(default=1, gt=0)
+
+
+class NetworkConfig(_Strict):
+    """``[network]``: the fabric between the servers' NICs.
+
+    ``topology``:
+
+    - ``"spine-leaf"``: two tiers. ``servers_per_leaf`` servers hang from each leaf
+      (default: as many as fill half the leaf's ``switch_ports``); each leaf has
+      ``uplinks_per_leaf`` links up (default: as many as its downlinks, 1:1), spread
+      over ``spines`` spines (default: one bundle to each spine).
+    - ``"rail-optimized"``: scalable units of ``servers_per_unit`` servers (default: half
+      a leaf's ports); NIC *i* of every server of a unit goes to the unit's rail leaf
+      *i*, so a unit has ``nics_per_server`` rail leaves (twice that with ``dual_tor``);
+      the rail leaves connect up to spines as in spine-leaf.
+    - ``"fat-tree"``: a three-tier k-ary fat-tree of ``switch_ports`` = k-port switches:
+      k pods of k/2 edge (``leaf``) and k/2 aggregation (``spine``) switches, (k/2)^2
+      ``core`` switches, k^3/4 host ports; the servers' NIC links fill edge ports in
+      order. Its shape follows from k, so it takes none of ``servers_per_leaf``,
+      ``servers_per_unit``, ``uplinks_per_leaf``, ``spines``, ``spine_ports``.
+
+    Every NIC has one link to its leaf, or a bundle of ``server_lacp.members`` links,
+    and with ``dual_tor`` one such bundle to each leaf of an MLAG pair (twice the
+    server links, server-side optics and leaves). Fabric links (leaf up to spine, spine
+    up to core) come in bundles of ``fabric_lacp.members``: links = bundles x members.
+    Optics are two per optical link; copper (DAC) links have none. ``link_speed`` is
+    the speed of one link (one bundle member), stored in bytes per second.
+    """
+
+    topology: Literal["spine-leaf", "rail-optimized", "fat-tree"] = "spine-leaf"
     switch_ports: int = Field(default=64, gt=1)
+    spine_ports: int | None = Field(default=None, gt=1)
     servers_per_leaf: int | None = Field(default=None, gt=0)
+    servers_per_unit: int | None = Field(default=None, gt=0)
     uplinks_per_leaf: int | None = Field(default=None, gt=0)
     spines: int | None = Field(default=None, gt=0)
+    ecmp_width: int | None = Field(default=None, gt=0)
+    dual_tor: bool = False
+    server_lacp: LacpConfig = Field(default_factory=LacpConfig)
+    fabric_lacp: LacpConfig = Field(default_factory=LacpConfig)
     server_links: Literal["optical", "copper"] = "optical"
     fabric_links: Literal["optical", "copper"] = "optical"
+    link_speed: BytesPerSecond = Field(default=400e9 / 8, gt=0)
 
 
 class CheckpointConfig(_Strict):
@@ -351,4 +410,71 @@ def _check_consistency(config: RelplanConfig) -> None:
                 f"failures.{name}.unit",
                 f"'{name}' is not a component class ({', '.join(COMPONENT_CLASSES)}), so it "
                 f"needs 'unit' to say what it is counted per ({', '.join(FAILURE_UNITS)})",
+            )
+    _check_network(config)
+
+
+_NOT_FOR_TOPOLOGY: dict[str, dict[str, str]] = {
+    "spine-leaf": {"servers_per_unit": "it sizes rail-optimized units: use servers_per_leaf"},
+    "rail-optimized": {
+        "servers_per_leaf": "a rail leaf serves one scalable unit: use servers_per_unit"
+    },
+    "fat-tree": {
+        key: "a k-ary fat-tree derives it from switch_ports (k)"
+        for key in (
+            "servers_per_leaf",
+            "servers_per_unit",
+            "uplinks_per_leaf",
+            "spines",
+            "spine_ports",
+        )
+    },
+}
+
+
+def _check_network(config: RelplanConfig) -> None:
+    """Check the ``[network]`` keys against each other and against the topology."""
+    network = config.network
+    for name in ("server_lacp", "fabric_lacp"):
+        lacp = getattr(network, name)
+        if lacp.min_links > lacp.members:
+            raise ConfigError(
+                f"network.{name}.min_links",
+                f"{lacp.min_links} is more than the bundle's {lacp.members} members",
+            )
+    for key, reason in _NOT_FOR_TOPOLOGY[network.topology].items():
+        if getattr(network, key) is not None:
+            raise ConfigError(
+                f"network.{key}", f"does not apply to topology '{network.topology}': {reason}"
+            )
+    if network.topology == "fat-tree":
+        k = network.switch_ports
+        if k % 2:
+            raise ConfigError(
+                "network.switch_ports", f"a k-ary fat-tree needs an even port count k (got {k})"
+            )
+        if network.dual_tor and k % 4:
+            raise ConfigError(
+                "network.dual_tor",
+                f"pairs the k/2 edge switches of a pod, so k/2 must be even: switch_ports "
+                f"must be a multiple of 4 (got {k})",
+            )
+    members = network.fabric_lacp.members
+    if network.uplinks_per_leaf is not None and network.uplinks_per_leaf % members:
+        raise ConfigError(
+            "network.uplinks_per_leaf",
+            f"{network.uplinks_per_leaf} links do not make whole bundles of "
+            f"fabric_lacp.members = {members}",
+        )
+    if network.ecmp_width is not None:
+        # The bound depends on derived defaults, which the topology works out
+        # (imported here: topology imports this module).
+        from relplan.topology import build_inventory
+
+        bundles = build_inventory(config).uplink_bundles_per_leaf
+        if network.ecmp_width > bundles:
+            raise ConfigError(
+                "network.ecmp_width",
+                f"{network.ecmp_width} equal-cost uplinks, but a leaf has only {bundles} "
+                f"uplink bundles",
             )

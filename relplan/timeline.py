@@ -18,6 +18,9 @@ Impacts of a failure:
 - DEGRADED: the job runs on, slowed, until the unit's repair ends (wall clock).
 - TRANSIENT: the job stalls for the mode's stall time (exposure, no progress), then
   optionally runs slowed for a while (soft degradation, such as PFC congestion).
+- ELASTIC: the job drops the failed data-parallel replica instead of rolling back: it
+  stalls for detection plus reconfiguration, then runs on with fewer replicas
+  (slowdown ``DP / (DP - k)``) until a spare, or the repaired unit, rejoins.
 
 Failures come from two sources, merged in time: exponential modes drawn on the fly
 from each trial's own xoshiro256** stream (a Poisson superposition: gap, mode, repair,
@@ -33,7 +36,7 @@ import numpy as np
 
 from relplan.rng import duration_from_uniform, uniform
 
-FATAL, DEGRADED, TRANSIENT = 0, 1, 2
+FATAL, DEGRADED, TRANSIENT, ELASTIC = 0, 1, 2, 3
 """Impact codes of a failure mode."""
 
 B_USEFUL, B_REWORK, B_CHECKPOINT, B_DETECT, B_RESTART, B_WAITING, B_DEGRADED, B_STALL = range(8)
@@ -69,6 +72,29 @@ def completed_segments(
     ) > elapsed:
         count -= 1
     return count
+
+
+@numba.njit(cache=True, inline="always")
+def _replacement_wait(trial: int, spare_return: np.ndarray, noticed: float, repair: float) -> float:
+    """Hours from ``noticed`` until a replacement is ready: a free spare (0), a spare back
+    from repair before the failed unit, or the failed unit itself. Updates the pool."""
+    n_spares = spare_return.shape[1]
+    if n_spares == 0:
+        return repair
+    first = 0
+    for spare in range(1, n_spares):
+        if spare_return[trial, spare] < spare_return[trial, first]:
+            first = spare
+    back = spare_return[trial, first]
+    if back <= noticed:
+        spare_return[trial, first] = noticed + repair
+        return 0.0
+    if back < noticed + repair:
+        # A spare comes back before the failed unit: take it; the failed unit joins
+        # the pool when its own repair ends.
+        spare_return[trial, first] = noticed + repair
+        return back - noticed
+    return repair
 
 
 @numba.njit(cache=True, inline="always")
@@ -151,7 +177,6 @@ def walk_trials(
     last_work = job[5]
     every = int(job[6])
     total_segments = int(job[7])
-    n_spares = spare_return.shape[1]
     n_modes = mode_impact.shape[0]
     for slot in range(active.size):
         trial = active[slot]
@@ -269,21 +294,9 @@ def walk_trials(
                 buckets[trial, B_DETECT] += detect
                 noticed = e_fail + idle[trial] + detect
                 wait = repair
-                if mode_uses_spares[mode] and n_spares > 0:
-                    first = 0
-                    for spare in range(1, n_spares):
-                        if spare_return[trial, spare] < spare_return[trial, first]:
-                            first = spare
-                    back = spare_return[trial, first]
-                    if back <= noticed:
-                        spare_return[trial, first] = noticed + repair
-                        spares_used[trial] += 1
-                        wait = 0.0
-                    elif back < noticed + repair:
-                        # A spare comes back before the failed unit: take it; the failed
-                        # unit joins the pool when its own repair ends.
-                        wait = back - noticed
-                        spare_return[trial, first] = noticed + repair
+                if mode_uses_spares[mode]:
+                    wait = _replacement_wait(trial, spare_return, noticed, repair)
+                    if wait < repair:
                         spares_used[trial] += 1
                 buckets[trial, B_WAITING] += wait
                 idle[trial] += detect + wait
@@ -291,10 +304,22 @@ def walk_trials(
                 phase_start[trial] = e_fail
                 continue
 
-            # Degraded and transient failures: the job keeps its progress.
+            # Degraded, transient and elastic failures: the job keeps its progress.
             duration = repair
             table_mode = mode
-            if impact == TRANSIENT:
+            if impact == ELASTIC:
+                stall = mode_stall[mode]  # detection + reconfiguration
+                if phase[trial] == RUNNING:
+                    buckets[trial, B_STALL] += stall
+                    phase_start[trial] = max(phase_start[trial], e_fail) + stall
+                wait = repair
+                if mode_uses_spares[mode]:
+                    wait = _replacement_wait(trial, spare_return, e_fail + idle[trial] + stall,
+                                             repair)
+                    if wait < repair:
+                        spares_used[trial] += 1
+                duration = stall + wait + mode_soft_hours[mode]  # soft hours: the rejoin
+            elif impact == TRANSIENT:
                 if phase[trial] == RUNNING:
                     stall = mode_stall[mode]
                     resume = max(phase_start[trial], e_fail) + stall
