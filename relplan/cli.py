@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import functools
 import json
+import math
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -17,12 +19,21 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from relplan import plots
+from relplan.checkpoint import optimize_interval
 from relplan.config import ConfigError, RelplanConfig, load_config
 from relplan.engine import BUCKETS, InfeasibleJobError, simulate
 from relplan.model import SimulationModel, build_model
-from relplan.results import SimulationResult, to_json, write_result_files
+from relplan.results import (
+    SimulationResult,
+    to_json,
+    write_atomic,
+    write_result_files,
+    write_text_atomic,
+)
 from relplan.topology import Inventory, build_inventory, check_port_budget
 from relplan.units import UnitError, format_duration, parse_duration_hours
+from relplan.workload import baseline_report, cluster_mtbf
 
 app = typer.Typer(
     name="relplan",
@@ -32,7 +43,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-console = Console()
+# Outside a terminal (piped, captured), tables get room instead of rich's default 80.
+console = Console(width=None if sys.stdout.isatty() else 160)
 error_console = Console(stderr=True)
 
 ConfigArgument = Annotated[
@@ -97,6 +109,18 @@ def validate_command(config_path: ConfigArgument, overrides: SetOption = None) -
 _SHORT_KIND = {"exponential": "exp", "weibull": "Weibull", "lognormal": "logn", "fixed": "fixed"}
 
 
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def _impact_text(mode: dict[str, Any]) -> str:
+    if mode["impact"] in ("degraded", "elastic"):
+        return f"{mode['impact']} x{mode['slowdown']:.3g}"
+    if mode["impact"] == "transient":
+        return f"stall {format_duration(mode['stall_hours'])}"
+    return mode["impact"]
+
+
 def _hours(hours: float) -> str:
     return "never" if hours == float("inf") else format_duration(hours)
 
@@ -114,7 +138,8 @@ def inventory_data(config: RelplanConfig) -> dict[str, Any]:
     dict
         ``components`` (cluster and job units per class), ``failure_modes`` (per mode:
         unit, units in the job, mean life in hours, failures per hour of the job's use,
-        share of interruptions), ``job_mtti_hours``, ``job_servers``, ``spare_servers``,
+        share of failures, impact, slowdown of one unrepaired failure, stall),
+        ``job_mtti_hours`` (fatal modes only), ``job_servers``, ``spare_servers``,
         ``topology`` (the fabric's facts), ``port_budget`` (per switch tier: switches,
         ports down, up, needed and available per switch, fits, shortfall) and
         ``port_problems`` (one line per tier that does not fit).
@@ -138,13 +163,16 @@ def inventory_data(config: RelplanConfig) -> dict[str, Any]:
                 "uses_spares": mode.uses_spares,
                 "job_failures_per_hour": mode.job_rate_per_hour,
                 "share": mode.job_rate_per_hour / total_rate if total_rate else 0.0,
+                "impact": mode.impact,
+                "slowdown": mode.slowdown_by_count[0],
+                "stall_hours": mode.stall_hours,
             }
             for mode in model.modes
         },
         "job_servers": inventory.job_servers,
         "spare_servers": inventory.spare_servers,
         "servers_per_leaf": inventory.servers_per_leaf,
-        "job_mtti_hours": model.job_mtti_hours if total_rate else None,
+        "job_mtti_hours": _finite(model.job_mtti_hours),
         "topology": _topology_facts(inventory),
         "port_budget": [
             {
@@ -246,6 +274,7 @@ def inventory_command(
         "share",
         "repair",
         "spares",
+        "impact",
     ):
         modes.add_column(column, justify="left" if column in ("mode", "unit") else "right")
     for name, mode in data["failure_modes"].items():
@@ -258,6 +287,7 @@ def inventory_command(
             f"{100 * mode['share']:.1f}%",
             format_duration(mode["mean_repair_hours"]),
             "yes" if mode["uses_spares"] else "no",
+            _impact_text(mode),
         )
     console.print(modes)
     mtti = data["job_mtti_hours"]
@@ -295,6 +325,8 @@ def _render_summary(result: SimulationResult, title: str) -> None:
         ("GPU-hours lost", "gpu_hours_lost", "{:,.0f}"),
         ("interruptions", "interruptions", "{:,.2f}"),
         ("spares used", "spares_used", "{:,.2f}"),
+        ("hours degraded", "degraded_hours", "{:,.2f}"),
+        ("hours stalled", "stall_hours", "{:,.3f}"),
     )
     for label, key, fmt in rows:
         stats = summary[key]
@@ -319,13 +351,16 @@ def _render_summary(result: SimulationResult, title: str) -> None:
         buckets.add_row(bucket, f"{hours:,.2f}", f"{100 * share:.1f}%")
     console.print(buckets)
 
-    by_class = summary["interruptions_by_class"]
-    total = sum(by_class.values())
-    classes = Table(title="Interruptions by class (mean per run)")
-    for column in ("class", "interruptions", "share"):
-        classes.add_column(column, justify="left" if column == "class" else "right")
-    for mode, count in sorted(by_class.items(), key=lambda item: -item[1]):
-        classes.add_row(mode, f"{count:,.2f}", f"{100 * count / total:.1f}%" if total else "-")
+    by_class = summary["failures_by_class"]
+    total = sum(entry["mean"] for entry in by_class.values())
+    classes = Table(title="Failures by mode (mean per run)")
+    for column in ("mode", "impact", "failures", "share"):
+        classes.add_column(column, justify="left" if column in ("mode", "impact") else "right")
+    for mode, entry in sorted(by_class.items(), key=lambda item: -item[1]["mean"]):
+        classes.add_row(
+            mode, entry["impact"], f"{entry['mean']:,.2f}",
+            f"{100 * entry['mean'] / total:.1f}%" if total else "-",
+        )  # fmt: skip
     console.print(classes)
 
 
@@ -385,3 +420,150 @@ def simulate_command(
         f"interval {format_duration(job.interval_hours)}, write "
         f"{format_duration(job.write_hours)}, job MTTI {_hours(model.job_mtti_hours)}",
     )
+
+
+def _seconds(value: float) -> str:
+    if value == 0:
+        return "0"
+    if value < 1e-3:
+        return f"{value * 1e6:.3g} us"
+    if value < 1.0:
+        return f"{value * 1e3:.3g} ms"
+    return f"{value:.3g} s"
+
+
+def _bytes(value: float) -> str:
+    for unit, size in (("PB", 1e15), ("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if abs(value) >= size:
+            return f"{value / size:.3g} {unit}"
+    return f"{value:.3g} B"
+
+
+@app.command("baseline")
+@reports_errors
+def baseline_command(
+    config_path: ConfigArgument, overrides: SetOption = None, as_json: JsonOption = False
+) -> None:
+    """Show the job's communication baseline: per parallelism dimension and per step."""
+    config = _load(config_path, overrides)
+    if config.workload is None:
+        raise ConfigError("workload", "the baseline needs a [workload] section (see README)")
+    model = build_model(config)
+    report = baseline_report(config)
+    report["cluster_mtbf_hours"] = cluster_mtbf(config, model)
+    report["job_mtti_hours"] = _finite(model.job_mtti_hours)
+    report["degraded_slowdowns"] = {
+        mode.name: list(mode.slowdown_by_count[:4])
+        for mode in model.modes
+        if mode.impact in ("degraded", "elastic")
+    }
+    if as_json:
+        typer.echo(to_json(report))
+        return
+    base = report["baseline"]
+    table = Table(title=f"Communication baseline of {_config_name(config, config_path)} per step")
+    columns = ("dimension", "collective", "path", "ranks", "volume / GPU", "time",
+               "latency share", "needed", "available", "exposed")
+    for column in columns:
+        table.add_column(column, justify="left" if column in columns[:3] else "right")
+    for name, entry in base["dimensions"].items():
+        if entry["volume_per_step_bytes"] == 0:
+            continue
+        table.add_row(
+            name, entry["collective"], entry["path"], f"{entry['group_ranks']:,}",
+            _bytes(entry["volume_per_step_bytes"]), _seconds(entry["time_s"]),
+            f"{100 * entry['latency_share']:.1f}%",
+            f"{_bytes(entry['bandwidth_needed_bytes_per_s'])}/s",
+            f"{_bytes(entry['bandwidth_available_bytes_per_s'])}/s",
+            _seconds(entry["exposed_s"]),
+        )  # fmt: skip
+    console.print(table)
+    console.print(
+        f"Step: compute {_seconds(base['compute_time_s'])} + exposed communication "
+        f"{_seconds(base['exposed_communication_s'])} = [bold]{_seconds(base['step_time_s'])}"
+        f"[/]; at RTT {_seconds(base['rtt_low_s'])}: {_seconds(base['step_time_rtt_low_s'])}, "
+        f"at {_seconds(base['rtt_high_s'])}: {_seconds(base['step_time_rtt_high_s'])}",
+        highlight=False,
+    )
+    gradients = report["gradients"]
+    console.print(
+        f"Gradients: {_bytes(gradients['bytes_per_gpu'])} per GPU, "
+        f"{_bytes(gradients['bytes_per_step_all_gpus'])} per step over the job; pure data "
+        f"parallel would need {_bytes(gradients['dp_bandwidth_per_gpu_bytes_per_s'])}/s = "
+        f"{gradients['dp_bandwidth_per_gpu_bits_per_s'] / 1e12:.3g} Tbps per GPU",
+        highlight=False,
+    )
+    if "moe" in report:
+        moe = report["moe"]
+        console.print(
+            f"MoE: All-to-All {_bytes(moe['all_to_all_bytes_per_step'])} per step; dense "
+            f"gradients {_bytes(moe['dp_gradient_bytes_per_step'])}, "
+            f"{_bytes(moe['dp_gradient_bytes_per_group'])} per DP group "
+            f"({moe['expert_data_parallel']} replicas); average "
+            f"{_bytes(moe['average_bandwidth_per_gpu_bytes_per_s'])}/s per GPU, peak "
+            f"{_bytes(moe['peak_bandwidth_per_gpu_bytes_per_s'])}/s, provision "
+            f"{_bytes(moe['provisioned_bandwidth_per_gpu_bytes_per_s'])}/s",
+            highlight=False,
+        )
+    mtti = report["job_mtti_hours"]
+    console.print(f"Job MTTI: {_hours(mtti if mtti else math.inf)}", highlight=False)
+    for mode, steps in report["degraded_slowdowns"].items():
+        console.print(f"Degraded by {mode}: step time x{steps[0]:.4g}", highlight=False)
+
+
+@app.command("optimize")
+@reports_errors
+def optimize_command(
+    config_path: ConfigArgument,
+    trials: Annotated[
+        int | None, typer.Option(min=2, help="Trials per interval [default: from the config].")
+    ] = None,
+    seed: Annotated[int | None, typer.Option(min=0, help="Seed shared by every interval.")] = None,
+    overrides: SetOption = None,
+    workers: Annotated[int | None, typer.Option(min=1, help="Threads.")] = None,
+    as_json: JsonOption = False,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Write optimize.json, curve.csv and goodput-vs-interval plots here."),
+    ] = None,
+) -> None:
+    """Find the checkpoint interval: Young, Daly and the Monte Carlo optimum with its CI."""
+    config = _load(config_path, overrides)
+    model = build_model(config)
+    trials = trials if trials is not None else config.simulation.trials
+    seed = seed if seed is not None else config.simulation.seed
+    workers = workers if workers is not None else config.simulation.workers
+    if not math.isfinite(model.job_mtti_hours):
+        raise ConfigError("failures", "no failure mode interrupts the job: nothing to optimise")
+    result = optimize_interval(model, trials, seed, workers=workers)
+    name = _config_name(config, config_path)
+    if out is not None:
+        write_text_atomic(out / "optimize.json", to_json(result.to_dict()) + "\n")
+        write_atomic(out / "curve.csv", lambda tmp: result.curve.to_csv(tmp, index=False))
+        figure = plots.goodput_vs_interval(
+            result.curve, name, young_hours=result.young_hours, daly_hours=result.daly_hours,
+            mc_optimal_hours=result.mc_optimal_hours, mc_optimal_ci95=result.mc_optimal_ci95,
+        )  # fmt: skip
+        plots.save_figure(figure, out / "goodput-vs-interval")
+    if as_json:
+        typer.echo(to_json(result.to_dict()))
+        return
+    table = Table(title=f"Checkpoint interval for {name} ({trials:,} trials per interval, "
+                        f"job MTTI {_hours(result.mtti_hours)})")
+    for column in ("method", "interval", "95% CI", "mean goodput"):
+        table.add_column(column, justify="left" if column == "method" else "right")
+    rows = (
+        ("Young (1974)", result.young_hours, None, "young"),
+        ("Daly (2006)", result.daly_hours, None, "daly"),
+        ("Monte Carlo, mean goodput", result.mc_optimal_hours, result.mc_optimal_ci95, "mc"),
+        ("Monte Carlo, P95 wall time", result.p95_optimal_hours, result.p95_optimal_ci95, "p95"),
+    )
+    for label, hours, ci, key in rows:
+        table.add_row(
+            label, format_duration(hours),
+            f"{format_duration(ci[0])} – {format_duration(ci[1])}" if ci else "",
+            f"{result.goodput_at[key]:.4f}",
+        )  # fmt: skip
+    console.print(table)
+    if out is not None:
+        error_console.print(f"wrote {out}/optimize.json, curve.csv, goodput-vs-interval.png/svg")

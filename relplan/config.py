@@ -29,6 +29,7 @@ from relplan.units import (
     parse_bandwidth_bytes_per_s,
     parse_duration_hours,
     parse_fraction,
+    parse_size_bytes,
 )
 
 COMPONENT_CLASSES: tuple[str, ...] = (
@@ -146,6 +147,13 @@ class FailureModeConfig(_Strict):
     ``unit`` says what the mode is counted per (a component class or ``job``); it
     defaults to NAME when NAME is a component class. ``spares`` says whether a spare
     server can replace the failed unit (default: yes for gpu, host and nic).
+
+    ``impact`` is what a failure does to the job: ``auto`` (the default) derives it
+    from the class and the network's redundancy (see :mod:`relplan.impact`); ``fatal``,
+    ``degraded`` (runs on slowed by ``slowdown`` until repaired; default from the
+    communication model) or ``transient`` (stalls for ``stall``, default the network's
+    failover time, then optionally runs at ``soft_slowdown`` for ``soft_duration``;
+    a stall as long as the collective timeout is fatal).
     """
 
     lifetime: DistributionConfig
@@ -156,6 +164,11 @@ class FailureModeConfig(_Strict):
     )
     start: Literal["equilibrium", "new"] = "equilibrium"
     spares: bool | None = None
+    impact: Literal["auto", "fatal", "degraded", "transient"] = "auto"
+    slowdown: float | None = Field(default=None, ge=1)
+    stall: Hours | None = Field(default=None, ge=0)
+    soft_slowdown: float | None = Field(default=None, ge=1)
+    soft_duration: Hours | None = Field(default=None, ge=0)
 
 
 class ClusterConfig(_Strict):
@@ -167,6 +180,22 @@ class ClusterConfig(_Strict):
 
 
 BytesPerSecond = Annotated[float, BeforeValidator(parse_bandwidth_bytes_per_s)]
+Bytes = Annotated[float, BeforeValidator(parse_size_bytes)]
+
+
+class FailoverConfig(_Strict):
+    """``[network.failover]``: detection and failover timers (shared/reference, Sec. 6).
+
+    BFD declares a link down after ``bfd_multiplier`` missed hellos; ECMP then
+    reconverges. LACP's own detection is 3 s (fast rate) or 90 s (slow). A stall as
+    long as ``collective_timeout`` (PyTorch NCCL default: 10 min) kills the job.
+    """
+
+    bfd_interval: Hours = Field(default=0.3 / 3600.0, gt=0)
+    bfd_multiplier: int = Field(default=3, gt=0)
+    ecmp_reconvergence: Hours = Field(default=1.0 / 3600.0, ge=0)
+    lacp_rate: Literal["fast", "slow"] = "fast"
+    collective_timeout: Hours = Field(default=10.0 / 60.0, gt=0)
 
 
 class LacpConfig(_Strict):
@@ -205,6 +234,12 @@ class NetworkConfig(_Strict):
     up to core) come in bundles of ``fabric_lacp.members``: links = bundles x members.
     Optics are two per optical link; copper (DAC) links have none. ``link_speed`` is
     the speed of one link (one bundle member), stored in bytes per second.
+
+    For the communication model: ``nvlink_bandwidth`` per GPU, the network ``rtt``,
+    ``ecmp_efficiency`` (share of the fabric ECMP hashing actually uses) and, when the
+    config has no ``[workload]``, ``comm_share``: the share of a step spent in exposed
+    scale-out communication, from which degraded slowdowns are estimated.
+    ``[network.failover]`` holds the detection and failover timers.
     """
 
     topology: Literal["spine-leaf", "rail-optimized", "fat-tree"] = "spine-leaf"
@@ -221,13 +256,65 @@ class NetworkConfig(_Strict):
     server_links: Literal["optical", "copper"] = "optical"
     fabric_links: Literal["optical", "copper"] = "optical"
     link_speed: BytesPerSecond = Field(default=400e9 / 8, gt=0)
+    nvlink_bandwidth: BytesPerSecond = Field(default=450e9, gt=0)
+    rtt: Hours = Field(default=10e-6 / 3600.0, ge=0)
+    ecmp_efficiency: float = Field(default=1.0, gt=0, le=1)
+    comm_share: Fraction = Field(default=0.3, ge=0, le=1)
+    failover: FailoverConfig = Field(default_factory=FailoverConfig)
+
+
+class FastTierConfig(_Strict):
+    """``[job.checkpoint.fast]``: a fast checkpoint tier (host memory or a peer).
+
+    ``interval`` must divide the durable interval. ``survives = "peer"`` (a copy on
+    another host survives one failure) or ``"none"`` (lost when its server fails: a
+    gpu, host or nic failure then rolls back to the last durable checkpoint).
+    """
+
+    interval: Hours = Field(gt=0)
+    write: Hours = Field(ge=0)
+    survives: Literal["peer", "none"] = "peer"
 
 
 class CheckpointConfig(_Strict):
-    """``[job.checkpoint]``: compute time between checkpoints, and the blocking write."""
+    """``[job.checkpoint]``: compute time between (durable) checkpoints and their cost.
+
+    The write is given directly (``write``) or from ``size`` and the storage
+    ``bandwidth``; with asynchronous checkpointing only ``blocking_fraction`` of it
+    stops training.
+    """
 
     interval: Hours = Field(gt=0)
-    write: Hours = Field(default=0.0, ge=0)
+    write: Hours | None = Field(default=None, ge=0)
+    size: Bytes | None = Field(default=None, gt=0)
+    bandwidth: BytesPerSecond | None = Field(default=None, gt=0)
+    blocking_fraction: Fraction = Field(default=1.0, gt=0, le=1)
+    fast: FastTierConfig | None = None
+
+    @model_validator(mode="after")
+    def _check_cost(self) -> CheckpointConfig:
+        if self.write is not None and (self.size is not None or self.bandwidth is not None):
+            raise ValueError("give either 'write' or 'size' and 'bandwidth', not both")
+        if (self.size is None) != (self.bandwidth is None):
+            raise ValueError("'size' and 'bandwidth' go together")
+        return self
+
+    @property
+    def blocking_write_hours(self) -> float:
+        """Time one durable checkpoint blocks training, hours."""
+        if self.size is not None and self.bandwidth is not None:
+            write = self.size / self.bandwidth / 3600.0
+        else:
+            write = self.write or 0.0
+        return write * self.blocking_fraction
+
+
+class ElasticConfig(_Strict):
+    """``[job.elastic]``: elastic recovery (drop the failed data-parallel replica)."""
+
+    data_parallel: int = Field(ge=2)
+    reconfigure: Hours = Field(default=2.0 / 60.0, ge=0)
+    rejoin: Hours = Field(default=5.0 / 60.0, ge=0)
 
 
 class JobConfig(_Strict):
@@ -238,6 +325,52 @@ class JobConfig(_Strict):
     restart: Hours = Field(default=0.0, ge=0)
     spares: int = Field(default=0, ge=0)
     checkpoint: CheckpointConfig
+    recovery: Literal["checkpoint-restart", "elastic", "failure-free"] = "checkpoint-restart"
+    elastic: ElasticConfig | None = None
+
+
+class ParallelismConfig(_Strict):
+    """``[workload.parallelism]``: degrees; GPUs = data x tensor x pipeline.
+
+    ``data`` defaults to the job's GPUs / (tensor x pipeline). Expert parallelism is
+    carved out of the data x tensor ranks (Megatron-Core).
+    """
+
+    data: int | None = Field(default=None, gt=0)
+    tensor: int = Field(default=1, gt=0)
+    pipeline: int = Field(default=1, gt=0)
+    expert: int = Field(default=1, gt=0)
+
+
+class OverlapConfig(_Strict):
+    """``[workload.overlap]``: share of compute each dimension's communication hides behind."""
+
+    data: Fraction = Field(default=0.8, ge=0, le=1)
+    tensor: Fraction = Field(default=0.0, ge=0, le=1)
+    pipeline: Fraction = Field(default=0.0, ge=0, le=1)
+    expert: Fraction = Field(default=0.0, ge=0, le=1)
+
+
+class WorkloadConfig(_Strict):
+    """``[workload]``: what a training step computes and exchanges (the baseline's input)."""
+
+    parameters: float = Field(gt=0)
+    expert_parameters: float = Field(default=0.0, ge=0)
+    tokens_per_step: float = Field(gt=0)
+    hidden_size: int = Field(gt=0)
+    layers: int = Field(gt=0)
+    micro_batches: int = Field(default=1, gt=0)
+    step_compute: Hours = Field(gt=0)
+    top_k: int = Field(default=2, gt=0)
+    moe_layers: int | None = Field(default=None, ge=0)
+    bytes_per_gradient: float = Field(default=4.0, gt=0)
+    bytes_per_activation: float = Field(default=2.0, gt=0)
+    bytes_per_token_expert: Bytes | None = Field(default=None, gt=0)
+    comm_efficiency: Fraction = Field(default=0.7, gt=0, le=1)
+    burst_factor: float = Field(default=4.0, ge=1)
+    headroom: Fraction = Field(default=0.25, ge=0)
+    parallelism: ParallelismConfig = Field(default_factory=ParallelismConfig)
+    overlap: OverlapConfig = Field(default_factory=OverlapConfig)
 
 
 class SimulationConfig(_Strict):
@@ -257,6 +390,7 @@ class RelplanConfig(_Strict):
     network: NetworkConfig = Field(default_factory=NetworkConfig)
     failures: dict[str, FailureModeConfig] = Field(default_factory=dict)
     job: JobConfig
+    workload: WorkloadConfig | None = None
     simulation: SimulationConfig = Field(default_factory=SimulationConfig)
 
     def failure_unit(self, mode_name: str) -> str:
@@ -411,7 +545,43 @@ def _check_consistency(config: RelplanConfig) -> None:
                 f"'{name}' is not a component class ({', '.join(COMPONENT_CLASSES)}), so it "
                 f"needs 'unit' to say what it is counted per ({', '.join(FAILURE_UNITS)})",
             )
+    _check_job(config)
     _check_network(config)
+
+
+def _check_job(config: RelplanConfig) -> None:
+    job, checkpoint = config.job, config.job.checkpoint
+    if checkpoint.fast is not None:
+        ratio = checkpoint.interval / checkpoint.fast.interval
+        if ratio < 1.0 - 1e-9 or abs(ratio - round(ratio)) > 1e-6 * ratio:
+            raise ConfigError(
+                "job.checkpoint.fast.interval",
+                f"must divide job.checkpoint.interval ({checkpoint.interval:g} h is "
+                f"{ratio:.4g} fast intervals)",
+            )
+    if job.recovery == "elastic":
+        if job.elastic is None:
+            raise ConfigError("job.elastic", "recovery = \"elastic\" needs [job.elastic] with "
+                              "data_parallel")
+        if config.workload is not None and config.workload.parallelism.data is not None and (
+            config.workload.parallelism.data != job.elastic.data_parallel
+        ):
+            raise ConfigError("job.elastic.data_parallel",
+                              "differs from workload.parallelism.data")
+    workload = config.workload
+    if workload is not None:
+        degrees = workload.parallelism
+        model_parallel = degrees.tensor * degrees.pipeline
+        data = degrees.data if degrees.data is not None else job.gpus // model_parallel
+        if data * model_parallel != job.gpus:
+            raise ConfigError(
+                "workload.parallelism",
+                f"data x tensor x pipeline = {data} x {degrees.tensor} x {degrees.pipeline} "
+                f"= {data * model_parallel} GPUs, but the job has {job.gpus}",
+            )
+        if (data * degrees.tensor) % degrees.expert:
+            raise ConfigError("workload.parallelism.expert",
+                              f"must divide data x tensor = {data * degrees.tensor}")
 
 
 _NOT_FOR_TOPOLOGY: dict[str, dict[str, str]] = {

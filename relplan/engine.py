@@ -36,7 +36,7 @@ import numpy as np
 from relplan import timeline
 from relplan.checkpoint import checkpoint_count, daly_interval, expected_wall_hours
 from relplan.events import RenewalStream
-from relplan.model import SimulationModel
+from relplan.model import FailureMode, SimulationModel
 from relplan.rng import duration_code, seed_states
 
 BLOCK_TRIALS = 1000
@@ -72,19 +72,28 @@ class TrialOutcomes:
         Wall-clock time to finish the job, hours.
     bucket_hours : numpy.ndarray
         Shape (trials, len(BUCKETS)): wall hours in each bucket; rows sum to wall_hours.
-    interruptions_by_mode : numpy.ndarray
-        Shape (trials, modes): failures that interrupted the job, per failure mode.
+    failures_by_mode : numpy.ndarray
+        Shape (trials, modes): failures that reached the job, per failure mode.
     spares_used : numpy.ndarray
         Times a spare server was swapped in.
     mode_names : tuple of str
-        Column names of ``interruptions_by_mode``.
+        Column names of ``failures_by_mode``.
+    mode_impacts : tuple of str
+        Impact of each mode: fatal, degraded, transient or elastic.
     """
 
     wall_hours: np.ndarray
     bucket_hours: np.ndarray
-    interruptions_by_mode: np.ndarray
+    failures_by_mode: np.ndarray
     spares_used: np.ndarray
     mode_names: tuple[str, ...]
+    mode_impacts: tuple[str, ...]
+
+    @property
+    def interruptions_by_mode(self) -> np.ndarray:
+        """Shape (trials, modes): failures that stopped the job (zero for non-fatal modes)."""
+        fatal = np.array([impact == "fatal" for impact in self.mode_impacts], dtype=bool)
+        return self.failures_by_mode * fatal
 
     @property
     def trials(self) -> int:
@@ -100,8 +109,8 @@ def expected_exposure_hours(model: SimulationModel) -> float:
     job = model.job
     return expected_wall_hours(
         job.work_hours,
-        job.interval_hours,
-        job.write_hours,
+        job.segment_hours,
+        job.mean_write_hours,
         model.job_mtti_hours,
         job.restart_hours,
     )
@@ -117,8 +126,8 @@ def check_feasible(model: SimulationModel) -> None:
         failure-free time.
     """
     job = model.job
-    failure_free = job.work_hours + checkpoint_count(job.work_hours, job.interval_hours) * (
-        job.write_hours
+    failure_free = job.work_hours + checkpoint_count(job.work_hours, job.segment_hours) * (
+        job.mean_write_hours
     )
     try:
         expected = expected_exposure_hours(model)
@@ -128,7 +137,7 @@ def check_feasible(model: SimulationModel) -> None:
         raise InfeasibleJobError(
             f"the job would practically never finish: its mean time to interruption is "
             f"{model.job_mtti_hours:.3g} h against a restart of {job.restart_hours:.3g} h and "
-            f"segments of {job.interval_hours + job.write_hours:.3g} h (expected time more "
+            f"segments of {job.segment_hours + job.mean_write_hours:.3g} h (expected time more "
             f"than {MAX_EXPECTED_SLOWDOWN:.0f}x the failure-free time); shorten job.restart or "
             "job.checkpoint.interval, or make failures rarer"
         )
@@ -165,21 +174,23 @@ class _CompiledModel:
 
 
 _IMPACT_CODES = {"fatal": timeline.FATAL, "degraded": timeline.DEGRADED,
-                 "transient": timeline.TRANSIENT}
+                 "transient": timeline.TRANSIENT, "elastic": timeline.ELASTIC}
 
 
 def _compile(model: SimulationModel, on_the_fly: bool = True) -> _CompiledModel:
     job, modes = model.job, model.modes
-    checkpoints = checkpoint_count(job.work_hours, job.interval_hours)
+    segment = job.segment_hours
+    checkpoints = checkpoint_count(job.work_hours, segment)
+    two_tier = job.fast_interval_hours is not None
     packed_job = np.array(
         [
             job.work_hours,
-            job.interval_hours,
-            job.write_hours,
+            segment,
+            job.fast_write_hours if two_tier else job.write_hours,
             job.write_hours,
             job.restart_hours,
-            job.work_hours - checkpoints * job.interval_hours,
-            1.0,
+            job.work_hours - checkpoints * segment,
+            float(job.durable_every),
             checkpoints + 1.0,
         ]
     )
@@ -270,13 +281,14 @@ class _BlockState:
                 f"more than {timeline.MAX_DEGRADATIONS} degradations at once in one trial"
             )
 
-    def outcomes(self, mode_names: tuple[str, ...]) -> TrialOutcomes:
+    def outcomes(self, modes: tuple[FailureMode, ...]) -> TrialOutcomes:
         return TrialOutcomes(
             wall_hours=self.wall,
             bucket_hours=self.buckets,
-            interruptions_by_mode=self.mode_counts,
+            failures_by_mode=self.mode_counts,
             spares_used=self.spares_used,
-            mode_names=mode_names,
+            mode_names=tuple(m.name for m in modes),
+            mode_impacts=tuple(m.impact for m in modes),
         )
 
 
@@ -288,11 +300,12 @@ def first_window_hours(model: SimulationModel) -> float:
     """
     job = model.job
     mtti = model.job_mtti_hours
-    interval = job.interval_hours
-    if math.isfinite(mtti) and job.write_hours > 0:
-        interval = daly_interval(job.write_hours, mtti)
+    write = job.mean_write_hours
+    interval = job.segment_hours
+    if math.isfinite(mtti) and write > 0:
+        interval = daly_interval(write, mtti)
     return expected_wall_hours(
-        job.work_hours, interval, job.write_hours, mtti, job.restart_hours
+        job.work_hours, interval, write, mtti, job.restart_hours
     )
 
 
@@ -373,7 +386,7 @@ def simulate_block(
         state.walk(compiled, active, offsets, event_time, event_mode, event_repair, horizon,
                    rng_state, next_exp)
         active = active[state.phase[active] != timeline.FINISHED]
-    return state.outcomes(tuple(m.name for m in modes))
+    return state.outcomes(modes)
 
 
 def walk_trial(
@@ -410,7 +423,7 @@ def walk_trial(
         times, np.asarray(failure_modes, dtype=np.int64), np.asarray(repair_hours, dtype=float),
         np.inf, seed_states(np.random.SeedSequence(0), 1), np.full(1, np.inf),
     )  # fmt: skip
-    return state.outcomes(tuple(m.name for m in model.modes))
+    return state.outcomes(model.modes)
 
 
 def concatenate_outcomes(parts: list[TrialOutcomes]) -> TrialOutcomes:
@@ -418,9 +431,10 @@ def concatenate_outcomes(parts: list[TrialOutcomes]) -> TrialOutcomes:
     return TrialOutcomes(
         wall_hours=np.concatenate([p.wall_hours for p in parts]),
         bucket_hours=np.concatenate([p.bucket_hours for p in parts]),
-        interruptions_by_mode=np.concatenate([p.interruptions_by_mode for p in parts]),
+        failures_by_mode=np.concatenate([p.failures_by_mode for p in parts]),
         spares_used=np.concatenate([p.spares_used for p in parts]),
         mode_names=parts[0].mode_names,
+        mode_impacts=parts[0].mode_impacts,
     )
 
 

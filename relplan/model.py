@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from relplan.config import RelplanConfig
+from relplan.config import SERVER_CLASSES, RelplanConfig
 from relplan.distributions import Distribution
+from relplan.impact import resolve_impact
 from relplan.topology import Inventory, build_inventory
 
 
@@ -35,7 +36,7 @@ class FailureMode:
         Whether a spare server can stand in for the failed unit.
     start : {"equilibrium", "new"}
         Age of the units when the job starts.
-    impact : {"fatal", "degraded", "transient"}
+    impact : {"fatal", "degraded", "transient", "elastic"}
         What a failure does to the job (see :mod:`relplan.timeline`).
     slowdown_by_count : tuple of float
         Step-time ratio while ``k`` failures of this mode are unrepaired (entry
@@ -94,6 +95,11 @@ class JobSpec:
         Re-initialisation and checkpoint load after a failure (R), hours.
     spares : int
         Spare servers in the pool.
+    fast_interval_hours : float or None
+        Compute between fast-tier checkpoints, hours (None: one tier). Every
+        ``interval_hours / fast_interval_hours``-th checkpoint is durable instead.
+    fast_write_hours : float
+        Blocking write of a fast-tier checkpoint, hours.
     """
 
     gpus: int
@@ -102,6 +108,28 @@ class JobSpec:
     write_hours: float
     restart_hours: float
     spares: int
+    fast_interval_hours: float | None = None
+    fast_write_hours: float = 0.0
+
+    @property
+    def segment_hours(self) -> float:
+        """Compute between any two checkpoints (the fast interval with two tiers), hours."""
+        return self.fast_interval_hours or self.interval_hours
+
+    @property
+    def durable_every(self) -> int:
+        """Every how many checkpoints one is durable (1 with one tier)."""
+        if self.fast_interval_hours is None:
+            return 1
+        return max(1, round(self.interval_hours / self.fast_interval_hours))
+
+    @property
+    def mean_write_hours(self) -> float:
+        """Average blocking write per checkpoint, hours."""
+        if self.fast_interval_hours is None:
+            return self.write_hours
+        every = self.durable_every
+        return (self.fast_write_hours * (every - 1) + self.write_hours) / every
 
 
 @dataclass(frozen=True)
@@ -130,8 +158,38 @@ class SimulationModel:
         return 1.0 / rate if rate > 0 else float("inf")
 
     def with_interval(self, interval_hours: float) -> SimulationModel:
-        """The same model with another checkpoint interval, hours."""
-        return replace(self, job=replace(self.job, interval_hours=interval_hours))
+        """The same model with another (durable) checkpoint interval, hours.
+
+        With two tiers the number of fast checkpoints per durable one is kept.
+        """
+        job = self.job
+        if job.fast_interval_hours is None:
+            return replace(self, job=replace(job, interval_hours=interval_hours))
+        every = job.durable_every
+        return replace(self, job=replace(job, interval_hours=interval_hours,
+                                         fast_interval_hours=interval_hours / every))
+
+    def with_tiers(self, fast_interval_hours: float, durable_every: int) -> SimulationModel:
+        """The same model with a fast tier every ``fast_interval_hours`` and a durable
+        checkpoint every ``durable_every`` of them."""
+        return replace(self, job=replace(
+            self.job, fast_interval_hours=fast_interval_hours,
+            interval_hours=fast_interval_hours * durable_every,
+        ))  # fmt: skip
+
+
+def _parts(config: RelplanConfig, inventory: Inventory, name: str) -> list[tuple[str, int, bool]]:
+    """A mode's parts: (name, job units, fabric?). Links and optics split in two."""
+    unit = config.failure_unit(name)
+    if unit not in ("link", "optic"):
+        return [(name, inventory.job_units(unit), False)]
+    per_link = 1
+    server, fabric = inventory.job_server_links, inventory.job_fabric_links
+    if unit == "optic":
+        per_link = 2
+        server *= config.network.server_links == "optical"
+        fabric *= config.network.fabric_links == "optical"
+    return [(name, per_link * server, False), (f"{name}.fabric", per_link * fabric, True)]
 
 
 def build_model(config: RelplanConfig) -> SimulationModel:
@@ -145,36 +203,56 @@ def build_model(config: RelplanConfig) -> SimulationModel:
     Returns
     -------
     SimulationModel
-        The job, and every failure mode that touches the job's footprint.
+        The job, and every failure mode that touches the job's footprint, with its
+        impact resolved from the network's redundancy (link and optic modes split
+        into their server part, named as in the config, and their switch-to-switch
+        part, ``NAME.fabric``). ``recovery = "failure-free"`` keeps no mode.
     """
     inventory = build_inventory(config)
+    job = config.job
+    checkpoint = job.checkpoint
+    fast = checkpoint.fast
     modes = []
     for name, mode in config.failures.items():
+        if job.recovery == "failure-free":
+            break
         unit = config.failure_unit(name)
-        units = inventory.job_units(unit)
-        if units == 0:
-            continue
-        modes.append(
-            FailureMode(
-                name=name,
-                unit=unit,
-                job_units=units,
-                lifetime=mode.lifetime.to_distribution(),
-                repair=mode.repair.to_distribution(),
-                detect_hours=mode.detect,
-                uses_spares=config.uses_spares(name),
-                start=mode.start,
+        for part, units, fabric in _parts(config, inventory, name):
+            if units == 0:
+                continue
+            impact = resolve_impact(config, inventory, name, fabric)
+            detect = impact.detect_hours if impact.detect_hours is not None else mode.detect
+            stall = impact.stall_hours + (mode.detect if impact.kind == "elastic" else 0.0)
+            modes.append(
+                FailureMode(
+                    name=part,
+                    unit=unit,
+                    job_units=units,
+                    lifetime=mode.lifetime.to_distribution(),
+                    repair=mode.repair.to_distribution(),
+                    detect_hours=detect,
+                    uses_spares=config.uses_spares(name),
+                    start=mode.start,
+                    impact=impact.kind,
+                    slowdown_by_count=impact.slowdown_by_count,
+                    stall_hours=stall,
+                    soft_slowdown=impact.soft_slowdown,
+                    soft_hours=impact.soft_hours,
+                    loses_fast_checkpoint=fast is not None
+                    and fast.survives == "none"
+                    and unit in SERVER_CLASSES,
+                )
             )
-        )
-    job = config.job
     return SimulationModel(
         job=JobSpec(
             gpus=job.gpus,
             work_hours=job.work,
-            interval_hours=job.checkpoint.interval,
-            write_hours=job.checkpoint.write,
+            interval_hours=checkpoint.interval,
+            write_hours=checkpoint.blocking_write_hours,
             restart_hours=job.restart,
             spares=job.spares,
+            fast_interval_hours=fast.interval if fast is not None else None,
+            fast_write_hours=fast.write * checkpoint.blocking_fraction if fast else 0.0,
         ),
         modes=tuple(modes),
         inventory=inventory,

@@ -32,6 +32,8 @@ METRICS: tuple[str, ...] = (
     "interruptions",
     "gpu_hours_lost",
     "spares_used",
+    "degraded_hours",
+    "stall_hours",
 )
 """Per-trial metrics summarised in every result."""
 
@@ -101,8 +103,9 @@ class SimulationResult:
         -------
         pandas.DataFrame
             Columns ``trial``, ``wall_hours``, ``goodput``, ``lost_hours``,
-            ``gpu_hours_lost``, ``interruptions``, ``spares_used``, one ``<bucket>_hours``
-            column per bucket and one ``interruptions_<mode>`` column per failure mode.
+            ``gpu_hours_lost``, ``interruptions`` (failures that stopped the job),
+            ``spares_used``, one ``<bucket>_hours`` column per bucket and one
+            ``failures_<mode>`` column per failure mode (whatever its impact).
         """
         outcomes, job = self.outcomes, self.model.job
         wall = outcomes.wall_hours
@@ -115,13 +118,14 @@ class SimulationResult:
                 "lost_hours": lost,
                 "gpu_hours_lost": lost * job.gpus,
                 "interruptions": outcomes.interruptions_by_mode.sum(axis=1),
+                "failures": outcomes.failures_by_mode.sum(axis=1),
                 "spares_used": outcomes.spares_used,
             }
         )
         for index, bucket in enumerate(BUCKETS):
             frame[f"{bucket}_hours"] = outcomes.bucket_hours[:, index]
         for index, mode in enumerate(outcomes.mode_names):
-            frame[f"interruptions_{mode}"] = outcomes.interruptions_by_mode[:, index]
+            frame[f"failures_{mode}"] = outcomes.failures_by_mode[:, index]
         return frame
 
     def summary(self) -> dict[str, Any]:
@@ -132,7 +136,8 @@ class SimulationResult:
         dict
             ``trials``, ``seed``, ``interval_hours``, the job's figures, a summary
             (:func:`summarize`) of each metric, ``lost_hours_breakdown`` (mean
-            hours per bucket) and ``interruptions_by_class`` (mean per failure mode).
+            hours per bucket), ``interruptions_by_class`` (mean per fatal failure mode)
+            and ``failures_by_class`` (mean failures and impact of every mode).
         """
         frame = self.trials_frame()
         job = self.model.job
@@ -154,8 +159,15 @@ class SimulationResult:
             for bucket in BUCKETS
             if bucket != "useful"
         }
+        outcomes = self.outcomes
         result["interruptions_by_class"] = {
-            mode: float(frame[f"interruptions_{mode}"].mean()) for mode in self.outcomes.mode_names
+            mode: float(frame[f"failures_{mode}"].mean())
+            for mode, impact in zip(outcomes.mode_names, outcomes.mode_impacts, strict=True)
+            if impact == "fatal"
+        }
+        result["failures_by_class"] = {
+            mode: {"impact": impact, "mean": float(frame[f"failures_{mode}"].mean())}
+            for mode, impact in zip(outcomes.mode_names, outcomes.mode_impacts, strict=True)
         }
         return result
 
@@ -178,8 +190,8 @@ class SimulationResult:
                     rows.append((metric, statistic, value))
         for bucket, hours in summary["lost_hours_breakdown"].items():
             rows.append((f"{bucket}_hours", "mean", hours))
-        for mode, count in summary["interruptions_by_class"].items():
-            rows.append((f"interruptions_{mode}", "mean", count))
+        for mode, entry in summary["failures_by_class"].items():
+            rows.append((f"failures_{mode}", "mean", entry["mean"]))
         return pd.DataFrame(rows, columns=["metric", "statistic", "value"])
 
 

@@ -140,6 +140,9 @@ class Inventory:
         A leaf's downlink capacity over its uplink capacity (1.0 = 1:1).
     link_speed_bytes_per_s : float
         Speed of one link (one bundle member), bytes per second.
+    job_server_links, job_fabric_links : int
+        The job's links split into server-to-leaf links and switch-to-switch links
+        (optics are two per optical link of each kind).
     port_budget : tuple of PortBudget
         One row per switch tier of the topology (leaf, spine, and core in a fat-tree).
     """
@@ -167,6 +170,8 @@ class Inventory:
     oversubscription: float = 1.0
     link_speed_bytes_per_s: float = 400e9 / 8
     port_budget: tuple[PortBudget, ...] = ()
+    job_server_links: int = 0
+    job_fabric_links: int = 0
 
     def job_units(self, component: str) -> int:
         """Units of a class in the job's footprint (1 for the pseudo-class ``job``)."""
@@ -413,6 +418,8 @@ def build_inventory(config: RelplanConfig) -> Inventory:
         oversubscription=fabric.leaf_down_ports / fabric.uplinks_per_leaf,
         link_speed_bytes_per_s=network.link_speed,
         port_budget=fabric.port_budget,
+        job_server_links=fabric.job.server_links,
+        job_fabric_links=fabric.job.fabric_links,
     )
 
 

@@ -89,7 +89,7 @@ def test_out_writes_three_files(minimal_config_file: Path, tmp_path: Path) -> No
     assert result.exit_code == 0, result.output
     trials = pd.read_parquet(out / "trials.parquet")
     assert len(trials) == 200
-    assert {"wall_hours", "goodput", "rework_hours", "interruptions_gpu"} <= set(trials.columns)
+    assert {"wall_hours", "goodput", "rework_hours", "failures_gpu"} <= set(trials.columns)
     summary = pd.read_csv(out / "summary.csv")
     assert set(summary.columns) == {"metric", "statistic", "value"}
     saved = json.loads((out / "summary.json").read_text())
