@@ -24,6 +24,7 @@ from relplan.checkpoint import optimize_interval
 from relplan.config import ConfigError, RelplanConfig, load_config
 from relplan.engine import BUCKETS, InfeasibleJobError, simulate
 from relplan.model import SimulationModel, build_model
+from relplan.report import write_simulation_figures
 from relplan.results import (
     SimulationResult,
     to_json,
@@ -408,6 +409,7 @@ def simulate_command(
     result = SimulationResult(model, outcomes, seed, _config_name(config, config_path))
     if out is not None:
         written = write_result_files(result, out)
+        written += write_simulation_figures(result, out)
         if not as_json:
             error_console.print(f"wrote {', '.join(str(p) for p in written)}", highlight=False)
     if as_json:

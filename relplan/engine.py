@@ -251,6 +251,7 @@ class _BlockState:
         self.degradation_count = np.zeros(n, dtype=np.int64)
         self.active_by_mode = np.zeros((n, 2 * self.n_modes), dtype=np.int64)
         self.overflow = np.zeros(1, dtype=np.bool_)
+        self.trace_rows = np.zeros(1, dtype=np.int64)
 
     def walk(
         self,
@@ -263,7 +264,11 @@ class _BlockState:
         horizon: float,
         rng_state: np.ndarray,
         next_exp: np.ndarray,
+        trace: np.ndarray | None = None,
+        trace_trial: int = -1,
     ) -> None:
+        if trace is None:
+            trace = np.zeros((0, 6))
         timeline.walk_trials(
             active, offsets, event_time, event_mode, event_repair, horizon, compiled.job,
             compiled.impact, compiled.detect, compiled.uses_spares, compiled.loses_fast,
@@ -274,7 +279,7 @@ class _BlockState:
             self.durable, self.idle, self.wall, self.buckets, self.mode_counts,
             self.spare_return, self.spares_used, self.degradation_end,
             self.degradation_mode, self.degradation_count, self.active_by_mode,
-            self.overflow,
+            self.overflow, trace, self.trace_rows, trace_trial,
         )  # fmt: skip
         if self.overflow[0]:
             raise RuntimeError(
@@ -315,6 +320,8 @@ def simulate_block(
     seed_sequence: np.random.SeedSequence,
     window_factor: float = 1.2,
     on_the_fly: bool = True,
+    trace: np.ndarray | None = None,
+    trace_trial: int = -1,
 ) -> TrialOutcomes:
     """Simulate one block of trials.
 
@@ -335,6 +342,11 @@ def simulate_block(
     on_the_fly : bool
         Draw exponential modes inside the compiled walk (the default); False pre-draws
         them in windows like the others (a check of one against the other).
+    trace : numpy.ndarray, optional
+        Shape (rows, 6), filled in place with the timeline of trial ``trace_trial`` of
+        the block (see :func:`relplan.timeline.walk_trials`); unused rows keep code -1.
+    trace_trial : int
+        Index within the block of the trial to trace (-1: none).
 
     Returns
     -------
@@ -384,7 +396,7 @@ def simulate_block(
             event_mode = np.empty(0, dtype=np.int64)
         offsets = np.searchsorted(event_trial, np.append(active, n_trials)).astype(np.int64)
         state.walk(compiled, active, offsets, event_time, event_mode, event_repair, horizon,
-                   rng_state, next_exp)
+                   rng_state, next_exp, trace, trace_trial)
         active = active[state.phase[active] != timeline.FINISHED]
     return state.outcomes(modes)
 

@@ -97,6 +97,25 @@ def _replacement_wait(trial: int, spare_return: np.ndarray, noticed: float, repa
     return repair
 
 
+TRACE_RUN, TRACE_RESTART, TRACE_DETECT, TRACE_WAIT, TRACE_FAILURE, TRACE_STALL = range(6)
+TRACE_FINISH = 6
+"""Row codes of a trace: ``[wall_start, wall_end, code, a, b, c]`` (see ``walk_trials``)."""
+
+
+@numba.njit(cache=True, inline="always")
+def _emit(trace: np.ndarray, rows: np.ndarray, start: float, end: float, code: int,
+          a: float, b: float, c: float) -> None:  # fmt: skip
+    row = rows[0]
+    if row < trace.shape[0]:
+        trace[row, 0] = start
+        trace[row, 1] = end
+        trace[row, 2] = code
+        trace[row, 3] = a
+        trace[row, 4] = b
+        trace[row, 5] = c
+    rows[0] = row + 1
+
+
 @numba.njit(cache=True, inline="always")
 def _current_slowdown(trial: int, active_by_mode: np.ndarray, slowdown_table: np.ndarray) -> float:
     worst = 1.0
@@ -159,6 +178,9 @@ def walk_trials(
     degradation_count: np.ndarray,
     active_by_mode: np.ndarray,
     overflow: np.ndarray,
+    trace: np.ndarray,
+    trace_rows: np.ndarray,
+    trace_trial: int,
 ) -> None:
     """Walk each active trial until its job ends or its exposure reaches ``horizon``.
 
@@ -169,6 +191,12 @@ def walk_trials(
     concurrent degradations of mode ``m``, row ``modes + m`` that of its soft phase
     after a transient; ``active_by_mode`` counts them with the same columns.
     All state arrays are indexed by the trial's block index and updated in place.
+
+    For block trial ``trace_trial`` (-1: none) every interval is written to ``trace``
+    as a row ``[wall_start, wall_end, code, a, b, c]``: RUN (a, b = job-time at its
+    ends since the restart, c = checkpoints committed at the restart), RESTART, DETECT
+    and WAIT (a = mode), FAILURE (a point; a = mode, b = impact), STALL and FINISH.
+    ``trace_rows[0]`` counts the rows (more than fit are counted, not written).
     """
     interval = job[1]
     write_fast = job[2]
@@ -213,6 +241,10 @@ def walk_trials(
             # Advance a running job's progress up to x_next (nothing happens during a stall).
             if phase[trial] == RUNNING and x_next > phase_start[trial]:
                 stretch = x_next - phase_start[trial]
+                if trial == trace_trial:
+                    _emit(trace, trace_rows, phase_start[trial] + idle[trial],
+                          x_next + idle[trial], TRACE_RUN, run_offset[trial],
+                          run_offset[trial] + stretch / slowdown, committed[trial])
                 run_offset[trial] += stretch / slowdown
                 buckets[trial, B_DEGRADED] += stretch * (1.0 - 1.0 / slowdown)
                 phase_start[trial] = x_next
@@ -221,6 +253,9 @@ def walk_trials(
             if x_phase <= x_next:
                 if phase[trial] == RESTARTING:
                     buckets[trial, B_RESTART] += restart
+                    if trial == trace_trial:
+                        _emit(trace, trace_rows, phase_start[trial] + idle[trial],
+                              x_next + idle[trial], TRACE_RESTART, 0.0, 0.0, 0.0)
                     phase[trial] = RUNNING
                     phase_start[trial] = x_next
                     run_offset[trial] = 0.0
@@ -233,6 +268,9 @@ def walk_trials(
                 committed[trial] = total_segments
                 wall[trial] = x_next + idle[trial]
                 phase[trial] = FINISHED
+                if trial == trace_trial:
+                    _emit(trace, trace_rows, wall[trial], wall[trial], TRACE_FINISH,
+                          0.0, 0.0, 0.0)
                 break
 
             if x_deg <= e_fail:
@@ -264,10 +302,16 @@ def walk_trials(
                 pointer += 1
             mode_counts[trial, mode] += 1
             impact = mode_impact[mode]
+            if trial == trace_trial:
+                _emit(trace, trace_rows, e_fail + idle[trial], e_fail + idle[trial],
+                      TRACE_FAILURE, mode, impact, 0.0)
 
             if impact == FATAL:
                 if phase[trial] == RESTARTING:
                     buckets[trial, B_RESTART] += e_fail - phase_start[trial]
+                    if trial == trace_trial:
+                        _emit(trace, trace_rows, phase_start[trial] + idle[trial],
+                              e_fail + idle[trial], TRACE_RESTART, 0.0, 0.0, 0.0)
                 else:
                     if phase_start[trial] > e_fail:  # cut a stall short
                         buckets[trial, B_STALL] -= phase_start[trial] - e_fail
@@ -299,6 +343,11 @@ def walk_trials(
                     if wait < repair:
                         spares_used[trial] += 1
                 buckets[trial, B_WAITING] += wait
+                if trial == trace_trial:
+                    _emit(trace, trace_rows, noticed - detect, noticed, TRACE_DETECT,
+                          mode, 0.0, 0.0)
+                    _emit(trace, trace_rows, noticed, noticed + wait, TRACE_WAIT, mode,
+                          0.0, 0.0)
                 idle[trial] += detect + wait
                 phase[trial] = RESTARTING
                 phase_start[trial] = e_fail
@@ -311,6 +360,10 @@ def walk_trials(
                 stall = mode_stall[mode]  # detection + reconfiguration
                 if phase[trial] == RUNNING:
                     buckets[trial, B_STALL] += stall
+                    if trial == trace_trial:
+                        begin = max(phase_start[trial], e_fail) + idle[trial]
+                        _emit(trace, trace_rows, begin, begin + stall, TRACE_STALL,
+                              mode, 0.0, 0.0)
                     phase_start[trial] = max(phase_start[trial], e_fail) + stall
                 wait = repair
                 if mode_uses_spares[mode]:
@@ -324,6 +377,9 @@ def walk_trials(
                     stall = mode_stall[mode]
                     resume = max(phase_start[trial], e_fail) + stall
                     buckets[trial, B_STALL] += stall
+                    if trial == trace_trial:
+                        _emit(trace, trace_rows, resume - stall + idle[trial],
+                              resume + idle[trial], TRACE_STALL, mode, 0.0, 0.0)
                     phase_start[trial] = resume
                 duration = mode_soft_hours[mode] + mode_stall[mode]
                 table_mode = n_modes + mode  # the soft rows follow the repair rows

@@ -413,3 +413,84 @@ def test_degraded_run_never_beats_a_healthy_one_on_the_same_stream() -> None:
     assert np.all(a.wall_hours >= b.wall_hours - 1e-9)
     assert np.all(b.bucket_hours[:, BUCKETS.index("degraded")] == 0.0)
     assert a.wall_hours.mean() > b.wall_hours.mean()
+
+
+# -- two checkpoint tiers and elastic recovery, worked by hand ----------------------------
+
+
+def _two_tier_model(loses_fast: bool):
+    from dataclasses import replace
+
+    base = make_model(work=10.0, interval=3.0, write=0.5, restart=1.0,
+                      modes=[{"units": 1, "lifetime": exp(1e9), "loses_fast": loses_fast}])
+    return replace(base, job=replace(base.job, fast_interval_hours=1.0, fast_write_hours=0.05))
+
+
+def test_failure_free_two_tier_pattern() -> None:
+    # checkpoints 1,2 fast (0.05 h), 3 durable (0.5 h), ... 9 durable; then 1 h of work
+    outcomes = walk_trial(_two_tier_model(False), [], [], [])
+    assert outcomes.wall_hours[0] == pytest.approx(10.0 + 6 * 0.05 + 3 * 0.5)
+
+
+def test_a_surviving_fast_tier_shortens_rework() -> None:
+    # Failure at exposure 5.0: four checkpoints done (the 4th, fast, at 4.65): 0.35 h lost.
+    survived = walk_trial(_two_tier_model(False), [5.0], [0], [0.0])
+    b = _buckets(survived)
+    assert b["rework"] == pytest.approx(0.35)
+    assert b["checkpoint"] == pytest.approx(0.65 + 1.15)
+    assert survived.wall_hours[0] == pytest.approx(13.15)
+    # The same failure destroying the fast tier rolls back to the durable checkpoint 3.
+    lost = walk_trial(_two_tier_model(True), [5.0], [0], [0.0])
+    b = _buckets(lost)
+    assert b["rework"] == pytest.approx(1.35)
+    assert b["useful"] == pytest.approx(10.0)
+    assert lost.wall_hours[0] == pytest.approx(14.2)
+
+
+def test_hand_worked_elastic_continue() -> None:
+    # DP 4: a failure at exposure 2 costs detect 0.05 + reconfigure 0.1 of stall, then the
+    # job runs on 3 of 4 replicas (x4/3) until the unit is repaired (2 h) and rejoins
+    # (0.2 h): from wall 2.15 to 4.35, 2.2 h at 3/4 speed: 0.55 h lost, no rework.
+    elastic = {"units": 1, "lifetime": exp(1e9), "impact": "elastic", "detect": 0.05,
+               "slowdown": (4 / 3, 2.0), "stall": 0.15, "soft_hours": 0.2}
+    model = make_model(**HAND_JOB, modes=[elastic])
+    outcomes = walk_trial(model, [2.0], [0], [2.0])
+    b = _buckets(outcomes)
+    assert b["rework"] == 0.0
+    assert b["stall"] == pytest.approx(0.15)
+    assert b["degraded"] == pytest.approx(0.55)
+    assert outcomes.wall_hours[0] == pytest.approx(11.5 + 0.15 + 0.55)
+    # Restarting from the checkpoint instead loses the 2 h since the start, waits for the
+    # repair and restarts: elastic avoids that rework.
+    restart = make_model(**HAND_JOB, modes=[{"units": 1, "lifetime": exp(1e9),
+                                              "detect": 0.05}])
+    b_restart = _buckets(walk_trial(restart, [2.0], [0], [2.0]))
+    assert b_restart["rework"] == pytest.approx(2.0)
+    assert b_restart["waiting"] == pytest.approx(2.0)
+
+
+def test_trace_of_a_trial_adds_up_to_its_buckets() -> None:
+    from relplan.trace import trace_trial
+
+    degraded = {"units": 20, "lifetime": exp(400.0), "impact": "degraded", "slowdown": (1.5,),
+                "repair": fixed(4.0)}
+    transient = {"units": 20, "lifetime": exp(400.0), "impact": "transient", "stall": 0.1}
+    fatal = {"units": 20, "lifetime": exp(300.0), "detect": 0.1, "repair": fixed(1.0)}
+    weibull = {"units": 10, "lifetime": distributions.weibull_from_mean(0.7, 600.0),
+               "detect": 0.05}
+    model = make_model(work=200.0, interval=2.0, write=0.1, restart=0.3,
+                       modes=[fatal, degraded, transient, weibull])
+    outcomes = simulate(model, 50, seed=4)
+    for trial in (0, 17, 49):
+        intervals, failures = trace_trial(model, seed=4, trial=trial, trials=50)
+        lengths = (intervals.end_hours - intervals.start_hours).groupby(intervals.bucket).sum()
+        b = dict(zip(BUCKETS, outcomes.bucket_hours[trial], strict=True))
+        assert intervals.end_hours.max() == pytest.approx(outcomes.wall_hours[trial])
+        assert lengths.sum() == pytest.approx(outcomes.wall_hours[trial])
+        for bucket in ("detect", "waiting", "restart", "stall"):
+            assert lengths.get(bucket, 0.0) == pytest.approx(b[bucket], abs=1e-9)
+        running = sum(lengths.get(k, 0.0) for k in ("useful", "rework", "checkpoint"))
+        assert running == pytest.approx(b["useful"] + b["rework"] + b["checkpoint"]
+                                        + b["degraded"])
+        assert len(failures) == outcomes.failures_by_mode[trial].sum()
+        assert np.all(np.diff(intervals.start_hours) >= 0)
