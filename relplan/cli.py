@@ -32,6 +32,7 @@ from relplan.results import (
     write_result_files,
     write_text_atomic,
 )
+from relplan.sweep import answer_sentence, load_study, run_study, write_study_outputs
 from relplan.topology import Inventory, build_inventory, check_port_budget
 from relplan.units import UnitError, format_duration, parse_duration_hours
 from relplan.workload import baseline_report, cluster_mtbf
@@ -569,3 +570,102 @@ def optimize_command(
     console.print(table)
     if out is not None:
         error_console.print(f"wrote {out}/optimize.json, curve.csv, goodput-vs-interval.png/svg")
+
+
+@app.command("sweep")
+@reports_errors
+def sweep_command(
+    study_path: Annotated[Path, typer.Argument(help="Study file (see studies/).",
+                                               metavar="STUDY", show_default=False)],
+    trials: Annotated[int | None, typer.Option(min=1, help="Trials per point.")] = None,
+    workers: Annotated[int, typer.Option(min=1, help="Local threads running points.")] = 1,
+    dask: Annotated[
+        str | None,
+        typer.Option(help='Run points on Dask: "local" or a scheduler address.'),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Output folder [default: out/<study name>]."),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Run a declarative study; write results.parquet, figures, report.md and report.html."""
+    study = load_study(study_path)
+    points = len(study.points())
+    show = not as_json and error_console.is_terminal
+    if show:
+        with Progress(TextColumn(f"{study.spec.name}"), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), console=error_console, transient=True) as bar:
+            task = bar.add_task("points", total=points)
+            results = run_study(study, trials, workers, dask,
+                                progress=lambda n: bar.advance(task, n))
+    else:
+        results = run_study(study, trials, workers, dask)
+    directory = out if out is not None else Path("out") / study.spec.name
+    per_point = trials or study.spec.trials
+    written = write_study_outputs(study, results, directory, per_point)
+    answer = answer_sentence(study, results, per_point)
+    if as_json:
+        typer.echo(to_json({"study": study.spec.name, "answer": answer,
+                            "files": [str(p) for p in written],
+                            "results": json.loads(results.to_json(orient="records"))}))
+        return
+    table = Table(title=f"{study.spec.name}: {study.spec.question}")
+    metrics = list(study.spec.metrics)
+    for column in ("point", *metrics):
+        table.add_column(column, justify="left" if column == "point" else "right")
+    for _, row in results.iterrows():
+        table.add_row(str(row["label"]), *(f"{row[m]:.4g}" for m in metrics))
+    console.print(table)
+    console.print(f"[bold]Answer:[/] {answer}", highlight=False)
+    error_console.print(f"wrote {directory}/report.md, report.html, results.parquet, figures")
+
+
+@app.command("compare")
+@reports_errors
+def compare_command(
+    config_paths: Annotated[list[Path], typer.Argument(help="Two or more configs.",
+                                                       metavar="CONFIG...")],
+    trials: Annotated[int, typer.Option(min=1, help="Trials per config.")] = 1000,
+    seed: Annotated[int, typer.Option(min=0, help="Seed shared by every config.")] = 0,
+    overrides: SetOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Compare configs on common failure streams: goodput, lost hours, GPU-hours."""
+    rows = []
+    for path in config_paths:
+        config = _load(path, overrides)
+        model = build_model(config)
+        result = SimulationResult(model, simulate(model, trials, seed), seed,
+                                  _config_name(config, path))
+        summary = result.summary()
+        rows.append({
+            "config": result.config_name,
+            "goodput": summary["goodput"]["mean"],
+            "goodput_ci95": summary["goodput"]["ci95"],
+            "wall_hours_p50": summary["wall_hours"]["p50"],
+            "wall_hours_p95": summary["wall_hours"]["p95"],
+            "lost_hours": summary["lost_hours"]["mean"],
+            "gpu_hours_lost": summary["gpu_hours_lost"]["mean"],
+            "interruptions": summary["interruptions"]["mean"],
+        })
+    reference = rows[0]
+    for row in rows:
+        row["gpu_hours_saved_vs_first"] = reference["gpu_hours_lost"] - row["gpu_hours_lost"]
+    if as_json:
+        typer.echo(to_json({"trials": trials, "seed": seed, "configs": rows}))
+        return
+    table = Table(title=f"Comparison on common failure streams ({trials:,} trials, seed {seed})")
+    columns = ("config", "goodput", "95% CI", "wall P50 h", "wall P95 h", "lost h",
+               "GPU-h lost", "GPU-h saved vs first", "interruptions")
+    for column in columns:
+        table.add_column(column, justify="left" if column == "config" else "right")
+    for row in rows:
+        low, high = row["goodput_ci95"]
+        table.add_row(
+            row["config"], f"{row['goodput']:.4f}", f"{low:.4f} – {high:.4f}",
+            f"{row['wall_hours_p50']:,.1f}", f"{row['wall_hours_p95']:,.1f}",
+            f"{row['lost_hours']:,.1f}", f"{row['gpu_hours_lost']:,.0f}",
+            f"{row['gpu_hours_saved_vs_first']:,.0f}", f"{row['interruptions']:,.2f}",
+        )  # fmt: skip
+    console.print(table)

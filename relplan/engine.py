@@ -27,6 +27,7 @@ the seed and the trial count, never on the number of workers.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -38,6 +39,10 @@ from relplan.checkpoint import checkpoint_count, daly_interval, expected_wall_ho
 from relplan.events import RenewalStream
 from relplan.model import FailureMode, SimulationModel
 from relplan.rng import duration_code, seed_states
+
+_WALK_LOCK = threading.Lock()
+"""One compiled walk at a time: it is parallel over trials inside, and numba's fallback
+threading layer (workqueue) must not be entered from two threads at once."""
 
 BLOCK_TRIALS = 1000
 """Trials per canonical block: the unit of seeding and of work for a worker."""
@@ -269,18 +274,19 @@ class _BlockState:
     ) -> None:
         if trace is None:
             trace = np.zeros((0, 6))
-        timeline.walk_trials(
-            active, offsets, event_time, event_mode, event_repair, horizon, compiled.job,
-            compiled.impact, compiled.detect, compiled.uses_spares, compiled.loses_fast,
-            compiled.stall, compiled.soft_hours, compiled.slowdown_table, compiled.repair,
-            compiled.exp_total_rate, compiled.exp_cumulative, compiled.exp_modes,
-            rng_state, next_exp,
-            self.phase, self.position, self.phase_start, self.run_offset, self.committed,
-            self.durable, self.idle, self.wall, self.buckets, self.mode_counts,
-            self.spare_return, self.spares_used, self.degradation_end,
-            self.degradation_mode, self.degradation_count, self.active_by_mode,
-            self.overflow, trace, self.trace_rows, trace_trial,
-        )  # fmt: skip
+        with _WALK_LOCK:  # the walk runs its trials on every core already
+            timeline.walk_trials(
+                active, offsets, event_time, event_mode, event_repair, horizon, compiled.job,
+                compiled.impact, compiled.detect, compiled.uses_spares, compiled.loses_fast,
+                compiled.stall, compiled.soft_hours, compiled.slowdown_table, compiled.repair,
+                compiled.exp_total_rate, compiled.exp_cumulative, compiled.exp_modes,
+                rng_state, next_exp,
+                self.phase, self.position, self.phase_start, self.run_offset, self.committed,
+                self.durable, self.idle, self.wall, self.buckets, self.mode_counts,
+                self.spare_return, self.spares_used, self.degradation_end,
+                self.degradation_mode, self.degradation_count, self.active_by_mode,
+                self.overflow, trace, self.trace_rows, trace_trial,
+            )  # fmt: skip
         if self.overflow[0]:
             raise RuntimeError(
                 f"more than {timeline.MAX_DEGRADATIONS} degradations at once in one trial"

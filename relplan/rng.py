@@ -40,10 +40,12 @@ def seed_states(seed_sequence: np.random.SeedSequence, n_trials: int) -> np.ndar
     Returns
     -------
     numpy.ndarray
-        Shape (n_trials, 4), dtype uint64; no row is all zero.
+        Shape (n_trials, 4), dtype uint64, drawn from PCG64 seeded by the sequence;
+        row ``i`` is the same whatever ``n_trials`` is; no row is all zero.
     """
-    state = seed_sequence.generate_state(4 * max(n_trials, 1), dtype=np.uint64)
-    state = state.reshape(-1, 4)[:n_trials].copy()
+    generator = np.random.Generator(np.random.PCG64(seed_sequence))
+    state = generator.integers(0, 2**64 - 1, size=(n_trials, 4), dtype=np.uint64,
+                               endpoint=True)
     state[:, 0] |= np.uint64(1)  # an all-zero state would stay zero
     return state
 

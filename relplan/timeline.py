@@ -77,24 +77,40 @@ def completed_segments(
 @numba.njit(cache=True, inline="always")
 def _replacement_wait(trial: int, spare_return: np.ndarray, noticed: float, repair: float) -> float:
     """Hours from ``noticed`` until a replacement is ready: a free spare (0), a spare back
-    from repair before the failed unit, or the failed unit itself. Updates the pool."""
+    from repair before the failed unit, or the failed unit itself.
+
+    Row ``trial`` of ``spare_return`` is a binary min-heap of the times each spare is
+    (or will be) back in the pool, so a failure costs O(log spares).
+    """
     n_spares = spare_return.shape[1]
     if n_spares == 0:
         return repair
-    first = 0
-    for spare in range(1, n_spares):
-        if spare_return[trial, spare] < spare_return[trial, first]:
-            first = spare
-    back = spare_return[trial, first]
+    back = spare_return[trial, 0]
     if back <= noticed:
-        spare_return[trial, first] = noticed + repair
-        return 0.0
-    if back < noticed + repair:
+        wait = 0.0
+    elif back < noticed + repair:
         # A spare comes back before the failed unit: take it; the failed unit joins
         # the pool when its own repair ends.
-        spare_return[trial, first] = noticed + repair
-        return back - noticed
-    return repair
+        wait = back - noticed
+    else:
+        return repair
+    # The spare taken is replaced in the pool by the failed unit, back after its repair.
+    spare_return[trial, 0] = noticed + repair
+    node = 0
+    while True:
+        left = 2 * node + 1
+        smallest = node
+        if left < n_spares and spare_return[trial, left] < spare_return[trial, smallest]:
+            smallest = left
+        if left + 1 < n_spares and spare_return[trial, left + 1] < spare_return[trial, smallest]:
+            smallest = left + 1
+        if smallest == node:
+            break
+        value = spare_return[trial, node]
+        spare_return[trial, node] = spare_return[trial, smallest]
+        spare_return[trial, smallest] = value
+        node = smallest
+    return wait
 
 
 TRACE_RUN, TRACE_RESTART, TRACE_DETECT, TRACE_WAIT, TRACE_FAILURE, TRACE_STALL = range(6)
@@ -139,7 +155,7 @@ def first_arrivals(rng_state: np.ndarray, rate: float) -> np.ndarray:
     return out
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, parallel=True)
 def walk_trials(
     active: np.ndarray,
     offsets: np.ndarray,
@@ -206,7 +222,7 @@ def walk_trials(
     every = int(job[6])
     total_segments = int(job[7])
     n_modes = mode_impact.shape[0]
-    for slot in range(active.size):
+    for slot in numba.prange(active.size):
         trial = active[slot]
         pointer = offsets[slot]
         end = offsets[slot + 1]

@@ -189,3 +189,28 @@ def test_module_entry_point_in_a_real_process(tmp_path: Path) -> None:
     assert bad.returncode == 2
     assert "job.work" in bad.stderr and "Traceback" not in bad.stderr
     assert bad.stderr.strip().count("\n") <= 2
+
+
+def test_optimize_json_and_files(tmp_path: Path) -> None:
+    out = tmp_path / "opt"
+    result = _run("optimize", str(CONFIGS / "small.toml"), "--trials", "200", "--json",
+                  "--out", str(out))
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    for key in ("young_hours", "daly_hours", "mc_optimal_hours", "mc_optimal_ci95",
+                "goodput_at_optimal", "p95_optimal_hours", "curve"):
+        assert key in data
+    low, high = data["mc_optimal_ci95"]
+    assert low <= data["mc_optimal_hours"] <= high
+    assert len(data["curve"]["interval_hours"]) >= 15
+    assert (out / "goodput-vs-interval.png").stat().st_size > 1000
+    assert (out / "curve.csv").exists() and (out / "optimize.json").exists()
+
+
+def test_compare_on_common_streams() -> None:
+    result = _run("compare", str(CONFIGS / "small.toml"), str(CONFIGS / "small.toml"),
+                  "--trials", "100", "--json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)["configs"]
+    assert rows[0]["goodput"] == rows[1]["goodput"]  # same seed, same streams
+    assert rows[1]["gpu_hours_saved_vs_first"] == 0.0

@@ -1,0 +1,461 @@
+"""Declarative studies: a base config, axes of dotted keys, metrics, a report.
+
+A study (``studies/*.toml``)::
+
+    [study]
+    name = "checkpoint-cadence-seed-moe"
+    question = "How often should the seed MoE job checkpoint?"
+    base = "../configs/seed-moe-10k.toml"     # relative to the study file
+    trials = 500
+    seed = 0
+    combine = "grid"                          # or "zip"
+    metrics = ["goodput", "wall_hours", "lost_hours"]
+    objective = "goodput"                     # the metric the answer is about
+    goal = "max"                              # or "min"
+    x = "job.checkpoint.interval"             # the plots' x axis (default: first axis)
+    set = ["job.spares=64"]                   # overrides for every point
+
+    [study.axes]
+    "job.checkpoint.interval" = ["10min", "20min", "30min", "1h", "2h"]
+    "job.restart" = { values = ["5min", "20min"] }
+    "job.gpus" = { start = 1024, stop = 131072, num = 8, scale = "log", step = 8 }
+
+    [[study.scenarios]]                       # or named scenarios instead of axes
+    label = "elastic"
+    set = ['job.recovery="elastic"']
+
+Every point runs with the same seed, so every point sees the same failure stream on
+the exposure clock (common random numbers): differences between points are not blurred
+by independent noise. Points run in local threads or on a Dask cluster; the numbers
+are the same either way.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from relplan import plots
+from relplan.config import ConfigError, RelplanConfig, apply_overrides, parse_config
+from relplan.engine import simulate
+from relplan.model import build_model
+from relplan.report import write_report
+from relplan.results import SimulationResult, summarize, write_atomic
+
+METRIC_NAMES = (
+    "wall_hours", "goodput", "lost_hours", "gpu_hours_lost", "interruptions", "spares_used",
+    "degraded_hours", "stall_hours",
+)  # fmt: skip
+
+
+class RangeAxis(BaseModel):
+    """An axis given as a range: ``{ start, stop, num, scale = "linear" | "log", step }``.
+
+    ``step`` rounds every value to a multiple of it (e.g. 8 GPUs per server); ``unit``
+    is appended to every value (e.g. "min").
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    start: float
+    stop: float
+    num: int = Field(ge=2)
+    scale: Literal["linear", "log"] = "linear"
+    step: float | None = Field(default=None, gt=0)
+    unit: str = ""
+
+    def values(self) -> list[Any]:
+        """The axis values, rounded to ``step`` and with ``unit`` appended."""
+        if self.scale == "log":
+            if self.start <= 0 or self.stop <= 0:
+                raise ValueError("a log axis needs start and stop > 0")
+            raw = np.geomspace(self.start, self.stop, self.num)
+        else:
+            raw = np.linspace(self.start, self.stop, self.num)
+        if self.step is not None:
+            raw = np.maximum(np.round(raw / self.step), 1) * self.step
+        numbers = [int(v) if float(v).is_integer() else float(v) for v in raw]
+        if self.unit:
+            return [f"{v:g}{self.unit}" for v in numbers]
+        return numbers
+
+
+class ListAxis(BaseModel):
+    """An axis given as ``{ values = [...] }``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    values_: list[Any] = Field(alias="values", min_length=1)
+
+    def values(self) -> list[Any]:
+        """The axis values."""
+        return list(self.values_)
+
+
+class Scenario(BaseModel):
+    """A named point: ``{ label, set = [KEY=VALUE, ...] }``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    label: str
+    set: list[str] = Field(default_factory=list)
+
+
+class StudySpec(BaseModel):
+    """The ``[study]`` table."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    name: str
+    question: str
+    base: str
+    trials: int = Field(default=500, gt=0)
+    seed: int = Field(default=0, ge=0)
+    combine: Literal["grid", "zip"] = "grid"
+    metrics: list[str] = Field(default_factory=lambda: ["goodput", "wall_hours", "lost_hours"])
+    objective: str = "goodput"
+    goal: Literal["max", "min", "trend"] = "max"
+    reference: str | None = None
+    x: str | None = None
+    hue: str | None = None
+    set: list[str] = Field(default_factory=list)
+    axes: dict[str, list[Any] | ListAxis | RangeAxis] = Field(default_factory=dict)
+    scenarios: list[Scenario] = Field(default_factory=list)
+    notes: str = ""
+
+    @model_validator(mode="after")
+    def _check(self) -> StudySpec:
+        unknown = [m for m in [*self.metrics, self.objective] if m not in METRIC_NAMES]
+        if unknown:
+            raise ValueError(f"unknown metric {unknown[0]!r} (known: {', '.join(METRIC_NAMES)})")
+        if not self.axes and not self.scenarios:
+            raise ValueError("a study needs 'axes' or 'scenarios'")
+        if self.reference is not None and self.reference not in {s.label for s in self.scenarios}:
+            raise ValueError(f"reference {self.reference!r} is not a scenario label")
+        if self.combine == "zip":
+            lengths = {len(self.axis_values(k)) for k in self.axes}
+            if len(lengths) > 1:
+                raise ValueError("zipped axes must have the same length")
+        return self
+
+    def axis_values(self, key: str) -> list[Any]:
+        """The values of axis ``key``."""
+        axis = self.axes[key]
+        return list(axis) if isinstance(axis, list) else axis.values()
+
+
+@dataclass(frozen=True)
+class Study:
+    """A loaded study: its spec, its base config document and where it came from."""
+
+    spec: StudySpec
+    base_document: dict[str, Any]
+    path: Path
+
+    def points(self) -> list[tuple[str, dict[str, Any], list[str]]]:
+        """Each point: (label, axis values by key, overrides)."""
+        spec = self.spec
+        points = []
+        for scenario in spec.scenarios:
+            points.append((scenario.label, {"scenario": scenario.label},
+                           [*spec.set, *scenario.set]))
+        if spec.axes:
+            keys = list(spec.axes)
+            columns = [spec.axis_values(k) for k in keys]
+            combos = zip(*columns, strict=True) if spec.combine == "zip" else itertools.product(
+                *columns
+            )
+            for combo in combos:
+                values = dict(zip(keys, combo, strict=True))
+                overrides = [*spec.set, *(f"{k}={_toml_value(v)}" for k, v in values.items())]
+                label = ", ".join(f"{k.split('.')[-1]}={v}" for k, v in values.items())
+                points.append((label, values, overrides))
+        return points
+
+    def config(self, overrides: list[str]) -> RelplanConfig:
+        """The base config with a point's overrides applied and validated."""
+        return parse_config(apply_overrides(self.base_document, []), overrides)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value)
+
+
+def load_study(path: str | Path) -> Study:
+    """Read and validate a study file and its base config.
+
+    Raises
+    ------
+    ConfigError
+        Naming the study key (``study.axes``, ``study.base``, ...) or the config key at
+        fault; every point's config is validated before anything runs.
+    """
+    file = Path(path)
+    if not file.is_file():
+        raise ConfigError("STUDY", f"no such file: {file}")
+    try:
+        document = tomllib.loads(file.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError("STUDY", f"{file} is not valid TOML: {error}") from None
+    if set(document) != {"study"}:
+        extra = sorted(set(document) - {"study"}) or ["study"]
+        raise ConfigError(extra[0], "a study file holds one [study] table")
+    try:
+        spec = StudySpec.model_validate(document["study"])
+    except ValidationError as error:
+        first = error.errors()[0]
+        key = ".".join(str(p) for p in ("study", *first["loc"]))
+        message = first["msg"].removeprefix("Value error, ")
+        if first["type"] == "extra_forbidden":
+            message = "unknown key"
+        raise ConfigError(key, message) from None
+    base = (file.parent / spec.base).resolve()
+    if not base.is_file():
+        raise ConfigError("study.base", f"no such config: {base}")
+    try:
+        base_document = tomllib.loads(base.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError("study.base", f"{base} is not valid TOML: {error}") from None
+    study = Study(spec, base_document, file)
+    for label, _, overrides in study.points():
+        try:
+            study.config(overrides)
+        except ConfigError as error:
+            raise ConfigError(error.key, f"{error.message} (study point {label})") from None
+    return study
+
+
+def _run_point(document: dict[str, Any], overrides: list[str], trials: int, seed: int,
+               name: str) -> dict[str, Any]:  # fmt: skip
+    """Simulate one point and summarise it (runs in a thread or on a Dask worker)."""
+    config = parse_config(document, overrides)
+    model = build_model(config)
+    outcomes = simulate(model, trials, seed)
+    result = SimulationResult(model, outcomes, seed, name)
+    frame = result.trials_frame()
+    row: dict[str, Any] = {"job_mtti_hours": model.job_mtti_hours}
+    for metric in METRIC_NAMES:
+        stats = summarize(frame[metric].to_numpy())
+        row[metric] = stats["mean"]
+        row[f"{metric}_ci95_low"], row[f"{metric}_ci95_high"] = stats["ci95"]
+        row[f"{metric}_p50"] = stats["p50"]
+        row[f"{metric}_p95"] = stats["p95"]
+    for bucket, hours in result.summary()["lost_hours_breakdown"].items():
+        row[f"{bucket}_hours_mean"] = hours
+    return row
+
+
+def run_study(
+    study: Study,
+    trials: int | None = None,
+    workers: int = 1,
+    dask_address: str | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> pd.DataFrame:
+    """Run every point of a study.
+
+    Parameters
+    ----------
+    study : Study
+        The loaded study.
+    trials : int, optional
+        Trials per point (default: the study's).
+    workers : int
+        Local threads (ignored with ``dask_address``).
+    dask_address : str, optional
+        ``"local"`` for a local Dask cluster, or a scheduler address such as
+        ``"tcp://10.0.0.1:8786"``; the numbers do not depend on it.
+    progress : callable, optional
+        Called with 1 as each point completes.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per point, in study order: ``label``, the axis values, and per metric
+        its mean, CI, P50 and P95.
+    """
+    spec = study.spec
+    trials = trials or spec.trials
+    points = study.points()
+    tasks = [(study.base_document, overrides, trials, spec.seed, spec.name)
+             for _, _, overrides in points]
+    if dask_address is not None:
+        rows = _run_on_dask(tasks, dask_address, progress)
+    elif workers > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(_run_point, *task) for task in tasks]
+            rows = []
+            for future in futures:
+                rows.append(future.result())
+                if progress is not None:
+                    progress(1)
+    else:
+        rows = []
+        for task in tasks:
+            rows.append(_run_point(*task))
+            if progress is not None:
+                progress(1)
+    records = []
+    for (label, values, _), row in zip(points, rows, strict=True):
+        records.append({"label": label, **{k: v for k, v in values.items()}, **row})
+    return pd.DataFrame(records)
+
+
+def _run_on_dask(tasks: list[tuple], address: str,
+                 progress: Callable[[int], None] | None) -> list[dict[str, Any]]:  # fmt: skip
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    cluster = None
+    if address == "local":
+        cluster = LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                               dashboard_address=None)
+        client = Client(cluster)
+    else:
+        client = Client(address)
+    try:
+        futures = [client.submit(_run_point, *task, pure=False) for task in tasks]
+        index = {future.key: i for i, future in enumerate(futures)}
+        rows: list[dict[str, Any] | None] = [None] * len(futures)
+        for future in as_completed(futures):
+            rows[index[future.key]] = future.result()
+            if progress is not None:
+                progress(1)
+        return [row for row in rows if row is not None]
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _numeric(values: pd.Series) -> pd.Series | None:
+    """Axis values as numbers (durations in hours) for plotting, if they all are."""
+    from relplan.units import UnitError, parse_duration_hours
+
+    try:
+        return pd.to_numeric(values)
+    except (ValueError, TypeError):
+        pass
+    try:
+        return values.map(parse_duration_hours)
+    except (UnitError, TypeError):
+        return None
+
+
+def answer_sentence(study: Study, results: pd.DataFrame, trials: int) -> str:
+    """The study's answer in one sentence, from its objective and goal.
+
+    ``max``/``min``: the best point (the ``reference`` scenario, such as a failure-free
+    bound, is left out of the ranking and quoted as the bound); ``trend``: the objective
+    from the first point to the last.
+    """
+    spec = study.spec
+    metric = spec.objective
+    label = metric.replace("_", " ")
+
+    def value(row: pd.Series) -> str:
+        low, high = row[f"{metric}_ci95_low"], row[f"{metric}_ci95_high"]
+        return f"{row[metric]:.4g} (95% CI {low:.4g} to {high:.4g})"
+
+    tail = f"over {len(results)} points of {trials} trials each on common failure streams."
+    if spec.goal == "trend":
+        first, last = results.iloc[0], results.iloc[-1]
+        return (f"Mean {label} goes from {value(first)} at {first['label']} to "
+                f"{value(last)} at {last['label']}, {tail}")
+    ranked = results[results["label"] != spec.reference] if spec.reference else results
+    column = ranked[metric]
+    best = column.idxmax() if spec.goal == "max" else column.idxmin()
+    worst = column.idxmin() if spec.goal == "max" else column.idxmax()
+    row = results.loc[best]
+    sentence = (
+        f"{row['label']} gives the {'highest' if spec.goal == 'max' else 'lowest'} mean "
+        f"{label}, {value(row)}, against {results.loc[worst, metric]:.4g} at the worst "
+        f"({results.loc[worst, 'label']})"
+    )
+    if spec.reference:
+        bound = results[results["label"] == spec.reference].iloc[0]
+        sentence += f"; the {spec.reference} is {bound[metric]:.4g}"
+    return f"{sentence}, {tail}"
+
+
+def results_table(study: Study, results: pd.DataFrame) -> pd.DataFrame:
+    """The report's table: per point, each metric as mean [95% CI] and its P95."""
+    table = pd.DataFrame({"point": results["label"]})
+    for metric in study.spec.metrics:
+        table[metric] = [
+            f"{m:.4g} [{lo:.4g}, {hi:.4g}]"
+            for m, lo, hi in zip(results[metric], results[f"{metric}_ci95_low"],
+                                 results[f"{metric}_ci95_high"], strict=True)
+        ]
+        table[f"{metric} P95"] = results[f"{metric}_p95"]
+    return table
+
+
+def write_study_outputs(
+    study: Study, results: pd.DataFrame, directory: Path, trials: int | None = None
+) -> list[Path]:
+    """Write results.parquet, the figures, report.md and a self-contained report.html.
+
+    Parameters
+    ----------
+    study : Study
+        The study.
+    results : pandas.DataFrame
+        From :func:`run_study`.
+    directory : Path
+        Output directory.
+    trials : int, optional
+        Trials per point the results were run with (default: the study's).
+
+    Returns
+    -------
+    list of Path
+        Every file written.
+    """
+    spec = study.spec
+    trials = trials or spec.trials
+    directory.mkdir(parents=True, exist_ok=True)
+    parquet = directory / "results.parquet"
+    write_atomic(parquet, lambda tmp: results.to_parquet(tmp, index=False))
+    written = [parquet]
+    figures: list[Path] = []
+    x = spec.x or (next(iter(spec.axes)) if spec.axes else None)
+    frame = results.copy()
+    if x is not None and x in frame:
+        numeric = _numeric(frame[x])
+        if numeric is not None:
+            frame[x] = numeric
+        figure = plots.sweep_curves(frame, x, list(spec.metrics), spec.name, hue=spec.hue)
+        figures += [p for p in plots.save_figure(figure, directory / "sweep") if p.suffix == ".png"]
+    buckets = [c for c in frame.columns if c.endswith("_hours_mean")]
+    breakdown = frame[["label", *buckets]].rename(
+        columns={c: c.removesuffix("_hours_mean") for c in buckets}
+    )
+    figure = plots.lost_hours_by_bucket(breakdown, spec.name)
+    figures += [p for p in plots.save_figure(figure, directory / "lost-hours-by-point")
+                if p.suffix == ".png"]
+    written += [p.with_suffix(s) for p in figures for s in (".png", ".svg")]
+    table = results_table(study, results)
+    layout = f"{spec.combine} of {', '.join(spec.axes)}" if spec.axes else "named scenarios"
+    sections = [
+        ("Setup", f"Base config {spec.base}; {len(results)} points ({layout}); {trials} "
+                  f"trials per point, seed {spec.seed}, the same failure streams at every "
+                  "point."),
+    ]
+    if spec.notes:
+        sections.append(("Notes", spec.notes))
+    written += list(write_report(directory, spec.name, spec.question,
+                                 answer_sentence(study, results, trials), sections, table,
+                                 figures))
+    return written
+
