@@ -26,6 +26,7 @@ the seed and the trial count, never on the number of workers.
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 from collections.abc import Callable
@@ -173,8 +174,9 @@ class _CompiledModel:
     slowdown_table: np.ndarray
     repair: np.ndarray
     exp_total_rate: float
-    exp_cumulative: np.ndarray
+    exp_probability: np.ndarray
     exp_modes: np.ndarray
+    exp_alias: np.ndarray
     window_modes: tuple[int, ...]
 
 
@@ -182,6 +184,7 @@ _IMPACT_CODES = {"fatal": timeline.FATAL, "degraded": timeline.DEGRADED,
                  "transient": timeline.TRANSIENT, "elastic": timeline.ELASTIC}
 
 
+@functools.lru_cache(maxsize=32)
 def _compile(model: SimulationModel, on_the_fly: bool = True) -> _CompiledModel:
     job, modes = model.job, model.modes
     segment = job.segment_hours
@@ -209,6 +212,7 @@ def _compile(model: SimulationModel, on_the_fly: bool = True) -> _CompiledModel:
         i for i, m in enumerate(modes) if on_the_fly and m.lifetime.kind == "exponential"
     ]
     rates = np.array([modes[i].job_rate_per_hour for i in exponential])
+    probability, alias = alias_table(rates, exponential)
     return _CompiledModel(
         job=packed_job,
         impact=np.array([_IMPACT_CODES[m.impact] for m in modes], dtype=np.int64),
@@ -223,10 +227,43 @@ def _compile(model: SimulationModel, on_the_fly: bool = True) -> _CompiledModel:
             dtype=float,
         ).reshape(len(modes), 3),
         exp_total_rate=float(rates.sum()),
-        exp_cumulative=np.cumsum(rates),
+        exp_probability=probability,
         exp_modes=np.array(exponential, dtype=np.int64),
+        exp_alias=alias,
         window_modes=tuple(i for i in range(len(modes)) if i not in exponential),
     )
+
+
+def alias_table(weights: np.ndarray, labels: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Walker's alias table (Vose's construction) for drawing ``labels`` by ``weights``.
+
+    Column ``k`` holds ``labels[k]`` with probability ``probability[k]`` and
+    ``alias[k]`` otherwise; a uniform ``u`` picks column ``floor(u K)`` and compares its
+    fraction with ``probability``.
+
+    Returns
+    -------
+    probability : numpy.ndarray of float
+    alias : numpy.ndarray of int64
+        Labels (not column indices).
+    """
+    count = len(labels)
+    probability = np.ones(count)
+    alias = np.array(labels, dtype=np.int64)
+    if count == 0 or weights.sum() <= 0:
+        return probability, alias
+    scaled = weights * count / weights.sum()
+    small = [k for k in range(count) if scaled[k] < 1.0]
+    large = [k for k in range(count) if scaled[k] >= 1.0]
+    while small and large:
+        low, high = small.pop(), large.pop()
+        probability[low] = scaled[low]
+        alias[low] = labels[high]
+        scaled[high] -= 1.0 - scaled[low]
+        (small if scaled[high] < 1.0 else large).append(high)
+    for k in small + large:
+        probability[k] = 1.0
+    return probability, alias
 
 
 @dataclass
@@ -236,6 +273,7 @@ class _BlockState:
     n_trials: int
     n_modes: int
     n_spares: int
+    degradations: bool = True
 
     def __post_init__(self) -> None:
         n = self.n_trials
@@ -250,9 +288,12 @@ class _BlockState:
         self.buckets = np.zeros((n, len(BUCKETS)))
         self.mode_counts = np.zeros((n, self.n_modes), dtype=np.int64)
         self.spare_return = np.zeros((n, self.n_spares))
+        self.spares_busy = np.zeros(n, dtype=np.int64)
         self.spares_used = np.zeros(n, dtype=np.int64)
-        self.degradation_end = np.zeros((n, timeline.MAX_DEGRADATIONS))
-        self.degradation_mode = np.zeros((n, timeline.MAX_DEGRADATIONS), dtype=np.int64)
+        # only models with degraded, transient or elastic modes hold degradations
+        width = timeline.MAX_DEGRADATIONS if self.degradations else 0
+        self.degradation_end = np.zeros((n, width))
+        self.degradation_mode = np.zeros((n, width), dtype=np.int64)
         self.degradation_count = np.zeros(n, dtype=np.int64)
         self.active_by_mode = np.zeros((n, 2 * self.n_modes), dtype=np.int64)
         self.overflow = np.zeros(1, dtype=np.bool_)
@@ -279,11 +320,12 @@ class _BlockState:
                 active, offsets, event_time, event_mode, event_repair, horizon, compiled.job,
                 compiled.impact, compiled.detect, compiled.uses_spares, compiled.loses_fast,
                 compiled.stall, compiled.soft_hours, compiled.slowdown_table, compiled.repair,
-                compiled.exp_total_rate, compiled.exp_cumulative, compiled.exp_modes,
+                compiled.exp_total_rate, compiled.exp_probability, compiled.exp_modes,
+                compiled.exp_alias,
                 rng_state, next_exp,
                 self.phase, self.position, self.phase_start, self.run_offset, self.committed,
                 self.durable, self.idle, self.wall, self.buckets, self.mode_counts,
-                self.spare_return, self.spares_used, self.degradation_end,
+                self.spare_return, self.spares_busy, self.spares_used, self.degradation_end,
                 self.degradation_mode, self.degradation_count, self.active_by_mode,
                 self.overflow, trace, self.trace_rows, trace_trial,
             )  # fmt: skip
@@ -370,7 +412,8 @@ def simulate_block(
                              start=modes[index].start)
         for index in compiled.window_modes
     }  # fmt: skip
-    state = _BlockState(n_trials, len(modes), job.spares)
+    state = _BlockState(n_trials, len(modes), job.spares,
+                        any(m.impact != "fatal" for m in modes))
 
     first_window = window_factor * first_window_hours(model)
     step = 0.25 * first_window

@@ -51,6 +51,8 @@ def segments_time(
     write_durable: float,
 ) -> float:  # fmt: skip
     """Job-time of ``count`` segments after checkpoint number ``start_index``."""
+    if every == 1:  # one tier: no integer division on the hot path
+        return count * (interval + write_durable)
     durable = (start_index + count) // every - start_index // every
     return count * (interval + write_fast) + durable * (write_durable - write_fast)
 
@@ -61,6 +63,8 @@ def completed_segments(
     every: int, write_durable: float,
 ) -> int:  # fmt: skip
     """Segments completed ``elapsed`` job-hours after checkpoint number ``start_index``."""
+    if every == 1:
+        return min(max(int(elapsed / (interval + write_durable)), 0), most)
     average = interval + write_fast + (write_durable - write_fast) / every
     count = min(max(int(elapsed / average), 0), most)
     while count < most and segments_time(
@@ -75,42 +79,62 @@ def completed_segments(
 
 
 @numba.njit(cache=True, inline="always")
-def _replacement_wait(trial: int, spare_return: np.ndarray, noticed: float, repair: float) -> float:
-    """Hours from ``noticed`` until a replacement is ready: a free spare (0), a spare back
-    from repair before the failed unit, or the failed unit itself.
-
-    Row ``trial`` of ``spare_return`` is a binary min-heap of the times each spare is
-    (or will be) back in the pool, so a failure costs O(log spares).
-    """
-    n_spares = spare_return.shape[1]
-    if n_spares == 0:
-        return repair
-    back = spare_return[trial, 0]
-    if back <= noticed:
-        wait = 0.0
-    elif back < noticed + repair:
-        # A spare comes back before the failed unit: take it; the failed unit joins
-        # the pool when its own repair ends.
-        wait = back - noticed
-    else:
-        return repair
-    # The spare taken is replaced in the pool by the failed unit, back after its repair.
-    spare_return[trial, 0] = noticed + repair
-    node = 0
+def _sift_down(heap: np.ndarray, trial: int, size: int, node: int) -> None:
     while True:
         left = 2 * node + 1
         smallest = node
-        if left < n_spares and spare_return[trial, left] < spare_return[trial, smallest]:
+        if left < size and heap[trial, left] < heap[trial, smallest]:
             smallest = left
-        if left + 1 < n_spares and spare_return[trial, left + 1] < spare_return[trial, smallest]:
+        if left + 1 < size and heap[trial, left + 1] < heap[trial, smallest]:
             smallest = left + 1
         if smallest == node:
-            break
-        value = spare_return[trial, node]
-        spare_return[trial, node] = spare_return[trial, smallest]
-        spare_return[trial, smallest] = value
+            return
+        value = heap[trial, node]
+        heap[trial, node] = heap[trial, smallest]
+        heap[trial, smallest] = value
         node = smallest
-    return wait
+
+
+@numba.njit(cache=True, inline="always")
+def _replacement_wait(
+    trial: int, busy_heap: np.ndarray, busy: np.ndarray, noticed: float, repair: float
+) -> float:
+    """Hours from ``noticed`` until a replacement is ready: a free spare (0), a spare back
+    from repair before the failed unit, or the failed unit itself.
+
+    The spares away in repair are a per-trial binary min-heap of their return times
+    (``busy[trial]`` of them); the others are free. A failure costs O(log busy).
+    """
+    n_spares = busy_heap.shape[1]
+    if n_spares == 0:
+        return repair
+    size = busy[trial]
+    while size > 0 and busy_heap[trial, 0] <= noticed:  # spares back in the pool
+        size -= 1
+        busy_heap[trial, 0] = busy_heap[trial, size]
+        _sift_down(busy_heap, trial, size, 0)
+    back_after = noticed + repair
+    if size < n_spares:
+        # a free spare goes in; the failed unit is away until its repair ends
+        node = size
+        busy_heap[trial, node] = back_after
+        while node > 0 and busy_heap[trial, (node - 1) // 2] > busy_heap[trial, node]:
+            parent = (node - 1) // 2
+            value = busy_heap[trial, parent]
+            busy_heap[trial, parent] = busy_heap[trial, node]
+            busy_heap[trial, node] = value
+            node = parent
+        busy[trial] = size + 1
+        return 0.0
+    busy[trial] = size
+    back = busy_heap[trial, 0]
+    if back < back_after:
+        # A spare comes back before the failed unit: take it; the failed unit joins
+        # the pool when its own repair ends.
+        busy_heap[trial, 0] = back_after
+        _sift_down(busy_heap, trial, size, 0)
+        return back - noticed
+    return repair
 
 
 TRACE_RUN, TRACE_RESTART, TRACE_DETECT, TRACE_WAIT, TRACE_FAILURE, TRACE_STALL = range(6)
@@ -173,8 +197,9 @@ def walk_trials(
     slowdown_table: np.ndarray,
     mode_repair: np.ndarray,
     exp_total_rate: float,
-    exp_cumulative: np.ndarray,
+    exp_probability: np.ndarray,
     exp_modes: np.ndarray,
+    exp_alias: np.ndarray,
     rng_state: np.ndarray,
     next_exp: np.ndarray,
     phase: np.ndarray,
@@ -188,6 +213,7 @@ def walk_trials(
     buckets: np.ndarray,
     mode_counts: np.ndarray,
     spare_return: np.ndarray,
+    spares_busy: np.ndarray,
     spares_used: np.ndarray,
     degradation_end: np.ndarray,
     degradation_mode: np.ndarray,
@@ -301,12 +327,13 @@ def walk_trials(
 
             # A failure at e_fail: take it from its source.
             if e_exp <= e_win:
-                pick = uniform(rng_state, trial) * exp_total_rate
-                mode = exp_modes[exp_modes.size - 1]
-                for k in range(exp_cumulative.size):
-                    if pick < exp_cumulative[k]:
-                        mode = exp_modes[k]
-                        break
+                # Walker's alias method: one uniform picks a column, its fraction the mode
+                pick = uniform(rng_state, trial) * exp_modes.size
+                column = min(int(pick), exp_modes.size - 1)
+                if pick - column < exp_probability[column]:
+                    mode = exp_modes[column]
+                else:
+                    mode = exp_alias[column]
                 repair = duration_from_uniform(
                     int(mode_repair[mode, 0]), mode_repair[mode, 1], mode_repair[mode, 2],
                     uniform(rng_state, trial),
@@ -355,7 +382,7 @@ def walk_trials(
                 noticed = e_fail + idle[trial] + detect
                 wait = repair
                 if mode_uses_spares[mode]:
-                    wait = _replacement_wait(trial, spare_return, noticed, repair)
+                    wait = _replacement_wait(trial, spare_return, spares_busy, noticed, repair)
                     if wait < repair:
                         spares_used[trial] += 1
                 buckets[trial, B_WAITING] += wait
@@ -383,8 +410,8 @@ def walk_trials(
                     phase_start[trial] = max(phase_start[trial], e_fail) + stall
                 wait = repair
                 if mode_uses_spares[mode]:
-                    wait = _replacement_wait(trial, spare_return, e_fail + idle[trial] + stall,
-                                             repair)
+                    wait = _replacement_wait(trial, spare_return, spares_busy,
+                                             e_fail + idle[trial] + stall, repair)
                     if wait < repair:
                         spares_used[trial] += 1
                 duration = stall + wait + mode_soft_hours[mode]  # soft hours: the rejoin
@@ -401,7 +428,7 @@ def walk_trials(
                 table_mode = n_modes + mode  # the soft rows follow the repair rows
                 if mode_soft_hours[mode] <= 0.0:
                     continue
-            if degradation_count[trial] >= MAX_DEGRADATIONS:
+            if degradation_count[trial] >= degradation_end.shape[1]:
                 overflow[0] = True
                 continue
             k = degradation_count[trial]

@@ -494,3 +494,26 @@ def test_trace_of_a_trial_adds_up_to_its_buckets() -> None:
                                         + b["degraded"])
         assert len(failures) == outcomes.failures_by_mode[trial].sum()
         assert np.all(np.diff(intervals.start_hours) >= 0)
+
+
+def test_alias_table_reproduces_the_weights() -> None:
+    from relplan.engine import alias_table
+
+    weights = np.array([5.0, 1.0, 0.5, 3.5, 0.0001])
+    labels = [10, 11, 12, 13, 14]
+    probability, alias = alias_table(weights, labels)
+    mass = dict.fromkeys(labels, 0.0)
+    for column, label in enumerate(labels):
+        mass[label] += probability[column] / len(labels)
+        mass[int(alias[column])] += (1.0 - probability[column]) / len(labels)
+    assert np.allclose([mass[k] for k in labels], weights / weights.sum())
+
+
+def test_mode_shares_follow_their_rates() -> None:
+    modes = [{"units": 10, "lifetime": exp(1000.0 * (k + 1)), "name": f"m{k}"} for k in range(5)]
+    model = make_model(work=2000.0, interval=1.0, write=0.01, restart=0.01, modes=modes)
+    counts = simulate(model, 400, seed=2).failures_by_mode.sum(axis=0)
+    rates = np.array([1.0 / (k + 1) for k in range(5)])
+    expected = counts.sum() * rates / rates.sum()
+    chi2 = float(((counts - expected) ** 2 / expected).sum())
+    assert chi2 < 20.5  # chi-square, 4 degrees of freedom, p = 0.0004
