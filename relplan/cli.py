@@ -20,7 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from relplan import plots
-from relplan.checkpoint import optimize_interval
+from relplan.checkpoint import optimize_interval, optimize_tiers
 from relplan.config import ConfigError, RelplanConfig, load_config
 from relplan.engine import BUCKETS, InfeasibleJobError, simulate
 from relplan.model import SimulationModel, build_model
@@ -413,10 +413,22 @@ def simulate_command(
         written += write_simulation_figures(result, out)
         if not as_json:
             error_console.print(f"wrote {', '.join(str(p) for p in written)}", highlight=False)
+    baseline = _step_baseline(config)
     if as_json:
-        typer.echo(to_json(result.summary()))
+        data = result.summary()
+        if baseline is not None:
+            data["baseline"] = baseline
+        typer.echo(to_json(data))
         return
     job = model.job
+    if baseline is not None:
+        console.print(
+            f"Baseline step: {_seconds(baseline['step_time_s'])} (compute "
+            f"{_seconds(baseline['compute_time_s'])} + exposed communication "
+            f"{_seconds(baseline['exposed_communication_s'])}); degraded time below is the "
+            "extra time of steps slowed by lost capacity",
+            highlight=False,
+        )
     _render_summary(
         result,
         f"{result.config_name}: {trials:,} trials, seed {seed}, "
@@ -440,6 +452,16 @@ def _bytes(value: float) -> str:
         if abs(value) >= size:
             return f"{value / size:.3g} {unit}"
     return f"{value:.3g} B"
+
+
+def _step_baseline(config: RelplanConfig) -> dict[str, float] | None:
+    """The step-time part of the baseline, for ``simulate`` (None without a workload)."""
+    if config.workload is None:
+        return None
+    base = baseline_report(config)["baseline"]
+    keys = ("compute_time_s", "exposed_communication_s", "step_time_s",
+            "step_time_rtt_low_s", "step_time_rtt_high_s")
+    return {key: base[key] for key in keys}
 
 
 @app.command("baseline")
@@ -539,9 +561,15 @@ def optimize_command(
     if not math.isfinite(model.job_mtti_hours):
         raise ConfigError("failures", "no failure mode interrupts the job: nothing to optimise")
     result = optimize_interval(model, trials, seed, workers=workers)
+    tiers = None
+    if model.job.fast_interval_hours is not None:
+        tiers = optimize_tiers(model, trials, seed, workers=workers)
     name = _config_name(config, config_path)
+    data = result.to_dict()
+    if tiers is not None:
+        data["two_tier"] = tiers.to_dict()
     if out is not None:
-        write_text_atomic(out / "optimize.json", to_json(result.to_dict()) + "\n")
+        write_text_atomic(out / "optimize.json", to_json(data) + "\n")
         write_atomic(out / "curve.csv", lambda tmp: result.curve.to_csv(tmp, index=False))
         figure = plots.goodput_vs_interval(
             result.curve, name, young_hours=result.young_hours, daly_hours=result.daly_hours,
@@ -549,7 +577,7 @@ def optimize_command(
         )  # fmt: skip
         plots.save_figure(figure, out / "goodput-vs-interval")
     if as_json:
-        typer.echo(to_json(result.to_dict()))
+        typer.echo(to_json(data))
         return
     table = Table(title=f"Checkpoint interval for {name} ({trials:,} trials per interval, "
                         f"job MTTI {_hours(result.mtti_hours)})")
@@ -568,6 +596,16 @@ def optimize_command(
             f"{result.goodput_at[key]:.4f}",
         )  # fmt: skip
     console.print(table)
+    if tiers is not None:
+        console.print(
+            f"Two tiers: fast checkpoint every [bold]{format_duration(tiers.fast_interval_hours)}"
+            f"[/] (95% range {format_duration(tiers.fast_interval_ci95[0])} – "
+            f"{format_duration(tiers.fast_interval_ci95[1])}), one in {tiers.durable_every} "
+            f"durable (every {format_duration(tiers.durable_interval_hours)}, range "
+            f"{format_duration(tiers.durable_interval_ci95[0])} – "
+            f"{format_duration(tiers.durable_interval_ci95[1])}): goodput {tiers.goodput:.4f}",
+            highlight=False,
+        )
     if out is not None:
         error_console.print(f"wrote {out}/optimize.json, curve.csv, goodput-vs-interval.png/svg")
 

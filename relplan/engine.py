@@ -45,7 +45,7 @@ _WALK_LOCK = threading.Lock()
 """One compiled walk at a time: it is parallel over trials inside, and numba's fallback
 threading layer (workqueue) must not be entered from two threads at once."""
 
-BLOCK_TRIALS = 1000
+BLOCK_TRIALS = 10_000
 """Trials per canonical block: the unit of seeding and of work for a worker."""
 
 BUCKETS: tuple[str, ...] = (
@@ -273,7 +273,7 @@ class _BlockState:
     n_trials: int
     n_modes: int
     n_spares: int
-    degradations: bool = True
+    degradation_slots: int = timeline.MAX_DEGRADATIONS
 
     def __post_init__(self) -> None:
         n = self.n_trials
@@ -290,8 +290,7 @@ class _BlockState:
         self.spare_return = np.zeros((n, self.n_spares))
         self.spares_busy = np.zeros(n, dtype=np.int64)
         self.spares_used = np.zeros(n, dtype=np.int64)
-        # only models with degraded, transient or elastic modes hold degradations
-        width = timeline.MAX_DEGRADATIONS if self.degradations else 0
+        width = self.degradation_slots
         self.degradation_end = np.zeros((n, width))
         self.degradation_mode = np.zeros((n, width), dtype=np.int64)
         self.degradation_count = np.zeros(n, dtype=np.int64)
@@ -331,7 +330,7 @@ class _BlockState:
             )  # fmt: skip
         if self.overflow[0]:
             raise RuntimeError(
-                f"more than {timeline.MAX_DEGRADATIONS} degradations at once in one trial"
+                f"more than {self.degradation_end.shape[1]} degradations at once in one trial"
             )
 
     def outcomes(self, modes: tuple[FailureMode, ...]) -> TrialOutcomes:
@@ -343,6 +342,26 @@ class _BlockState:
             mode_names=tuple(m.name for m in modes),
             mode_impacts=tuple(m.impact for m in modes),
         )
+
+
+def degradation_slots(model: SimulationModel) -> int:
+    """Room for concurrent degradations per trial: far above their expected number.
+
+    The expected number at any time is the sum over non-fatal modes of failure rate x
+    duration (Little's law); the slots cover it with a wide margin (a Poisson tail far
+    beyond 1e-12), at least 16, and none for a model without non-fatal modes.
+    """
+    expected = 0.0
+    for mode in model.modes:
+        if mode.impact == "fatal":
+            continue
+        duration = mode.stall_hours + mode.soft_hours
+        if mode.impact in ("degraded", "elastic"):
+            duration += mode.repair.mean_hours
+        expected += mode.job_rate_per_hour * duration
+    if not any(mode.impact != "fatal" for mode in model.modes):
+        return 0
+    return int(3 * expected + 12 * math.sqrt(expected) + 16)
 
 
 def first_window_hours(model: SimulationModel) -> float:
@@ -412,8 +431,7 @@ def simulate_block(
                              start=modes[index].start)
         for index in compiled.window_modes
     }  # fmt: skip
-    state = _BlockState(n_trials, len(modes), job.spares,
-                        any(m.impact != "fatal" for m in modes))
+    state = _BlockState(n_trials, len(modes), job.spares, degradation_slots(model))
 
     first_window = window_factor * first_window_hours(model)
     step = 0.25 * first_window

@@ -42,7 +42,8 @@ FATAL, DEGRADED, TRANSIENT, ELASTIC = 0, 1, 2, 3
 B_USEFUL, B_REWORK, B_CHECKPOINT, B_DETECT, B_RESTART, B_WAITING, B_DEGRADED, B_STALL = range(8)
 RUNNING, RESTARTING, FINISHED = 0, 1, 2
 MAX_DEGRADATIONS = 256
-"""Concurrent degradations a trial can hold; more sets the overflow flag."""
+"""Default room for concurrent degradations per trial (the engine sizes it per model);
+more sets the overflow flag."""
 
 
 @numba.njit(cache=True, inline="always")
@@ -252,7 +253,9 @@ def walk_trials(
         trial = active[slot]
         pointer = offsets[slot]
         end = offsets[slot + 1]
-        slowdown = _current_slowdown(trial, active_by_mode, slowdown_table)
+        slowdown = 1.0
+        if degradation_count[trial] > 0:
+            slowdown = _current_slowdown(trial, active_by_mode, slowdown_table)
         while True:
             x_now = position[trial]
             # The next failure from either source.

@@ -15,6 +15,7 @@ from relplan.checkpoint import (
     exact_interval,
     expected_wall_hours,
     optimize_interval,
+    optimize_tiers,
     parabola_vertex,
     segment_wall_hours,
     young_interval,
@@ -127,3 +128,21 @@ def test_common_random_numbers_cut_the_noise_between_neighbouring_intervals() ->
     paired = np.std(b_same - a)
     independent = np.std(b_other - a)
     assert paired < 0.25 * independent
+
+
+def test_two_tier_optimiser_prefers_a_cheap_surviving_fast_tier() -> None:
+    from dataclasses import replace
+
+    single = make_model(work=300.0, interval=1.0, write=0.2, restart=0.2,
+                        modes=[{"units": 100, "lifetime": distributions.exponential(1000.0)}])
+    two_tier = replace(single, job=replace(single.job, fast_interval_hours=0.5,
+                                           fast_write_hours=0.002))
+    tiers = optimize_tiers(two_tier, trials=300, seed=3)
+    assert tiers.durable_every > 1
+    assert tiers.goodput == pytest.approx(tiers.grid.goodput_mean.max())
+    low, high = tiers.fast_interval_ci95
+    assert low <= tiers.fast_interval_hours <= high
+    one_tier = optimize_interval(single, trials=300, seed=3)
+    assert tiers.goodput > max(one_tier.curve.goodput_mean)
+    with pytest.raises(ValueError, match="no fast checkpoint tier"):
+        optimize_tiers(single, trials=10, seed=0)

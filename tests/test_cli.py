@@ -50,14 +50,14 @@ def test_simulate_json_holds_the_contract(minimal_config_file: Path) -> None:
 
 
 def test_same_seed_same_bytes(minimal_config_file: Path) -> None:
-    args = ("simulate", str(minimal_config_file), "--trials", "1500", "--seed", "8", "--json")
+    args = ("simulate", str(minimal_config_file), "--trials", "20500", "--seed", "8", "--json")
     first, second = _run(*args), _run(*args)
     assert first.exit_code == 0
     assert first.stdout == second.stdout
     more_workers = _run(*args, "--workers", "2")
     assert more_workers.stdout == first.stdout
     other_seed = _run(
-        "simulate", str(minimal_config_file), "--trials", "1500", "--seed", "9", "--json"
+        "simulate", str(minimal_config_file), "--trials", "20500", "--seed", "9", "--json"
     )
     assert other_seed.stdout != first.stdout
 

@@ -69,3 +69,7 @@ def test_baseline_command() -> None:
     assert table.exit_code == 0 and "3.2 Tbps" in table.stdout
     missing = runner.invoke(app, ["baseline", str(CONFIGS / "small.toml")])
     assert missing.exit_code == 2 and "workload" in missing.output
+    simulated = runner.invoke(app, ["simulate", str(CONFIGS / "seed-moe-10k.toml"),
+                                    "--trials", "20", "--json"])
+    step = json.loads(simulated.stdout)["baseline"]
+    assert step["step_time_s"] == pytest.approx(data["baseline"]["step_time_s"])
