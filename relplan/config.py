@@ -510,16 +510,33 @@ def load_config(path: str | Path, overrides: list[str] | None = None) -> Relplan
     ConfigError
         If the file is missing or malformed, or any key is unknown or wrong.
     """
+    return parse_config(read_toml(path, "CONFIG"), overrides)
+
+
+def read_toml(path: str | Path, key: str) -> dict[str, Any]:
+    """Read a TOML file; a missing, unreadable or malformed file is a :class:`ConfigError`.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    key : str
+        What the error names (the argument, such as ``CONFIG``, or a key).
+
+    Returns
+    -------
+    dict
+        The parsed document.
+    """
     file = Path(path)
     if not file.is_file():
-        raise ConfigError("CONFIG", f"no such file: {file}")
+        raise ConfigError(key, f"no such file: {file}")
     try:
-        raw = tomllib.loads(file.read_text(encoding="utf-8"))
+        return tomllib.loads(file.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as error:
-        raise ConfigError("CONFIG", f"{file} is not valid TOML: {error}") from None
+        raise ConfigError(key, f"{file} is not valid TOML: {error}") from None
     except UnicodeDecodeError:
-        raise ConfigError("CONFIG", f"{file} is not UTF-8 text") from None
-    return parse_config(raw, overrides)
+        raise ConfigError(key, f"{file} is not UTF-8 text") from None
 
 
 def _check_consistency(config: RelplanConfig) -> None:

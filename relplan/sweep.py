@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +44,13 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from relplan import plots
-from relplan.config import ConfigError, RelplanConfig, apply_overrides, parse_config
+from relplan.config import (
+    ConfigError,
+    RelplanConfig,
+    apply_overrides,
+    parse_config,
+    read_toml,
+)
 from relplan.engine import simulate
 from relplan.model import build_model
 from relplan.report import write_report
@@ -200,12 +205,7 @@ def load_study(path: str | Path) -> Study:
         fault; every point's config is validated before anything runs.
     """
     file = Path(path)
-    if not file.is_file():
-        raise ConfigError("STUDY", f"no such file: {file}")
-    try:
-        document = tomllib.loads(file.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError("STUDY", f"{file} is not valid TOML: {error}") from None
+    document = read_toml(file, "STUDY")
     if set(document) != {"study"}:
         extra = sorted(set(document) - {"study"}) or ["study"]
         raise ConfigError(extra[0], "a study file holds one [study] table")
@@ -218,13 +218,7 @@ def load_study(path: str | Path) -> Study:
         if first["type"] == "extra_forbidden":
             message = "unknown key"
         raise ConfigError(key, message) from None
-    base = (file.parent / spec.base).resolve()
-    if not base.is_file():
-        raise ConfigError("study.base", f"no such config: {base}")
-    try:
-        base_document = tomllib.loads(base.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError("study.base", f"{base} is not valid TOML: {error}") from None
+    base_document = read_toml((file.parent / spec.base).resolve(), "study.base")
     study = Study(spec, base_document, file)
     for label, _, overrides in study.points():
         try:

@@ -75,7 +75,7 @@ def _write(tmp_path: Path, text: str) -> Path:
         ('[study]\nname="x"\nquestion="q"\nbase="BASE"\n[study.axes]\n"job.work"=["1d", "2"]',
          "job.work", "no unit"),
         ('[study]\nname="x"\nquestion="q"\nbase="nope.toml"\n[study.axes]\n"job.work"=["1d"]',
-         "study.base", "no such config"),
+         "study.base", "no such file"),
         ('[study]\nname="x"\nquestion="q"\nbase="BASE"', "study", "needs 'axes' or 'scenarios'"),
     ],
 )
