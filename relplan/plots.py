@@ -12,6 +12,7 @@ coloured the same way in every figure (:data:`BUCKET_COLORS`).
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -426,9 +427,12 @@ def lost_hours_by_bucket(breakdown: Mapping[str, float] | pd.DataFrame, config_n
             va="bottom",
             fontsize=_SMALL_SIZE,
         )
+    # long scenario names wrap onto several lines instead of running into each other
+    width = max(8, 56 // max(len(frame), 1))
+    wrapped = [textwrap.fill(str(label), width=width) for label in labels]
     axes.set_xticks(
         positions,
-        labels,
+        wrapped,
         rotation=0 if len(frame) <= 6 else 30,
         ha="center" if len(frame) <= 6 else "right",
     )

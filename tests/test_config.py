@@ -122,3 +122,44 @@ def test_malformed_toml(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="not valid TOML") as caught:
         load_config(path)
     assert caught.value.key == "CONFIG"
+
+
+def test_checkpoint_cost_from_size_and_bandwidth_with_async(minimal_raw) -> None:
+    minimal_raw["job"]["checkpoint"] = {"interval": "1h", "size": "14TB",
+                                        "bandwidth": "1TB/s", "blocking_fraction": "25%"}
+    model = build_model(parse_config(minimal_raw))
+    assert model.job.write_hours == pytest.approx(14.0 / 3600 * 0.25)
+
+
+@pytest.mark.parametrize(
+    ("checkpoint", "key", "words"),
+    [
+        ({"interval": "1h", "write": "1min", "size": "1TB", "bandwidth": "1GB/s"},
+         "job.checkpoint", "not both"),
+        ({"interval": "1h", "size": "1TB"}, "job.checkpoint", "go together"),
+        ({"interval": "1h", "write": "1min", "fast": {"interval": "25min", "write": "5s"}},
+         "job.checkpoint.fast.interval", "must divide"),
+    ],
+)
+def test_bad_checkpoint_settings(minimal_raw, checkpoint, key, words) -> None:
+    minimal_raw["job"]["checkpoint"] = checkpoint
+    with pytest.raises(ConfigError) as caught:
+        parse_config(minimal_raw)
+    assert caught.value.key == key
+    assert words in caught.value.message
+
+
+def test_fast_tier_maps_to_the_model(minimal_raw) -> None:
+    minimal_raw["job"]["checkpoint"] = {"interval": "30min", "write": "1min",
+                                        "fast": {"interval": "10min", "write": "5s",
+                                                 "survives": "none"}}
+    model = build_model(parse_config(minimal_raw))
+    assert model.job.fast_interval_hours == pytest.approx(10 / 60)
+    assert model.job.durable_every == 3
+    assert model.modes[0].loses_fast_checkpoint  # a gpu failure loses the local copy
+
+
+def test_elastic_recovery_needs_its_settings(minimal_raw) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_config(minimal_raw, ['job.recovery="elastic"'])
+    assert caught.value.key == "job.elastic"
