@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from relplan import distributions
 from relplan.checkpoint import checkpoint_count, expected_wall_hours
@@ -517,3 +519,30 @@ def test_mode_shares_follow_their_rates() -> None:
     expected = counts.sum() * rates / rates.sum()
     chi2 = float(((counts - expected) ** 2 / expected).sum())
     assert chi2 < 20.5  # chi-square, 4 degrees of freedom, p = 0.0004
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    times=st.lists(st.floats(min_value=0.0, max_value=40.0), max_size=25).map(sorted),
+    impacts=st.lists(st.sampled_from(["fatal", "degraded", "transient", "elastic"]),
+                     min_size=25, max_size=25),
+    repairs=st.lists(st.floats(min_value=0.0, max_value=5.0), min_size=25, max_size=25),
+    spares=st.integers(min_value=0, max_value=3),
+)
+def test_any_failure_stream_keeps_the_books_balanced(times, impacts, repairs, spares) -> None:
+    """Whatever happens, every wall hour lands in one bucket and the work gets done."""
+    kinds = ["fatal", "degraded", "transient", "elastic"]
+    modes = [
+        {"units": 1, "lifetime": exp(1e9), "impact": kind, "detect": 0.05, "slowdown": (1.5, 2.0),
+         "stall": 0.1, "soft_slowdown": 1.2, "soft_hours": 0.3, "uses_spares": True}
+        for kind in kinds
+    ]
+    model = make_model(work=20.0, interval=2.0, write=0.2, restart=0.5, modes=modes,
+                       spares=spares)
+    codes = [kinds.index(kind) for kind in impacts[: len(times)]]
+    outcome = walk_trial(model, times, codes, repairs[: len(times)])
+    b = outcome.bucket_hours[0]
+    assert np.all(b >= -1e-9)
+    assert b.sum() == pytest.approx(outcome.wall_hours[0], rel=1e-9, abs=1e-9)
+    assert b[BUCKETS.index("useful")] == pytest.approx(20.0)
+    assert outcome.wall_hours[0] >= 20.0 + 9 * 0.2 - 1e-9
