@@ -20,6 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from relplan import plots
+from relplan.budget import net_value, scenario_cost
 from relplan.checkpoint import optimize_interval, optimize_tiers
 from relplan.config import ConfigError, RelplanConfig, load_config
 from relplan.engine import BUCKETS, InfeasibleJobError, simulate
@@ -659,26 +660,52 @@ def sweep_command(
     error_console.print(f"wrote {directory}/report.md, report.html, results.parquet, figures")
 
 
+def _parse_variant(text: str) -> tuple[str, list[str]]:
+    label, sep, rest = text.partition(":")
+    items = [item.strip() for item in rest.split(";") if item.strip()]
+    if not sep or not label.strip() or not items:
+        raise ConfigError("--variant", f"{text!r} is not 'LABEL: KEY=VALUE[; KEY=VALUE]...'")
+    return label.strip(), items
+
+
 @app.command("compare")
 @reports_errors
 def compare_command(
-    config_paths: Annotated[list[Path], typer.Argument(help="Two or more configs.",
+    config_paths: Annotated[list[Path], typer.Argument(help="One or more configs.",
                                                        metavar="CONFIG...")],
-    trials: Annotated[int, typer.Option(min=1, help="Trials per config.")] = 1000,
-    seed: Annotated[int, typer.Option(min=0, help="Seed shared by every config.")] = 0,
+    variant: Annotated[
+        list[str] | None,
+        typer.Option(help='A variant of the first config: "LABEL: KEY=VALUE; KEY=VALUE" '
+                          "(repeatable)."),
+    ] = None,
+    trials: Annotated[int, typer.Option(min=1, help="Trials per scenario.")] = 1000,
+    seed: Annotated[int, typer.Option(min=0, help="Seed shared by every scenario.")] = 0,
     overrides: SetOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Compare configs on common failure streams: goodput, lost hours, GPU-hours."""
-    rows = []
-    for path in config_paths:
-        config = _load(path, overrides)
+    """Compare scenarios on common failure streams: goodput, GPU-hours, cost and net value.
+
+    Scenarios are the configs given and the variants of the first; the first is the
+    reference. With a [budget] in the first config, each scenario is also priced (its
+    hardware charge for the job and the value of the GPU-hours it loses) and its net value
+    against the reference and break-even GPU-hour value are shown.
+    """
+    scenarios = [(None, path, list(overrides or [])) for path in config_paths]
+    for text in variant or []:
+        label, items = _parse_variant(text)
+        scenarios.append((label, config_paths[0], [*(overrides or []), *items]))
+    if len(scenarios) < 2:
+        raise ConfigError("CONFIG", "compare needs two configs, or a config and a --variant")
+    budget = _load(config_paths[0], overrides).budget
+    rows, costs = [], []
+    for label, path, items in scenarios:
+        config = _load(path, items)
         model = build_model(config)
         result = SimulationResult(model, simulate(model, trials, seed), seed,
-                                  _config_name(config, path))
+                                  label or _config_name(config, path))
         summary = result.summary()
-        rows.append({
-            "config": result.config_name,
+        row = {
+            "scenario": result.config_name,
             "goodput": summary["goodput"]["mean"],
             "goodput_ci95": summary["goodput"]["ci95"],
             "wall_hours_p50": summary["wall_hours"]["p50"],
@@ -686,24 +713,39 @@ def compare_command(
             "lost_hours": summary["lost_hours"]["mean"],
             "gpu_hours_lost": summary["gpu_hours_lost"]["mean"],
             "interruptions": summary["interruptions"]["mean"],
-        })
-    reference = rows[0]
-    for row in rows:
-        row["gpu_hours_saved_vs_first"] = reference["gpu_hours_lost"] - row["gpu_hours_lost"]
+        }
+        if budget is not None:
+            cost = scenario_cost(config, model.inventory, budget, summary["wall_hours"]["mean"],
+                                 summary["gpu_hours_lost"]["mean"])
+            costs.append(cost)
+            row.update({"hardware_price": cost.hardware_price,
+                        "hardware_charge": cost.hardware_charge,
+                        "lost_value": cost.lost_value, "total_cost": cost.total})
+        rows.append(row)
+    for index, row in enumerate(rows):
+        row["gpu_hours_saved_vs_first"] = rows[0]["gpu_hours_lost"] - row["gpu_hours_lost"]
+        if budget is not None:
+            row.update(net_value(costs[0], costs[index], budget.gpu_hour_value))
     if as_json:
-        typer.echo(to_json({"trials": trials, "seed": seed, "configs": rows}))
+        typer.echo(to_json({"trials": trials, "seed": seed, "scenarios": rows}))
         return
     table = Table(title=f"Comparison on common failure streams ({trials:,} trials, seed {seed})")
-    columns = ("config", "goodput", "95% CI", "wall P50 h", "wall P95 h", "lost h",
-               "GPU-h lost", "GPU-h saved vs first", "interruptions")
+    columns = ["scenario", "goodput", "95% CI", "wall P50 h", "wall P95 h", "GPU-h lost",
+               "GPU-h saved"]
+    if budget is not None:
+        columns += ["hardware charge", "lost value", "net value", "break-even $/GPU-h"]
     for column in columns:
-        table.add_column(column, justify="left" if column == "config" else "right")
+        table.add_column(column, justify="left" if column == "scenario" else "right")
     for row in rows:
         low, high = row["goodput_ci95"]
-        table.add_row(
-            row["config"], f"{row['goodput']:.4f}", f"{low:.4f} – {high:.4f}",
+        cells = [
+            row["scenario"], f"{row['goodput']:.4f}", f"{low:.4f} – {high:.4f}",
             f"{row['wall_hours_p50']:,.1f}", f"{row['wall_hours_p95']:,.1f}",
-            f"{row['lost_hours']:,.1f}", f"{row['gpu_hours_lost']:,.0f}",
-            f"{row['gpu_hours_saved_vs_first']:,.0f}", f"{row['interruptions']:,.2f}",
-        )  # fmt: skip
+            f"{row['gpu_hours_lost']:,.0f}", f"{row['gpu_hours_saved_vs_first']:,.0f}",
+        ]  # fmt: skip
+        if budget is not None:
+            even = row["break_even_gpu_hour_value"]
+            cells += [f"{row['hardware_charge']:,.0f}", f"{row['lost_value']:,.0f}",
+                      f"{row['net_value']:,.0f}", "-" if even is None else f"{even:,.2f}"]
+        table.add_row(*cells)
     console.print(table)

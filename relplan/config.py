@@ -373,6 +373,30 @@ class WorkloadConfig(_Strict):
     overlap: OverlapConfig = Field(default_factory=OverlapConfig)
 
 
+class BudgetConfig(_Strict):
+    """``[budget]``: what hardware costs and what a GPU-hour is worth.
+
+    ``prices`` are per unit of a component class (any currency, the same for all);
+    ``amortization`` spreads a unit's price over its service life, so a job is charged
+    for the hours it holds the hardware; ``gpu_hour_value`` prices a lost GPU-hour.
+    """
+
+    gpu_hour_value: float = Field(ge=0)
+    amortization: Hours = Field(default=4 * HOURS_PER_YEAR, gt=0)
+    prices: dict[str, float] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _check_prices(self) -> BudgetConfig:
+        for name, price in self.prices.items():
+            if name not in COMPONENT_CLASSES:
+                raise ValueError(
+                    f"prices.{name}: not a component class ({', '.join(COMPONENT_CLASSES)})"
+                )
+            if price < 0:
+                raise ValueError(f"prices.{name}: must be >= 0")
+        return self
+
+
 class SimulationConfig(_Strict):
     """``[simulation]``: Monte Carlo settings (the command line overrides them)."""
 
@@ -391,6 +415,7 @@ class RelplanConfig(_Strict):
     failures: dict[str, FailureModeConfig] = Field(default_factory=dict)
     job: JobConfig
     workload: WorkloadConfig | None = None
+    budget: BudgetConfig | None = None
     simulation: SimulationConfig = Field(default_factory=SimulationConfig)
 
     def failure_unit(self, mode_name: str) -> str:

@@ -211,6 +211,6 @@ def test_compare_on_common_streams() -> None:
     result = _run("compare", str(CONFIGS / "small.toml"), str(CONFIGS / "small.toml"),
                   "--trials", "100", "--json")
     assert result.exit_code == 0, result.output
-    rows = json.loads(result.stdout)["configs"]
+    rows = json.loads(result.stdout)["scenarios"]
     assert rows[0]["goodput"] == rows[1]["goodput"]  # same seed, same streams
     assert rows[1]["gpu_hours_saved_vs_first"] == 0.0
