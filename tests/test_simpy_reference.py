@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -93,23 +94,9 @@ SCARCE_SPARES = ReferenceCase(
     ),
 )
 
-SCARCE_SPARES_EXPONENTIAL = ReferenceCase(
-    work_hours=40.0,
-    interval_hours=2.0,
-    write_hours=0.1,
-    restart_hours=0.2,
-    spares=1,
-    failure_classes=(
-        FailureClass(
-            "host",
-            units=100,
-            mtbf_hours=300.0,
-            repair_hours=10.0,
-            detect_hours=0.1,
-            uses_spares=True,
-            repair_dist="exponential",
-        ),
-    ),
+SCARCE_SPARES_EXPONENTIAL = replace(
+    SCARCE_SPARES,
+    failure_classes=(replace(SCARCE_SPARES.failure_classes[0], repair_dist="exponential"),),
 )
 
 DALY_CASES = {
