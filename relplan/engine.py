@@ -169,6 +169,7 @@ class _CompiledModel:
     detect: np.ndarray
     uses_spares: np.ndarray
     loses_fast: np.ndarray
+    self_healing: np.ndarray
     stall: np.ndarray
     soft_hours: np.ndarray
     slowdown_table: np.ndarray
@@ -219,6 +220,7 @@ def _compile(model: SimulationModel, on_the_fly: bool = True) -> _CompiledModel:
         detect=np.array([m.detect_hours for m in modes], dtype=float),
         uses_spares=np.array([m.uses_spares for m in modes], dtype=np.bool_),
         loses_fast=np.array([m.loses_fast_checkpoint for m in modes], dtype=np.bool_),
+        self_healing=np.array([m.self_healing for m in modes], dtype=np.bool_),
         stall=np.array([m.stall_hours for m in modes], dtype=float),
         soft_hours=np.array([m.soft_hours for m in modes], dtype=float),
         slowdown_table=table,
@@ -318,7 +320,8 @@ class _BlockState:
             timeline.walk_trials(
                 active, offsets, event_time, event_mode, event_repair, horizon, compiled.job,
                 compiled.impact, compiled.detect, compiled.uses_spares, compiled.loses_fast,
-                compiled.stall, compiled.soft_hours, compiled.slowdown_table, compiled.repair,
+                compiled.self_healing, compiled.stall, compiled.soft_hours,
+                compiled.slowdown_table, compiled.repair,
                 compiled.exp_total_rate, compiled.exp_probability, compiled.exp_modes,
                 compiled.exp_alias,
                 rng_state, next_exp,

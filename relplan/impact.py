@@ -55,6 +55,9 @@ class Impact:
         recovery, ``soft_hours`` is the time a replacement needs to rejoin).
     detect_hours : float or None
         Detection time to use instead of the mode's (a hang waits for the timeout).
+    self_healing : bool
+        The failed unit comes back by itself its repair time after the failure (a flap),
+        so a fatal failure waits only for what is left of it after detection.
     reason : str
         Why, in a few words (shown by ``relplan inventory``).
     """
@@ -65,6 +68,7 @@ class Impact:
     soft_slowdown: float = 1.0
     soft_hours: float = 0.0
     detect_hours: float | None = None
+    self_healing: bool = False
     reason: str = ""
 
 
@@ -218,7 +222,7 @@ def resolve_impact(
             stall = default_stall_hours(config, inventory, unit, mode, fabric)
         timeout = config.network.failover.collective_timeout
         if stall >= timeout:
-            return Impact("fatal", detect_hours=timeout,
+            return Impact("fatal", detect_hours=timeout, self_healing=True,
                           reason="stall reaches the collective timeout: the job hangs")
         impact = Impact(
             "transient", stall_hours=stall, soft_slowdown=mode.soft_slowdown or 1.0,

@@ -49,6 +49,9 @@ class FailureMode:
         How long the soft slowdown lasts, hours.
     loses_fast_checkpoint : bool
         Whether the failure destroys the fast (in-memory) checkpoint tier.
+    self_healing : bool
+        Whether the unit comes back by itself ``repair`` after the failure (a flap that
+        hung the job), rather than after a repair that starts once it is noticed.
     """
 
     name: str
@@ -65,6 +68,7 @@ class FailureMode:
     soft_slowdown: float = 1.0
     soft_hours: float = 0.0
     loses_fast_checkpoint: bool = False
+    self_healing: bool = False
 
     @property
     def job_rate_per_hour(self) -> float:
@@ -241,6 +245,7 @@ def build_model(config: RelplanConfig) -> SimulationModel:
                     loses_fast_checkpoint=fast is not None
                     and fast.survives == "none"
                     and unit in SERVER_CLASSES,
+                    self_healing=impact.self_healing,
                 )
             )
     return SimulationModel(

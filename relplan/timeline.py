@@ -139,7 +139,7 @@ def _replacement_wait(
 
 
 TRACE_RUN, TRACE_RESTART, TRACE_DETECT, TRACE_WAIT, TRACE_FAILURE, TRACE_STALL = range(6)
-TRACE_FINISH = 6
+TRACE_FINISH, TRACE_ROLLBACK = 6, 7
 """Row codes of a trace: ``[wall_start, wall_end, code, a, b, c]`` (see ``walk_trials``)."""
 
 
@@ -193,6 +193,7 @@ def walk_trials(
     mode_detect: np.ndarray,
     mode_uses_spares: np.ndarray,
     mode_loses_fast: np.ndarray,
+    mode_self_healing: np.ndarray,
     mode_stall: np.ndarray,
     mode_soft_hours: np.ndarray,
     slowdown_table: np.ndarray,
@@ -238,7 +239,8 @@ def walk_trials(
     For block trial ``trace_trial`` (-1: none) every interval is written to ``trace``
     as a row ``[wall_start, wall_end, code, a, b, c]``: RUN (a, b = job-time at its
     ends since the restart, c = checkpoints committed at the restart), RESTART, DETECT
-    and WAIT (a = mode), FAILURE (a point; a = mode, b = impact), STALL and FINISH.
+    and WAIT (a = mode), FAILURE (a point; a = mode, b = impact), STALL, FINISH and
+    ROLLBACK (a fast tier lost: a = the durable checkpoint, b = the one rolled back from).
     ``trace_rows[0]`` counts the rows (more than fit are counted, not written).
     """
     interval = job[1]
@@ -376,15 +378,26 @@ def walk_trials(
                     committed[trial] += done
                     durable[trial] = (committed[trial] // every) * every
                 if mode_loses_fast[mode] and committed[trial] > durable[trial]:
+                    # the fast checkpoints since the last durable one are gone: their
+                    # compute and their writes become rework
                     lost = committed[trial] - durable[trial]
+                    lost_time = segments_time(
+                        durable[trial], lost, interval, write_fast, every, write_durable
+                    )
                     buckets[trial, B_USEFUL] -= lost * interval
-                    buckets[trial, B_REWORK] += lost * interval
+                    buckets[trial, B_CHECKPOINT] -= lost_time - lost * interval
+                    buckets[trial, B_REWORK] += lost_time
+                    if trial == trace_trial:
+                        _emit(trace, trace_rows, e_fail + idle[trial], e_fail + idle[trial],
+                              TRACE_ROLLBACK, durable[trial], committed[trial], 0.0)
                     committed[trial] = durable[trial]
                 detect = mode_detect[mode]
                 buckets[trial, B_DETECT] += detect
                 noticed = e_fail + idle[trial] + detect
                 wait = repair
-                if mode_uses_spares[mode]:
+                if mode_self_healing[mode]:  # back by itself `repair` after the failure
+                    wait = max(0.0, repair - detect)
+                elif mode_uses_spares[mode]:
                     wait = _replacement_wait(trial, spare_return, spares_busy, noticed, repair)
                     if wait < repair:
                         spares_used[trial] += 1
@@ -402,40 +415,37 @@ def walk_trials(
             # Degraded, transient and elastic failures: the job keeps its progress.
             duration = repair
             table_mode = mode
-            if impact == ELASTIC:
-                stall = mode_stall[mode]  # detection + reconfiguration
+            # ``begin``: when the job resumes after the stall (exposure), from which a
+            # soft phase or a shrunk run is timed
+            begin = e_fail
+            if impact == ELASTIC or impact == TRANSIENT:
+                stall = mode_stall[mode]  # transient: failover; elastic: detect + reconfigure
                 if phase[trial] == RUNNING:
+                    start = max(phase_start[trial], e_fail)
+                    begin = start + stall
                     buckets[trial, B_STALL] += stall
                     if trial == trace_trial:
-                        begin = max(phase_start[trial], e_fail) + idle[trial]
-                        _emit(trace, trace_rows, begin, begin + stall, TRACE_STALL,
-                              mode, 0.0, 0.0)
-                    phase_start[trial] = max(phase_start[trial], e_fail) + stall
+                        _emit(trace, trace_rows, start + idle[trial], begin + idle[trial],
+                              TRACE_STALL, mode, 0.0, 0.0)
+                    phase_start[trial] = begin
+            if impact == ELASTIC:
                 wait = repair
                 if mode_uses_spares[mode]:
                     wait = _replacement_wait(trial, spare_return, spares_busy,
-                                             e_fail + idle[trial] + stall, repair)
+                                             begin + idle[trial], repair)
                     if wait < repair:
                         spares_used[trial] += 1
-                duration = stall + wait + mode_soft_hours[mode]  # soft hours: the rejoin
+                duration = wait + mode_soft_hours[mode]  # soft hours: the rejoin
             elif impact == TRANSIENT:
-                if phase[trial] == RUNNING:
-                    stall = mode_stall[mode]
-                    resume = max(phase_start[trial], e_fail) + stall
-                    buckets[trial, B_STALL] += stall
-                    if trial == trace_trial:
-                        _emit(trace, trace_rows, resume - stall + idle[trial],
-                              resume + idle[trial], TRACE_STALL, mode, 0.0, 0.0)
-                    phase_start[trial] = resume
-                duration = mode_soft_hours[mode] + mode_stall[mode]
+                duration = mode_soft_hours[mode]
                 table_mode = n_modes + mode  # the soft rows follow the repair rows
-                if mode_soft_hours[mode] <= 0.0:
+                if duration <= 0.0:
                     continue
             if degradation_count[trial] >= degradation_end.shape[1]:
                 overflow[0] = True
                 continue
             k = degradation_count[trial]
-            degradation_end[trial, k] = e_fail + idle[trial] + duration
+            degradation_end[trial, k] = begin + idle[trial] + duration
             degradation_mode[trial, k] = table_mode
             degradation_count[trial] = k + 1
             active_by_mode[trial, table_mode] += 1

@@ -62,29 +62,30 @@ def _expand(model: SimulationModel, rows: np.ndarray) -> tuple[pd.DataFrame, pd.
     every = job.durable_every
     names = [m.name for m in model.modes]
     impacts = ["fatal", "degraded", "transient", "elastic"]
-    intervals: list[tuple[float, float, str]] = []
+    # [start, end, bucket, checkpoint number of the segment (0: not a segment)]
+    intervals: list[list] = []
     failures = []
     run: list[np.ndarray] = []
+
+    def segment_time(start: int, count: int) -> float:
+        return timeline.segments_time(start, count, segment, fast, every, job.write_hours)
 
     def close_run(lost: bool) -> None:
         if not run:
             return
         start_committed = int(run[0][5])
         j_end = run[-1][4]
-        most = 10**12
-        done = timeline.completed_segments(start_committed, j_end, most, segment, fast, every,
-                                           job.write_hours)
+        done = timeline.completed_segments(start_committed, j_end, 10**12, segment, fast,
+                                           every, job.write_hours)
         edges = [0.0]
-        labels = []
+        labels: list[tuple[str, int]] = []
         for k in range(1, done + 1):
-            begin = timeline.segments_time(start_committed, k - 1, segment, fast, every,
-                                           job.write_hours)
-            edges += [begin + segment, timeline.segments_time(
-                start_committed, k, segment, fast, every, job.write_hours)]
-            labels += ["useful", "checkpoint"]
+            begin = segment_time(start_committed, k - 1)
+            edges += [begin + segment, segment_time(start_committed, k)]
+            labels += [("useful", start_committed + k), ("checkpoint", start_committed + k)]
         if j_end > edges[-1]:
             edges.append(j_end)
-            labels.append("rework" if lost else "useful")
+            labels.append(("rework" if lost else "useful", 0))
         edges_array = np.array(edges)
         # each stretch of the run maps job-time to wall clock linearly; cut it at the
         # segment edges inside it (a stall or a change of speed separates stretches)
@@ -96,10 +97,10 @@ def _expand(model: SimulationModel, rows: np.ndarray) -> tuple[pd.DataFrame, pd.
             walls = wall_start + (cuts - j_start) / (j_stop - j_start) * (wall_end - wall_start)
             for k in range(len(cuts) - 1):
                 middle = 0.5 * (cuts[k] + cuts[k + 1])
-                label = labels[min(int(np.searchsorted(edges_array, middle)) - 1,
-                                   len(labels) - 1)]
+                label, number = labels[min(int(np.searchsorted(edges_array, middle)) - 1,
+                                           len(labels) - 1)]
                 if walls[k + 1] > walls[k]:
-                    intervals.append((float(walls[k]), float(walls[k + 1]), label))
+                    intervals.append([float(walls[k]), float(walls[k + 1]), label, number])
         run.clear()
 
     for row in rows:
@@ -110,20 +111,27 @@ def _expand(model: SimulationModel, rows: np.ndarray) -> tuple[pd.DataFrame, pd.
             impact = impacts[int(row[4])]
             failures.append((row[0], names[int(row[3])], impact))
             if impact == "fatal":
+                # stalls the failure cuts short (or that never began) end with it
+                when = float(row[0])
+                intervals = [i for i in intervals if not (i[2] == "stall" and i[0] >= when)]
+                for interval in intervals:
+                    if interval[2] == "stall" and interval[1] > when:
+                        interval[1] = when
                 close_run(lost=True)
+        elif code == timeline.TRACE_ROLLBACK:
+            # the fast checkpoints after the durable one are lost: their work is rework
+            for interval in intervals:
+                if interval[2] in ("useful", "checkpoint") and interval[3] > row[3]:
+                    interval[2] = "rework"
         elif code == timeline.TRACE_FINISH:
             close_run(lost=False)
         else:
             bucket = {timeline.TRACE_RESTART: "restart", timeline.TRACE_DETECT: "detect",
                       timeline.TRACE_WAIT: "waiting", timeline.TRACE_STALL: "stall"}[code]
             if row[1] > row[0]:
-                intervals.append((float(row[0]), float(row[1]), bucket))
-    frame = pd.DataFrame(intervals, columns=["start_hours", "end_hours", "bucket"])
+                intervals.append([float(row[0]), float(row[1]), bucket, 0])
+    frame = pd.DataFrame([i[:3] for i in intervals],
+                         columns=["start_hours", "end_hours", "bucket"])
     frame = frame.sort_values("start_hours", kind="stable").reset_index(drop=True)
-    # a stall cut short by a fatal failure ends at the next interval
-    if len(frame) > 1:
-        frame["end_hours"] = np.minimum(
-            frame["end_hours"], np.append(frame["start_hours"].to_numpy()[1:], np.inf)
-        )
     failure_frame = pd.DataFrame(failures, columns=["time_hours", "mode", "impact"])
     return frame, failure_frame

@@ -441,10 +441,12 @@ def test_a_surviving_fast_tier_shortens_rework() -> None:
     assert b["rework"] == pytest.approx(0.35)
     assert b["checkpoint"] == pytest.approx(0.65 + 1.15)
     assert survived.wall_hours[0] == pytest.approx(13.15)
-    # The same failure destroying the fast tier rolls back to the durable checkpoint 3.
+    # The same failure destroying the fast tier rolls back to the durable checkpoint 3:
+    # the 4th segment (1 h of compute and its 0.05 h fast write) is lost too.
     lost = walk_trial(_two_tier_model(True), [5.0], [0], [0.0])
     b = _buckets(lost)
-    assert b["rework"] == pytest.approx(1.35)
+    assert b["rework"] == pytest.approx(0.35 + 1.05)
+    assert b["checkpoint"] == pytest.approx(0.6 + 1.2)
     assert b["useful"] == pytest.approx(10.0)
     assert lost.wall_hours[0] == pytest.approx(14.2)
 
@@ -546,3 +548,57 @@ def test_any_failure_stream_keeps_the_books_balanced(times, impacts, repairs, sp
     assert b.sum() == pytest.approx(outcome.wall_hours[0], rel=1e-9, abs=1e-9)
     assert b[BUCKETS.index("useful")] == pytest.approx(20.0)
     assert outcome.wall_hours[0] >= 20.0 + 9 * 0.2 - 1e-9
+
+
+def _trace_matches_buckets(model, times, modes, repairs) -> None:
+    """The trace of a hand-fed trial adds up to the walk's own buckets."""
+    from relplan.trace import _expand
+
+    compiled_rows = np.full((10_000, 6), -1.0)
+    from relplan.engine import _BlockState, _compile
+    from relplan.rng import seed_states
+
+    state = _BlockState(1, len(model.modes), model.job.spares)
+    state.walk(_compile(model, on_the_fly=False), np.zeros(1, dtype=np.int64),
+               np.array([0, len(times)], dtype=np.int64), np.asarray(times, dtype=float),
+               np.asarray(modes, dtype=np.int64), np.asarray(repairs, dtype=float), np.inf,
+               seed_states(np.random.SeedSequence(0), 1), np.full(1, np.inf),
+               compiled_rows, 0)
+    intervals, _ = _expand(model, compiled_rows[compiled_rows[:, 2] >= 0])
+    lengths = (intervals.end_hours - intervals.start_hours).groupby(intervals.bucket).sum()
+    b = dict(zip(BUCKETS, state.buckets[0], strict=True))
+    assert lengths.sum() == pytest.approx(state.wall[0])
+    for bucket in ("rework", "detect", "waiting", "restart", "stall"):
+        assert lengths.get(bucket, 0.0) == pytest.approx(b[bucket], abs=1e-9), bucket
+    assert np.all(np.diff(intervals.start_hours) >= -1e-12)
+    assert np.all(intervals.start_hours.to_numpy()[1:] >= intervals.end_hours.to_numpy()[:-1]
+                  - 1e-9)
+
+
+def test_trace_shows_a_lost_fast_tier_as_rework() -> None:
+    from dataclasses import replace
+
+    model = make_model(work=10.0, interval=4.0, write=0.5, restart=0.2,
+                       modes=[{"units": 1, "lifetime": exp(100.0), "loses_fast": True}])
+    model = replace(model, job=replace(model.job, fast_interval_hours=1.0,
+                                       fast_write_hours=0.1))
+    _trace_matches_buckets(model, [3.5], [0], [0.0])
+
+
+def test_trace_of_a_fatal_failure_during_stacked_stalls() -> None:
+    modes = [{"units": 1, "lifetime": exp(10.0)},
+             {"units": 1, "lifetime": exp(10.0), "impact": "transient", "stall": 0.3}]
+    model = make_model(work=5.0, interval=2.0, write=0.25, restart=0.3, modes=modes)
+    _trace_matches_buckets(model, [1.0, 1.1, 1.2], [1, 1, 0], [0.0, 0.0, 1.0])
+
+
+def test_a_soft_phase_runs_from_the_end_of_its_own_stall() -> None:
+    transient = {"units": 1, "lifetime": exp(10.0), "impact": "transient", "stall": 0.3,
+                 "soft_slowdown": 2.0, "soft_hours": 0.5}
+    model = make_model(work=5.0, interval=10.0, write=0.0, restart=0.3, modes=[transient])
+    one = _buckets(walk_trial(model, [1.0], [0], [0.0]))
+    two = _buckets(walk_trial(model, [1.0, 1.2], [0, 0], [0.0, 0.0]))
+    assert one["degraded"] == pytest.approx(0.25)
+    # the second stall resumes at 1.6; its soft phase runs 1.6-2.1 at half speed
+    assert two["degraded"] == pytest.approx(0.25)
+    assert two["stall"] == pytest.approx(0.6)

@@ -150,3 +150,20 @@ def test_elastic_recovery_drops_a_replica(minimal_raw) -> None:
 def test_failure_free_upper_bound_has_no_modes(minimal_raw) -> None:
     config = _config(minimal_raw, {}, {"gpu": {"lifetime": EXP}}, recovery="failure-free")
     assert build_model(config).modes == ()
+
+
+def test_a_hung_flap_waits_only_for_what_is_left_of_it(minimal_raw) -> None:
+    """A 15 min flap hangs the job until the 10 min timeout, then 5 more minutes."""
+    config = _config(minimal_raw, {"servers_per_leaf": 4},
+                     {"flap": {"unit": "link", "impact": "transient", "stall": "15min",
+                               "repair": {"dist": "fixed", "mean": "15min"}, "lifetime": EXP}})
+    model = build_model(config)
+    flap = next(m for m in model.modes if m.name == "flap")
+    assert flap.impact == "fatal" and flap.self_healing
+    from relplan.engine import walk_trial
+
+    index = model.modes.index(flap)
+    outcome = walk_trial(model, [5.0], [index], [0.25])
+    b = dict(zip(BUCKETS, outcome.bucket_hours[0], strict=True))
+    assert b["detect"] == pytest.approx(10 / 60)
+    assert b["waiting"] == pytest.approx(5 / 60)
