@@ -41,11 +41,13 @@ COMPONENT_CLASSES: tuple[str, ...] = (
     "leaf",
     "spine",
     "core",
+    "rack",
 )
 """Component classes the topology counts; a failure mode attaches to one of them.
 
 ``leaf`` is the edge/ToR tier, ``spine`` the tier above it (the aggregation tier of a
-fat-tree), ``core`` a fat-tree's top tier."""
+fat-tree), ``core`` a fat-tree's top tier; ``rack`` a rack or power domain of
+``cluster.servers_per_rack`` servers, whose failure takes all of them down at once."""
 
 FAILURE_UNITS: tuple[str, ...] = (*COMPONENT_CLASSES, "job")
 """What a failure mode can be counted per: a component class, or the job as a whole."""
@@ -159,9 +161,10 @@ class FailureModeConfig(_Strict):
     lifetime: DistributionConfig
     repair: DistributionConfig = Field(default_factory=_zero_repair)
     detect: Hours = Field(default=30.0 / 3600.0, ge=0)
-    unit: Literal["gpu", "host", "nic", "optic", "link", "leaf", "spine", "core", "job"] | None = (
-        None
-    )
+    unit: (
+        Literal["gpu", "host", "nic", "optic", "link", "leaf", "spine", "core", "rack", "job"]
+        | None
+    ) = None
     start: Literal["equilibrium", "new"] = "equilibrium"
     spares: bool | None = None
     impact: Literal["auto", "fatal", "degraded", "transient"] = "auto"
@@ -177,6 +180,7 @@ class ClusterConfig(_Strict):
     servers: int = Field(gt=0)
     gpus_per_server: int = Field(default=8, gt=0)
     nics_per_server: int | None = Field(default=None, gt=0)
+    servers_per_rack: int = Field(default=4, gt=0)
 
 
 BytesPerSecond = Annotated[float, BeforeValidator(parse_bandwidth_bytes_per_s)]
@@ -603,13 +607,15 @@ def _check_job(config: RelplanConfig) -> None:
             )
     if job.recovery == "elastic":
         if job.elastic is None:
-            raise ConfigError("job.elastic", "recovery = \"elastic\" needs [job.elastic] with "
-                              "data_parallel")
-        if config.workload is not None and config.workload.parallelism.data is not None and (
-            config.workload.parallelism.data != job.elastic.data_parallel
+            raise ConfigError(
+                "job.elastic", 'recovery = "elastic" needs [job.elastic] with data_parallel'
+            )
+        if (
+            config.workload is not None
+            and config.workload.parallelism.data is not None
+            and (config.workload.parallelism.data != job.elastic.data_parallel)
         ):
-            raise ConfigError("job.elastic.data_parallel",
-                              "differs from workload.parallelism.data")
+            raise ConfigError("job.elastic.data_parallel", "differs from workload.parallelism.data")
     workload = config.workload
     if workload is not None:
         degrees = workload.parallelism
@@ -622,8 +628,10 @@ def _check_job(config: RelplanConfig) -> None:
                 f"= {data * model_parallel} GPUs, but the job has {job.gpus}",
             )
         if (data * degrees.tensor) % degrees.expert:
-            raise ConfigError("workload.parallelism.expert",
-                              f"must divide data x tensor = {data * degrees.tensor}")
+            raise ConfigError(
+                "workload.parallelism.expert",
+                f"must divide data x tensor = {data * degrees.tensor}",
+            )
 
 
 _NOT_FOR_TOPOLOGY: dict[str, dict[str, str]] = {

@@ -392,6 +392,9 @@ def build_inventory(config: RelplanConfig) -> Inventory:
         "host": (cluster.servers, job_servers),
         "nic": (cluster.servers * nics, job_servers * nics),
         **{name: (cluster_network[name], job_network[name]) for name in cluster_network},
+        # the job's servers fill racks in order, like leaves
+        "rack": (_ceil_div(cluster.servers, cluster.servers_per_rack),
+                 _ceil_div(job_servers, cluster.servers_per_rack)),
     }
     bundles = fabric.uplinks_per_leaf // network.fabric_lacp.members
     return Inventory(

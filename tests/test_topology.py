@@ -369,3 +369,21 @@ def test_inventory_command_shows_port_budget_and_topology() -> None:
     assert table.exit_code == 0, table.output
     for words in ("Port budget", "short by 32", "ecmp width", "400 Gbps"):
         assert words in table.stdout
+
+
+def test_racks_are_power_domains_filled_in_order(minimal_raw) -> None:
+    minimal_raw["cluster"]["servers_per_rack"] = 6
+    minimal_raw["job"]["gpus"] = 8 * 13  # 13 servers: 3 racks of 6
+    minimal_raw["failures"]["power"] = {"unit": "rack", "lifetime": {"dist": "exponential",
+                                                                     "afr": "2%"},
+                                        "repair": {"dist": "fixed", "mean": "6h"}}
+    config = parse_config(minimal_raw)
+    inventory = build_inventory(config)
+    assert inventory.cluster_units("rack") == -(-128 // 6)
+    assert inventory.job_units("rack") == 3
+    from relplan.model import build_model
+
+    power = next(m for m in build_model(config).modes if m.name == "power")
+    assert power.job_units == 3
+    assert power.impact == "fatal"  # a whole rack down interrupts the job
+    assert not power.uses_spares  # it waits for the power to come back
