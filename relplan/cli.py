@@ -118,7 +118,7 @@ def _finite(value: float) -> float | None:
 
 def _impact_text(mode: dict[str, Any]) -> str:
     if mode["impact"] in ("degraded", "elastic"):
-        return f"{mode['impact']} x{mode['slowdown']:.3g}"
+        return f"{mode['impact']} +{100 * (mode['slowdown'] - 1):.2g}% step time"
     if mode["impact"] == "transient":
         return f"stall {format_duration(mode['stall_hours'])}"
     return mode["impact"]
