@@ -146,3 +146,18 @@ def test_two_tier_optimiser_prefers_a_cheap_surviving_fast_tier() -> None:
     assert tiers.goodput > max(one_tier.curve.goodput_mean)
     with pytest.raises(ValueError, match="no fast checkpoint tier"):
         optimize_tiers(single, trials=10, seed=0)
+
+
+@pytest.mark.parametrize(("mtbf_hours", "published_minutes", "published_wall_hours"),
+                         [(24.0, 117.0, 547.9), (6.0, 57.0, 610.2)])
+def test_daly_2006_validation_case_by_monte_carlo(mtbf_hours, published_minutes,
+                                                  published_wall_hours) -> None:
+    """Daly's figure captions: Ts = 500 h, R = 10 min, delta = 5 min (reference V1)."""
+    model = make_model(work=500.0, interval=1.0, write=5 * MINUTE, restart=10 * MINUTE,
+                       modes=[{"units": 1, "lifetime": distributions.exponential(mtbf_hours)}])
+    result = optimize_interval(model, trials=3000, seed=7)
+    assert result.mc_optimal_hours / MINUTE == pytest.approx(published_minutes, rel=0.02)
+    walls = simulate(model.with_interval(result.mc_optimal_hours), 3000, seed=8).wall_hours
+    standard_error = walls.std(ddof=1) / math.sqrt(walls.size)
+    # the published figure is rounded to 0.1 h
+    assert abs(walls.mean() - published_wall_hours) < 4 * standard_error + 0.05
