@@ -602,3 +602,15 @@ def test_a_soft_phase_runs_from_the_end_of_its_own_stall() -> None:
     # the second stall resumes at 1.6; its soft phase runs 1.6-2.1 at half speed
     assert two["degraded"] == pytest.approx(0.25)
     assert two["stall"] == pytest.approx(0.6)
+
+
+def test_meta_ettr_approximation_in_the_small_loss_regime() -> None:
+    """Kokolis et al. (HPCA 2025): E[ETTR] ~ (1 - N r_f (u0 + dt/2)) / (1 + w/dt) when
+    N r_f (u0 + dt) << 1 (reference V5a). A first-order form: it should hold to well under
+    0.1% here, not to the Monte Carlo error."""
+    mtbf, restart, interval, write = 200.0, 0.2, 1.0, 0.02
+    model = make_model(work=2000.0, interval=interval, write=write, restart=restart,
+                       modes=[{"units": 1, "lifetime": exp(mtbf)}])
+    goodput = 2000.0 / simulate(model, 4000, seed=1).wall_hours
+    approximation = (1 - (restart + interval / 2) / mtbf) / (1 + write / interval)
+    assert goodput.mean() == pytest.approx(approximation, rel=1e-3)
