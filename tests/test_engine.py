@@ -550,7 +550,7 @@ def test_any_failure_stream_keeps_the_books_balanced(times, impacts, repairs, sp
     assert outcome.wall_hours[0] >= 20.0 + 9 * 0.2 - 1e-9
 
 
-def _trace_matches_buckets(model, times, modes, repairs) -> None:
+def _assert_trace_matches_buckets(model, times, modes, repairs) -> None:
     """The trace of a hand-fed trial adds up to the walk's own buckets."""
     from relplan.trace import _expand
 
@@ -582,14 +582,14 @@ def test_trace_shows_a_lost_fast_tier_as_rework() -> None:
                        modes=[{"units": 1, "lifetime": exp(100.0), "loses_fast": True}])
     model = replace(model, job=replace(model.job, fast_interval_hours=1.0,
                                        fast_write_hours=0.1))
-    _trace_matches_buckets(model, [3.5], [0], [0.0])
+    _assert_trace_matches_buckets(model, [3.5], [0], [0.0])
 
 
 def test_trace_of_a_fatal_failure_during_stacked_stalls() -> None:
     modes = [{"units": 1, "lifetime": exp(10.0)},
              {"units": 1, "lifetime": exp(10.0), "impact": "transient", "stall": 0.3}]
     model = make_model(work=5.0, interval=2.0, write=0.25, restart=0.3, modes=modes)
-    _trace_matches_buckets(model, [1.0, 1.1, 1.2], [1, 1, 0], [0.0, 0.0, 1.0])
+    _assert_trace_matches_buckets(model, [1.0, 1.1, 1.2], [1, 1, 0], [0.0, 0.0, 1.0])
 
 
 def test_a_soft_phase_runs_from_the_end_of_its_own_stall() -> None:
