@@ -284,6 +284,13 @@ def _optimum_and_ci(
     return estimate, (float(low), float(high))
 
 
+def _mean_with_ci(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Column means of a (trials, points) array and their normal 95% CI bounds."""
+    mean = values.mean(axis=0)
+    half_width = 1.959963984540054 * values.std(axis=0, ddof=1) / math.sqrt(values.shape[0])
+    return mean, mean - half_width, mean + half_width
+
+
 def optimize_interval(
     model: SimulationModel,
     trials: int,
@@ -375,13 +382,13 @@ def optimize_interval(
     p95_best, p95_ci = _optimum_and_ci(
         grid, walls, lambda rows: np.percentile(rows, 95, axis=0), False, bootstrap, rng
     )
-    sem = goodput.std(axis=0, ddof=1) / math.sqrt(trials)
+    mean, low, high = _mean_with_ci(goodput)
     curve = pd.DataFrame(
         {
             "interval_hours": grid,
-            "goodput_mean": goodput.mean(axis=0),
-            "goodput_ci95_low": goodput.mean(axis=0) - 1.959963984540054 * sem,
-            "goodput_ci95_high": goodput.mean(axis=0) + 1.959963984540054 * sem,
+            "goodput_mean": mean,
+            "goodput_ci95_low": low,
+            "goodput_ci95_high": high,
             "wall_mean_hours": walls.mean(axis=0),
             "wall_p95_hours": np.percentile(walls, 95, axis=0),
             "lost_mean_hours": walls.mean(axis=0) - job.work_hours,
@@ -518,15 +525,15 @@ def optimize_tiers(
              for _ in range(bootstrap)]
     fast_picks = [pairs[k][0] for k in picks]
     durable_picks = [pairs[k][0] * pairs[k][1] for k in picks]
-    sem = goodput.std(axis=0, ddof=1) / math.sqrt(trials)
+    _, low, high = _mean_with_ci(goodput)
     grid = pd.DataFrame(
         {
             "fast_interval_hours": [p[0] for p in pairs],
             "durable_every": [p[1] for p in pairs],
             "durable_interval_hours": [p[0] * p[1] for p in pairs],
             "goodput_mean": means,
-            "goodput_ci95_low": means - 1.959963984540054 * sem,
-            "goodput_ci95_high": means + 1.959963984540054 * sem,
+            "goodput_ci95_low": low,
+            "goodput_ci95_high": high,
             "wall_p95_hours": np.percentile(np.column_stack(walls), 95, axis=0),
         }
     )

@@ -34,7 +34,7 @@ from relplan.results import (
     write_text_atomic,
 )
 from relplan.sweep import answer_sentence, load_study, run_study, write_study_outputs
-from relplan.topology import Inventory, build_inventory, check_port_budget
+from relplan.topology import Inventory, check_port_budget
 from relplan.units import UnitError, format_duration, parse_duration_hours
 from relplan.workload import baseline_report, cluster_mtbf
 
@@ -147,8 +147,8 @@ def inventory_data(config: RelplanConfig) -> dict[str, Any]:
         ports down, up, needed and available per switch, fits, shortfall) and
         ``port_problems`` (one line per tier that does not fit).
     """
-    inventory = build_inventory(config)
     model = build_model(config)
+    inventory = model.inventory
     total_rate = sum(mode.job_rate_per_hour for mode in model.modes)
     return {
         "components": {

@@ -7,6 +7,7 @@ function of that data.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -99,6 +100,8 @@ class SimulationResult:
     def trials_frame(self) -> pd.DataFrame:
         """One row per trial: wall hours, goodput, lost hours, buckets, interruptions.
 
+        Built once per result and shared: treat it as read-only.
+
         Returns
         -------
         pandas.DataFrame
@@ -107,6 +110,10 @@ class SimulationResult:
             ``spares_used``, one ``<bucket>_hours`` column per bucket and one
             ``failures_<mode>`` column per failure mode (whatever its impact).
         """
+        return self._trials
+
+    @functools.cached_property
+    def _trials(self) -> pd.DataFrame:
         outcomes, job = self.outcomes, self.model.job
         wall = outcomes.wall_hours
         lost = wall - job.work_hours
