@@ -56,9 +56,9 @@ from typing import Any
 import numpy as np
 
 import relplan
-from relplan.config import load_config
-from relplan.engine import TrialOutcomes, simulate
-from relplan.model import SimulationModel, build_model
+from relplan.config.loading import load_config
+from relplan.sim.engine import TrialOutcomes, simulate
+from relplan.sim.model import SimulationModel, build_model
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -531,9 +531,9 @@ def first_call_seconds(seed: int) -> float:
 _COLD_SCRIPT = """
 import json, sys, time
 started = time.perf_counter()
-from relplan.config import load_config
-from relplan.engine import simulate
-from relplan.model import build_model
+from relplan.config.loading import load_config
+from relplan.sim.engine import simulate
+from relplan.sim.model import build_model
 model = build_model(load_config(sys.argv[1]))
 imported = time.perf_counter()
 simulate(model, 10, 0)

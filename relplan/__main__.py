@@ -1,5 +1,5 @@
 """``python -m relplan``: the command line."""
 
-from relplan.cli import app
+from relplan.cli.app import app
 
 app(prog_name="relplan")

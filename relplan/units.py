@@ -219,3 +219,4 @@ def format_duration(hours: float) -> str:
     if magnitude < 2.0 * HOURS_PER_YEAR:
         return f"{hours / 24.0:.3g} d"
     return f"{hours / HOURS_PER_YEAR:.3g} y"
+BITS_PER_BYTE = 8.0

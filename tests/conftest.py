@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from relplan import distributions
-from relplan.config import parse_config
-from relplan.model import FailureMode, JobSpec, SimulationModel, build_model
+from relplan.config.loading import parse_config
+from relplan.sim import distributions
+from relplan.sim.model import FailureMode, JobSpec, SimulationModel, build_model
 
 REPO = Path(__file__).resolve().parent.parent
 CONFIGS = REPO / "configs"

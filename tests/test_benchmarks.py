@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from relplan.engine import simulate
+from relplan.sim.engine import simulate
 
 REPO = Path(__file__).resolve().parents[1]
 _PATH = REPO / "benchmarks" / "run.py"

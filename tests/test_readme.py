@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from relplan.cli import app
+from relplan.cli.app import app
 from tests.conftest import MINIMAL_TOML, REPO
 
 README = (REPO / "README.md").read_text()

@@ -1,0 +1,403 @@
+"""Checkpoint-interval closed forms: Young (1974), Daly (2006), expected wall time.
+
+Notation (Daly's): ``M`` mean time to interruption of the job, ``delta`` blocking
+checkpoint write, ``R`` restart, ``D`` downtime per failure during which nothing
+fails (detection plus waiting for a repair), ``tau`` compute between checkpoints.
+All in hours.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from relplan.sim.closed_forms import daly_interval, exact_interval, young_interval
+
+if TYPE_CHECKING:
+    from relplan.sim.model import SimulationModel
+
+# -- Monte Carlo optimisation ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IntervalOptimum:
+    """The checkpoint interval study of one job: closed forms and the Monte Carlo optimum.
+
+    Attributes
+    ----------
+    mtti_hours : float
+        The job's mean time to interruption used by the closed forms, hours.
+    young_hours, daly_hours, exact_hours : float
+        Young's, Daly's and the exact (Lambert W) optimum of Daly's cost, hours.
+    mc_optimal_hours : float
+        Interval maximising the mean goodput over the common-random-number curve, hours.
+    mc_optimal_ci95 : tuple of float
+        Bootstrap 95% interval of ``mc_optimal_hours`` (trials resampled), hours.
+    p95_optimal_hours : float
+        Interval minimising the 95th percentile of wall time, hours.
+    p95_optimal_ci95 : tuple of float
+        Its bootstrap 95% interval, hours.
+    goodput_at : dict of str to float
+        Mean goodput at ``young``, ``daly``, ``exact``, ``mc`` and ``p95``.
+    curve : pandas.DataFrame
+        One row per interval: ``interval_hours``, ``goodput_mean``, ``goodput_ci95_low``,
+        ``goodput_ci95_high``, ``wall_mean_hours``, ``wall_p95_hours``, ``lost_mean_hours``.
+    trials, seed : int
+        The Monte Carlo settings.
+    """
+
+    mtti_hours: float
+    young_hours: float
+    daly_hours: float
+    exact_hours: float
+    mc_optimal_hours: float
+    mc_optimal_ci95: tuple[float, float]
+    p95_optimal_hours: float
+    p95_optimal_ci95: tuple[float, float]
+    goodput_at: dict[str, float]
+    curve: pd.DataFrame
+    trials: int
+    seed: int
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready form: the keys of DESIGN.md's ``optimize --json`` contract and more."""
+        return {
+            "trials": self.trials,
+            "seed": self.seed,
+            "job_mtti_hours": self.mtti_hours,
+            "young_hours": self.young_hours,
+            "daly_hours": self.daly_hours,
+            "exact_hours": self.exact_hours,
+            "mc_optimal_hours": self.mc_optimal_hours,
+            "mc_optimal_ci95": list(self.mc_optimal_ci95),
+            "goodput_at_optimal": self.goodput_at["mc"],
+            "goodput_at": dict(self.goodput_at),
+            "p95_optimal_hours": self.p95_optimal_hours,
+            "p95_optimal_ci95": list(self.p95_optimal_ci95),
+            "curve": self.curve.to_dict(orient="list"),
+        }
+
+
+FIT_HALF_WIDTH = 0.3
+"""Half-width, in log interval, of the window a parabola is fitted to around the best point."""
+
+
+def parabola_vertex(log_x: np.ndarray, y: np.ndarray, best: int) -> float:
+    """Vertex of a least-squares parabola (in log x) over a window around the best point.
+
+    Parameters
+    ----------
+    log_x : numpy.ndarray
+        Log of the intervals (sorted).
+    y : numpy.ndarray
+        The values to maximise at those intervals.
+    best : int
+        Index of the best value.
+
+    Returns
+    -------
+    float
+        The interval at the vertex, hours, kept within the fitted window.
+
+    A window wider than the grid step smooths both the Monte Carlo noise and the
+    sawtooth of the whole-job cost (a checkpoint appears or vanishes each time
+    W / tau crosses an integer).
+    """
+    near = np.abs(log_x - log_x[best]) <= FIT_HALF_WIDTH
+    if near.sum() < 3:
+        near = np.zeros_like(near)
+        near[np.argsort(np.abs(log_x - log_x[best]))[:3]] = True
+    xs, ys = log_x[near], y[near]
+    a, b, _ = np.polyfit(xs - log_x[best], ys, 2)
+    if a >= 0:
+        return float(np.exp(log_x[best]))
+    return float(np.exp(log_x[best] + np.clip(-b / (2 * a), xs.min() - log_x[best],
+                                               xs.max() - log_x[best])))
+
+
+def _optimum_and_ci(
+    intervals: np.ndarray, values: np.ndarray, statistic, maximise: bool,
+    bootstrap: int, rng: np.random.Generator,
+) -> tuple[float, tuple[float, float]]:  # fmt: skip
+    """Optimum of ``statistic`` over the interval grid, with a paired bootstrap CI."""
+    log_x = np.log(intervals)
+    sign = 1.0 if maximise else -1.0
+
+    def locate(rows: np.ndarray) -> float:
+        curve = sign * statistic(rows)
+        return parabola_vertex(log_x, curve, int(np.argmax(curve)))
+
+    estimate = locate(values)
+    n = values.shape[0]
+    replicates = [locate(values[rng.integers(0, n, n)]) for _ in range(bootstrap)]
+    low, high = np.percentile(replicates, [2.5, 97.5])
+    return estimate, (float(low), float(high))
+
+
+def _mean_with_ci(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Column means of a (trials, points) array and their normal 95% CI bounds."""
+    mean = values.mean(axis=0)
+    half_width = 1.959963984540054 * values.std(axis=0, ddof=1) / math.sqrt(values.shape[0])
+    return mean, mean - half_width, mean + half_width
+
+
+def optimize_interval(
+    model: SimulationModel,
+    trials: int,
+    seed: int,
+    points: int = 15,
+    span: float = 6.0,
+    refine_points: int = 12,
+    bootstrap: int = 300,
+    workers: int = 1,
+) -> IntervalOptimum:
+    """Find the checkpoint interval that maximises goodput, by Monte Carlo with common numbers.
+
+    Every interval is simulated with the same seed, so every interval sees the same
+    failure stream on the exposure clock: differences between neighbouring intervals
+    are not blurred by independent noise. A log grid from ``exact / span`` to
+    ``exact * span`` is refined around its best point; the optimum is the vertex of a
+    least-squares parabola (in log interval) over a window of +-0.3 in log interval
+    around the best point, and its 95% interval comes from resampling trials (the same
+    resample for every interval).
+
+    Parameters
+    ----------
+    model : SimulationModel
+        The job; its own interval is ignored.
+    trials : int
+        Trials per interval.
+    seed : int
+        Seed shared by every interval.
+    points : int
+        Points of the coarse log grid.
+    span : float
+        The grid covers ``[exact / span, exact * span]``, clipped to the work.
+    refine_points : int
+        Points added around the coarse optimum, over the parabola's fitting window.
+    bootstrap : int
+        Bootstrap replicates for the confidence intervals.
+    workers : int
+        Threads for the simulations (does not change any number).
+
+    Returns
+    -------
+    IntervalOptimum
+        Closed forms, Monte Carlo optima with CIs, and the curve.
+    """
+    from relplan.sim.engine import simulate
+
+    job = model.job
+    mtti = model.job_mtti_hours
+    write = job.write_hours
+    if not math.isfinite(mtti):
+        raise ValueError("the job never fails: there is no interval to optimise")
+    young = young_interval(write, mtti) if write > 0 else job.work_hours
+    daly = daly_interval(write, mtti) if write > 0 else job.work_hours
+    exact = exact_interval(write, mtti) if write > 0 else job.work_hours
+    ceiling = job.work_hours
+    floor = max(exact / span, 1e-4 * ceiling)
+
+    results: dict[float, np.ndarray] = {}
+
+    def run(interval: float) -> np.ndarray:
+        interval = float(min(max(interval, floor), ceiling))
+        for known in results:  # one simulation per distinct interval
+            if abs(known - interval) <= 1e-9 * interval:
+                return results[known]
+        if interval not in results:
+            outcome = simulate(model.with_interval(interval), trials, seed, workers)
+            results[interval] = outcome.wall_hours
+        return results[interval]
+
+    coarse = np.geomspace(floor, min(exact * span, ceiling), points)
+    for interval in coarse:
+        run(interval)
+    grid = np.array(sorted(results))
+    goodput = np.column_stack([job.work_hours / results[x] for x in grid])
+    best = grid[int(np.argmax(goodput.mean(axis=0)))]
+    spread = math.exp(FIT_HALF_WIDTH + 0.05)
+    for interval in np.geomspace(best / spread, best * spread, refine_points):
+        run(interval)
+    for interval in (young, daly, exact):
+        run(interval)
+
+    grid = np.array(sorted(results))
+    walls = np.column_stack([results[x] for x in grid])
+    goodput = job.work_hours / walls
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(2**31,)))
+    mc_best, mc_ci = _optimum_and_ci(
+        grid, goodput, lambda rows: rows.mean(axis=0), True, bootstrap, rng
+    )
+    p95_best, p95_ci = _optimum_and_ci(
+        grid, walls, lambda rows: np.percentile(rows, 95, axis=0), False, bootstrap, rng
+    )
+    mean, low, high = _mean_with_ci(goodput)
+    curve = pd.DataFrame(
+        {
+            "interval_hours": grid,
+            "goodput_mean": mean,
+            "goodput_ci95_low": low,
+            "goodput_ci95_high": high,
+            "wall_mean_hours": walls.mean(axis=0),
+            "wall_p95_hours": np.percentile(walls, 95, axis=0),
+            "lost_mean_hours": walls.mean(axis=0) - job.work_hours,
+        }
+    )
+    goodput_at = {
+        name: float(np.mean(job.work_hours / run(interval)))
+        for name, interval in (("young", young), ("daly", daly), ("exact", exact),
+                               ("mc", mc_best), ("p95", p95_best))
+    }  # fmt: skip
+    return IntervalOptimum(
+        mtti_hours=mtti,
+        young_hours=young,
+        daly_hours=daly,
+        exact_hours=exact,
+        mc_optimal_hours=mc_best,
+        mc_optimal_ci95=mc_ci,
+        p95_optimal_hours=p95_best,
+        p95_optimal_ci95=p95_ci,
+        goodput_at=goodput_at,
+        curve=curve,
+        trials=trials,
+        seed=seed,
+    )
+
+
+@dataclass(frozen=True)
+class TierOptimum:
+    """The best fast-tier interval and durable cadence of a two-tier job.
+
+    Attributes
+    ----------
+    fast_interval_hours : float
+        Compute between fast checkpoints at the optimum, hours.
+    durable_every : int
+        One checkpoint in this many is durable.
+    durable_interval_hours : float
+        ``fast_interval_hours * durable_every``, hours.
+    goodput : float
+        Mean goodput at the optimum.
+    fast_interval_ci95, durable_interval_ci95 : tuple of float
+        Bootstrap 95% ranges of the optimum's two intervals (trials resampled), hours.
+    grid : pandas.DataFrame
+        One row per (fast interval, durable cadence): ``fast_interval_hours``,
+        ``durable_every``, ``durable_interval_hours``, ``goodput_mean``,
+        ``goodput_ci95_low``, ``goodput_ci95_high``, ``wall_p95_hours``.
+    """
+
+    fast_interval_hours: float
+    durable_every: int
+    durable_interval_hours: float
+    goodput: float
+    fast_interval_ci95: tuple[float, float]
+    durable_interval_ci95: tuple[float, float]
+    grid: pd.DataFrame
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready form."""
+        return {
+            "fast_interval_hours": self.fast_interval_hours,
+            "durable_every": self.durable_every,
+            "durable_interval_hours": self.durable_interval_hours,
+            "goodput": self.goodput,
+            "fast_interval_ci95": list(self.fast_interval_ci95),
+            "durable_interval_ci95": list(self.durable_interval_ci95),
+            "grid": self.grid.to_dict(orient="list"),
+        }
+
+
+def optimize_tiers(
+    model: SimulationModel,
+    trials: int,
+    seed: int,
+    fast_points: int = 9,
+    durable_every: tuple[int, ...] = (1, 2, 3, 4, 6, 8, 12, 16, 24),
+    bootstrap: int = 300,
+    workers: int = 1,
+) -> TierOptimum:
+    """Optimise both intervals of a two-tier job on common random numbers.
+
+    A log grid of fast intervals around Young's interval for the fast write (from a
+    quarter to four times it) is crossed with durable cadences (one checkpoint in ``n``
+    durable); every pair runs with the same seed. The optimum is the pair with the
+    highest mean goodput; its 95% ranges come from resampling trials (the same resample
+    for every pair) and taking the best pair of each resample.
+
+    Parameters
+    ----------
+    model : SimulationModel
+        A job with a fast tier (``job.fast_interval_hours`` set).
+    trials : int
+        Trials per pair.
+    seed : int
+        Seed shared by every pair.
+    fast_points : int
+        Points of the fast-interval grid.
+    durable_every : tuple of int
+        Durable cadences tried.
+    bootstrap : int
+        Bootstrap replicates.
+    workers : int
+        Threads for the simulations (does not change any number).
+
+    Returns
+    -------
+    TierOptimum
+        The best pair, its ranges and the whole grid.
+    """
+    from relplan.sim.engine import simulate
+
+    job = model.job
+    if job.fast_interval_hours is None:
+        raise ValueError("the job has no fast checkpoint tier")
+    mtti = model.job_mtti_hours
+    if not math.isfinite(mtti):
+        raise ValueError("the job never fails: there is no interval to optimise")
+    centre = young_interval(job.fast_write_hours, mtti) if job.fast_write_hours > 0 else (
+        job.segment_hours
+    )
+    fast_grid = np.geomspace(centre / 4.0, min(centre * 4.0, job.work_hours), fast_points)
+    pairs, walls = [], []
+    for fast in fast_grid:
+        for every in durable_every:
+            if fast * every > job.work_hours:
+                continue
+            outcome = simulate(model.with_tiers(float(fast), every), trials, seed, workers)
+            pairs.append((float(fast), every))
+            walls.append(outcome.wall_hours)
+    goodput = job.work_hours / np.column_stack(walls)
+    means = goodput.mean(axis=0)
+    best = int(np.argmax(means))
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(2**31 + 1,)))
+    picks = [int(np.argmax(goodput[rng.integers(0, trials, trials)].mean(axis=0)))
+             for _ in range(bootstrap)]
+    fast_picks = [pairs[k][0] for k in picks]
+    durable_picks = [pairs[k][0] * pairs[k][1] for k in picks]
+    _, low, high = _mean_with_ci(goodput)
+    grid = pd.DataFrame(
+        {
+            "fast_interval_hours": [p[0] for p in pairs],
+            "durable_every": [p[1] for p in pairs],
+            "durable_interval_hours": [p[0] * p[1] for p in pairs],
+            "goodput_mean": means,
+            "goodput_ci95_low": low,
+            "goodput_ci95_high": high,
+            "wall_p95_hours": np.percentile(np.column_stack(walls), 95, axis=0),
+        }
+    )
+    fast, every = pairs[best]
+    return TierOptimum(
+        fast_interval_hours=fast,
+        durable_every=every,
+        durable_interval_hours=fast * every,
+        goodput=float(means[best]),
+        fast_interval_ci95=tuple(float(v) for v in np.percentile(fast_picks, [2.5, 97.5])),
+        durable_interval_ci95=tuple(float(v) for v in np.percentile(durable_picks, [2.5, 97.5])),
+        grid=grid,
+    )

@@ -1,0 +1,187 @@
+"""Summaries, confidence intervals, tidy DataFrames and result files.
+
+A :class:`SimulationResult` wraps the engine's per-trial arrays with what is needed
+to read them: the job's size, the seed and the interval. Everything here is a pure
+function of that data.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from relplan.sim.engine import TrialOutcomes
+from relplan.sim.model import SimulationModel
+from relplan.vocab import BUCKETS, METRICS, PERCENTILES
+
+Z_95 = 1.959963984540054
+"""Two-sided 95% quantile of the standard normal."""
+
+
+def summarize(values: np.ndarray) -> dict[str, Any]:
+    """Mean with a 95% confidence interval, standard deviation and percentiles.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        One value per trial.
+
+    Returns
+    -------
+    dict
+        ``mean``, ``std`` (sample, ddof=1), ``sem`` (standard error of the mean),
+        ``ci95`` ([low, high], normal approximation), ``p5``, ``p50``, ``p95``, ``p99``.
+    """
+    data = np.asarray(values, dtype=float)
+    mean = float(data.mean())
+    std = float(data.std(ddof=1)) if data.size > 1 else 0.0
+    sem = std / math.sqrt(data.size)
+    summary: dict[str, Any] = {
+        "mean": mean,
+        "std": std,
+        "sem": sem,
+        "ci95": [mean - Z_95 * sem, mean + Z_95 * sem],
+    }
+    for q, value in zip(PERCENTILES, np.percentile(data, PERCENTILES), strict=True):
+        summary[f"p{q}"] = float(value)
+    return summary
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """The outcome of ``relplan simulate``: per-trial data and what it was run with.
+
+    Attributes
+    ----------
+    model : SimulationModel
+        The simulated job and failure modes.
+    outcomes : TrialOutcomes
+        Per-trial arrays from the engine.
+    seed : int
+        The seed that fixes every number.
+    config_name : str
+        A label for the config (its name, or the file stem).
+    """
+
+    model: SimulationModel
+    outcomes: TrialOutcomes
+    seed: int
+    config_name: str
+
+    @property
+    def trials(self) -> int:
+        """Number of trials."""
+        return self.outcomes.trials
+
+    def trials_frame(self) -> pd.DataFrame:
+        """One row per trial: wall hours, goodput, lost hours, buckets, interruptions.
+
+        Built once per result and shared: treat it as read-only.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``trial``, ``wall_hours``, ``goodput``, ``lost_hours``,
+            ``gpu_hours_lost``, ``interruptions`` (failures that stopped the job),
+            ``spares_used``, one ``<bucket>_hours`` column per bucket and one
+            ``failures_<mode>`` column per failure mode (whatever its impact).
+        """
+        return self._trials
+
+    @functools.cached_property
+    def _trials(self) -> pd.DataFrame:
+        outcomes, job = self.outcomes, self.model.job
+        wall = outcomes.wall_hours
+        lost = wall - job.work_hours
+        frame = pd.DataFrame(
+            {
+                "trial": np.arange(outcomes.trials, dtype=np.int64),
+                "wall_hours": wall,
+                "goodput": job.work_hours / wall,
+                "lost_hours": lost,
+                "gpu_hours_lost": lost * job.gpus,
+                "interruptions": outcomes.interruptions_by_mode.sum(axis=1),
+                "failures": outcomes.failures_by_mode.sum(axis=1),
+                "spares_used": outcomes.spares_used,
+            }
+        )
+        for index, bucket in enumerate(BUCKETS):
+            frame[f"{bucket}_hours"] = outcomes.bucket_hours[:, index]
+        for index, mode in enumerate(outcomes.mode_names):
+            frame[f"failures_{mode}"] = outcomes.failures_by_mode[:, index]
+        return frame
+
+    def summary(self) -> dict[str, Any]:
+        """The JSON-ready summary of DESIGN.md's ``simulate --json`` contract.
+
+        Returns
+        -------
+        dict
+            ``trials``, ``seed``, ``interval_hours``, the job's figures, a summary
+            (:func:`summarize`) of each metric, ``lost_hours_breakdown`` (mean
+            hours per bucket), ``interruptions_by_class`` (mean per fatal failure mode)
+            and ``failures_by_class`` (mean failures and impact of every mode).
+        """
+        frame = self.trials_frame()
+        job = self.model.job
+        result: dict[str, Any] = {
+            "config": self.config_name,
+            "trials": self.trials,
+            "seed": self.seed,
+            "interval_hours": job.interval_hours,
+            "checkpoint_write_hours": job.write_hours,
+            "restart_hours": job.restart_hours,
+            "work_hours": job.work_hours,
+            "job_gpus": job.gpus,
+            "job_mtti_hours": _finite_or_none(self.model.job_mtti_hours),
+        }
+        for metric in METRICS:
+            result[metric] = summarize(frame[metric].to_numpy())
+        result["lost_hours_breakdown"] = {
+            bucket: float(frame[f"{bucket}_hours"].mean())
+            for bucket in BUCKETS
+            if bucket != "useful"
+        }
+        outcomes = self.outcomes
+        result["interruptions_by_class"] = {
+            mode: float(frame[f"failures_{mode}"].mean())
+            for mode, impact in zip(outcomes.mode_names, outcomes.mode_impacts, strict=True)
+            if impact == "fatal"
+        }
+        result["failures_by_class"] = {
+            mode: {"impact": impact, "mean": float(frame[f"failures_{mode}"].mean())}
+            for mode, impact in zip(outcomes.mode_names, outcomes.mode_impacts, strict=True)
+        }
+        return result
+
+    def summary_frame(self) -> pd.DataFrame:
+        """One row per (metric, statistic): the tidy form of :meth:`summary`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``metric``, ``statistic``, ``value``.
+        """
+        summary = self.summary()
+        rows = []
+        for metric in METRICS:
+            for statistic, value in summary[metric].items():
+                if statistic == "ci95":
+                    rows.append((metric, "ci95_low", value[0]))
+                    rows.append((metric, "ci95_high", value[1]))
+                else:
+                    rows.append((metric, statistic, value))
+        for bucket, hours in summary["lost_hours_breakdown"].items():
+            rows.append((f"{bucket}_hours", "mean", hours))
+        for mode, entry in summary["failures_by_class"].items():
+            rows.append((f"failures_{mode}", "mean", entry["mean"]))
+        return pd.DataFrame(rows, columns=["metric", "statistic", "value"])
+
+
+def _finite_or_none(value: float) -> float | None:
+    return value if math.isfinite(value) else None

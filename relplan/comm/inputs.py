@@ -1,0 +1,250 @@
+"""TODO docstring for relplan.comm.inputs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from relplan.comm.collectives import require
+from relplan.config.schema import RelplanConfig
+
+# --------------------------------------------------------------------------------------------
+# Inputs: workload, parallelism, hardware, capacity, overlap
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TrainingWorkload:
+    """What one training step computes and synchronises.
+
+    ``bytes_per_token_expert`` defaults to ``hidden_size * bytes_per_activation``;
+    ``moe_layers`` defaults to ``layers`` when ``expert_parameters > 0``, else 0.
+    ``tp_allreduces_per_layer`` counts forward + backward per micro-batch (Megatron: 2 + 2).
+    """
+
+    dense_parameters: float
+    tokens_per_step: float
+    hidden_size: int
+    layers: int
+    compute_time_s: float
+    micro_batches: int = 1
+    expert_parameters: float = 0.0
+    moe_layers: int | None = None
+    top_k: int = 2
+    bytes_per_gradient: float = 4.0
+    bytes_per_activation: float = 2.0
+    bytes_per_token_expert: float | None = None
+    tp_allreduces_per_layer: int = 4
+
+    def __post_init__(self) -> None:
+        require(min(self.dense_parameters, self.expert_parameters) >= 0, "parameters must be >= 0")
+        require(self.tokens_per_step > 0 < self.hidden_size, "tokens, hidden_size must be > 0")
+        require(self.layers >= 1 and self.micro_batches >= 1, "layers, micro_batches must be >= 1")
+        require(self.compute_time_s > 0, "compute_time_s must be > 0")
+        require(self.bytes_per_gradient > 0 and self.bytes_per_activation > 0, "bytes must be > 0")
+
+    @property
+    def moe_layer_count(self) -> int:
+        if self.moe_layers is not None:
+            return self.moe_layers
+        return self.layers if self.expert_parameters > 0 else 0
+
+    @property
+    def token_expert_bytes(self) -> float:
+        if self.bytes_per_token_expert is not None:
+            return self.bytes_per_token_expert
+        return self.hidden_size * self.bytes_per_activation
+
+
+@dataclass(frozen=True)
+class Parallelism:
+    """Parallel degrees, Megatron-Core style.
+
+    GPUs = data x tensor x pipeline. Expert-parallel groups are carved out of the data x tensor
+    ranks of a stage, so ``expert`` must divide ``data * tensor``; expert weights are replicated
+    over ``data * tensor / expert`` ranks (the expert-data-parallel group). In the seed's MoE case
+    (10,240 GPUs, TP 8, EP 256) dense DP is 1,280 and expert DP is 40 (the seed's "DP 40").
+    """
+
+    data: int = 1
+    tensor: int = 1
+    pipeline: int = 1
+    expert: int = 1
+
+    def __post_init__(self) -> None:
+        degrees = (self.data, self.tensor, self.pipeline, self.expert)
+        require(all(int(d) == d and d >= 1 for d in degrees), "degrees must be integers >= 1")
+        require((self.data * self.tensor) % self.expert == 0, "expert must divide data * tensor")
+
+    @property
+    def gpus(self) -> int:
+        return self.data * self.tensor * self.pipeline
+
+    @property
+    def expert_data(self) -> int:
+        return self.data * self.tensor // self.expert
+
+
+@dataclass(frozen=True)
+class NetworkHardware:
+    """Per-GPU links. Defaults: H100-class node, one 400 Gb/s NIC per GPU (comm-model.md 5).
+
+    Scale-out ``alpha = network_rtt_s * alpha_per_rtt`` (1.0: the seed's one RTT per sync step).
+    ``nvlink_latency_s`` is NCCL 2.30.7's NVLink ring Simple per-step latency (3.4 us).
+    ``all_to_all_concurrent_peers``: see :func:`all_to_all_time_s` (1 = pairwise, ``(n-1)`` steps).
+    """
+
+    gpus_per_server: int = 8
+    nvlink_bandwidth_bytes_per_s: float = 450e9
+    nvlink_latency_s: float = 3.4e-6
+    nic_bandwidth_bytes_per_s: float = 50e9
+    network_rtt_s: float = 10e-6
+    alpha_per_rtt: float = 1.0
+    oversubscription: float = 1.0
+    ecmp_efficiency: float = 1.0
+    all_to_all_concurrent_peers: int = 1
+
+    def __post_init__(self) -> None:
+        require(self.gpus_per_server >= 1, "gpus_per_server must be >= 1")
+        require(
+            self.nvlink_bandwidth_bytes_per_s > 0 and self.nic_bandwidth_bytes_per_s > 0,
+            "bandwidths must be > 0",
+        )
+        require(
+            self.nvlink_latency_s >= 0 and self.network_rtt_s >= 0 and self.alpha_per_rtt >= 0,
+            "latencies must be >= 0",
+        )
+        require(self.oversubscription > 0, "oversubscription must be > 0")
+        require(0 < self.ecmp_efficiency <= 1, "ecmp_efficiency must be in (0, 1]")
+
+    @property
+    def network_latency_s(self) -> float:
+        return self.network_rtt_s * self.alpha_per_rtt
+
+
+@dataclass(frozen=True)
+class CapacityScale:
+    """Remaining fraction of each path's bandwidth, in (0, 1]; 1 = healthy."""
+
+    nvlink: float = 1.0
+    fabric: float = 1.0
+    server_nic: float = 1.0
+
+    def __post_init__(self) -> None:
+        require(
+            all(0 < s <= 1 for s in (self.nvlink, self.fabric, self.server_nic)),
+            "capacity scales must be in (0, 1]",
+        )
+
+
+@dataclass(frozen=True)
+class OverlapFractions:
+    """Share of compute time each dimension's communication can hide behind.
+
+    The shares are disjoint slices of the compute window, so they must sum to <= 1. The expert
+    weights' gradient sync (``expert_data``) shares the ``data`` slice with the dense gradients.
+    """
+
+    data: float = 0.8
+    tensor: float = 0.0
+    pipeline: float = 0.0
+    expert: float = 0.0
+
+    def __post_init__(self) -> None:
+        shares = (self.data, self.tensor, self.pipeline, self.expert)
+        require(
+            all(s >= 0 for s in shares) and sum(shares) <= 1 + 1e-12,
+            "overlap fractions must be >= 0 and sum to <= 1",
+        )
+
+
+def spine_loss_fabric_scale(spines: int, lost: int = 1) -> float:
+    """Fabric capacity left after losing spines under ECMP: ``1 - lost/spines``."""
+    require(0 <= lost < spines, "need 0 <= lost < spines")
+    return 1.0 - lost / spines
+
+
+def lacp_member_loss_scale(members: int, lost: int = 1, min_links: int = 1) -> float:
+    """Bundle capacity left after losing LACP members: ``(M - m)/M``; 0.0 below ``min_links``."""
+    require(0 <= lost <= members, "need 0 <= lost <= members")
+    remaining = members - lost
+    return remaining / members if remaining >= min_links else 0.0
+
+
+def nic_port_loss_scale(ports_per_server: int = 2, lost: int = 1) -> float:
+    """Server NIC capacity left when ports fail on a multi-homed server (dual-homed: 0.5)."""
+    require(0 <= lost < ports_per_server, "need 0 <= lost < ports_per_server")
+    return (ports_per_server - lost) / ports_per_server
+
+
+def nvlink_bandwidth_bytes_per_s(hardware: NetworkHardware, capacity: CapacityScale) -> float:
+    """Per-GPU NVLink bandwidth after degradation, bytes/s."""
+    return hardware.nvlink_bandwidth_bytes_per_s * capacity.nvlink
+
+
+def scale_out_bandwidth_bytes_per_s(hardware: NetworkHardware, capacity: CapacityScale) -> float:
+    """Effective per-GPU scale-out bandwidth, bytes/s.
+
+    ``min(B_nic * server_nic, B_nic * ecmp_efficiency * fabric / oversubscription)``: the
+    server's NIC, or its share of the spine layer (all GPUs sending across it at once), which
+    ever is smaller. A synchronous collective runs at its slowest member, so one degraded server
+    sets the bandwidth of every group it belongs to.
+    """
+    nic = hardware.nic_bandwidth_bytes_per_s
+    fabric_share = nic * hardware.ecmp_efficiency * capacity.fabric / hardware.oversubscription
+    return min(nic * capacity.server_nic, fabric_share)
+
+
+Inputs = tuple[TrainingWorkload, Parallelism, NetworkHardware, OverlapFractions]
+"""What the communication model needs of a config: workload, degrees, hardware, overlap."""
+
+
+def workload_model(config: RelplanConfig) -> Inputs | None:
+    """The communication model's inputs from a config, or None without ``[workload]``.
+
+    Parameters
+    ----------
+    config : RelplanConfig
+        A validated config.
+
+    Returns
+    -------
+    tuple or None
+        ``(TrainingWorkload, Parallelism, NetworkHardware, OverlapFractions)``: the
+        per-GPU NIC bandwidth is the server's NIC links (``link_speed`` x LACP members x
+        NICs) shared by its GPUs.
+    """
+    workload = config.workload
+    if workload is None:
+        return None
+    degrees = workload.parallelism
+    data = degrees.data or config.job.gpus // (degrees.tensor * degrees.pipeline)
+    training = TrainingWorkload(
+        dense_parameters=workload.parameters,
+        tokens_per_step=workload.tokens_per_step,
+        hidden_size=workload.hidden_size,
+        layers=workload.layers,
+        compute_time_s=workload.step_compute * 3600.0,
+        micro_batches=workload.micro_batches,
+        expert_parameters=workload.expert_parameters,
+        moe_layers=workload.moe_layers,
+        top_k=workload.top_k,
+        bytes_per_gradient=workload.bytes_per_gradient,
+        bytes_per_activation=workload.bytes_per_activation,
+        bytes_per_token_expert=workload.bytes_per_token_expert,
+    )
+    parallelism = Parallelism(data, degrees.tensor, degrees.pipeline, degrees.expert)
+    net, cluster = config.network, config.cluster
+    nics = cluster.nics_per_server or cluster.gpus_per_server
+    hardware = NetworkHardware(
+        gpus_per_server=cluster.gpus_per_server,
+        nvlink_bandwidth_bytes_per_s=net.nvlink_bandwidth,
+        nic_bandwidth_bytes_per_s=net.link_speed * net.server_lacp.members * nics
+        / cluster.gpus_per_server,
+        network_rtt_s=net.rtt * 3600.0,
+        ecmp_efficiency=net.ecmp_efficiency,
+    )
+    overlap = OverlapFractions(
+        workload.overlap.data, workload.overlap.tensor, workload.overlap.pipeline,
+        workload.overlap.expert,
+    )  # fmt: skip
+    return training, parallelism, hardware, overlap

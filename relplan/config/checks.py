@@ -1,0 +1,139 @@
+"""TODO docstring for relplan.config.checks."""
+
+from __future__ import annotations
+
+from relplan.config.schema import RelplanConfig
+from relplan.errors import ConfigError
+from relplan.vocab import COMPONENT_CLASSES, FAILURE_UNITS
+
+
+def _check_consistency(config: RelplanConfig) -> None:
+    cluster, job = config.cluster, config.job
+    total_gpus = cluster.servers * cluster.gpus_per_server
+    if job.gpus > total_gpus:
+        raise ConfigError(
+            "job.gpus",
+            f"the job needs {job.gpus} GPUs but the cluster has {total_gpus} "
+            f"({cluster.servers} servers x {cluster.gpus_per_server})",
+        )
+    job_servers = -(-job.gpus // cluster.gpus_per_server)
+    if job_servers + job.spares > cluster.servers:
+        raise ConfigError(
+            "job.spares",
+            f"{job.spares} spare servers do not fit: the job uses {job_servers} of the "
+            f"cluster's {cluster.servers} servers",
+        )
+    for name, mode in config.failures.items():
+        if mode.unit is None and name not in COMPONENT_CLASSES:
+            raise ConfigError(
+                f"failures.{name}.unit",
+                f"'{name}' is not a component class ({', '.join(COMPONENT_CLASSES)}), so it "
+                f"needs 'unit' to say what it is counted per ({', '.join(FAILURE_UNITS)})",
+            )
+    _check_job(config)
+    _check_network(config)
+
+
+def _check_job(config: RelplanConfig) -> None:
+    job, checkpoint = config.job, config.job.checkpoint
+    if checkpoint.fast is not None:
+        ratio = checkpoint.interval / checkpoint.fast.interval
+        if ratio < 1.0 - 1e-9 or abs(ratio - round(ratio)) > 1e-6 * ratio:
+            raise ConfigError(
+                "job.checkpoint.fast.interval",
+                f"must divide job.checkpoint.interval ({checkpoint.interval:g} h is "
+                f"{ratio:.4g} fast intervals)",
+            )
+    if job.recovery == "elastic":
+        if job.elastic is None:
+            raise ConfigError(
+                "job.elastic", 'recovery = "elastic" needs [job.elastic] with data_parallel'
+            )
+        if (
+            config.workload is not None
+            and config.workload.parallelism.data is not None
+            and (config.workload.parallelism.data != job.elastic.data_parallel)
+        ):
+            raise ConfigError("job.elastic.data_parallel", "differs from workload.parallelism.data")
+    workload = config.workload
+    if workload is not None:
+        degrees = workload.parallelism
+        model_parallel = degrees.tensor * degrees.pipeline
+        data = degrees.data if degrees.data is not None else job.gpus // model_parallel
+        if data * model_parallel != job.gpus:
+            raise ConfigError(
+                "workload.parallelism",
+                f"data x tensor x pipeline = {data} x {degrees.tensor} x {degrees.pipeline} "
+                f"= {data * model_parallel} GPUs, but the job has {job.gpus}",
+            )
+        if (data * degrees.tensor) % degrees.expert:
+            raise ConfigError(
+                "workload.parallelism.expert",
+                f"must divide data x tensor = {data * degrees.tensor}",
+            )
+
+
+_NOT_FOR_TOPOLOGY: dict[str, dict[str, str]] = {
+    "spine-leaf": {"servers_per_unit": "it sizes rail-optimized units: use servers_per_leaf"},
+    "rail-optimized": {
+        "servers_per_leaf": "a rail leaf serves one scalable unit: use servers_per_unit"
+    },
+    "fat-tree": {
+        key: "a k-ary fat-tree derives it from switch_ports (k)"
+        for key in (
+            "servers_per_leaf",
+            "servers_per_unit",
+            "uplinks_per_leaf",
+            "spines",
+            "spine_ports",
+        )
+    },
+}
+
+
+def _check_network(config: RelplanConfig) -> None:
+    """Check the ``[network]`` keys against each other and against the topology."""
+    network = config.network
+    for name in ("server_lacp", "fabric_lacp"):
+        lacp = getattr(network, name)
+        if lacp.min_links > lacp.members:
+            raise ConfigError(
+                f"network.{name}.min_links",
+                f"{lacp.min_links} is more than the bundle's {lacp.members} members",
+            )
+    for key, reason in _NOT_FOR_TOPOLOGY[network.topology].items():
+        if getattr(network, key) is not None:
+            raise ConfigError(
+                f"network.{key}", f"does not apply to topology '{network.topology}': {reason}"
+            )
+    if network.topology == "fat-tree":
+        k = network.switch_ports
+        if k % 2:
+            raise ConfigError(
+                "network.switch_ports", f"a k-ary fat-tree needs an even port count k (got {k})"
+            )
+        if network.dual_tor and k % 4:
+            raise ConfigError(
+                "network.dual_tor",
+                f"pairs the k/2 edge switches of a pod, so k/2 must be even: switch_ports "
+                f"must be a multiple of 4 (got {k})",
+            )
+    members = network.fabric_lacp.members
+    if network.uplinks_per_leaf is not None and network.uplinks_per_leaf % members:
+        raise ConfigError(
+            "network.uplinks_per_leaf",
+            f"{network.uplinks_per_leaf} links do not make whole bundles of "
+            f"fabric_lacp.members = {members}",
+        )
+    if network.ecmp_width is not None:
+        # The bound depends on derived defaults, which the topology works out
+        # (imported here: topology imports this module).
+        from relplan.cluster.topology import build_inventory
+
+        bundles = build_inventory(config).uplink_bundles_per_leaf
+        if network.ecmp_width > bundles:
+            raise ConfigError(
+                "network.ecmp_width",
+                f"{network.ecmp_width} equal-cost uplinks, but a leaf has only {bundles} "
+                f"uplink bundles",
+            )

@@ -1,0 +1,148 @@
+"""TODO docstring for relplan.config.loading."""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import (
+    ValidationError,
+)
+
+from relplan.config.checks import _check_consistency
+from relplan.config.schema import RelplanConfig
+from relplan.errors import ConfigError
+
+# -- loading -------------------------------------------------------------------------------
+
+
+def _describe(error: dict[str, Any]) -> tuple[str, str]:
+    key = ".".join(str(part) for part in error["loc"]) or "(config)"
+    kind = error["type"]
+    message = error["msg"]
+    if kind == "extra_forbidden":
+        message = "unknown key"
+    elif kind == "missing":
+        message = "is required but missing"
+    elif message.startswith("Value error, "):
+        message = message[len("Value error, ") :]
+    elif kind in ("greater_than", "greater_than_equal", "less_than"):
+        message = f"{message[0].lower()}{message[1:]} (got {error.get('input')!r})"
+    return key, message
+
+
+def _parse_override_value(text: str) -> Any:
+    """A ``--set`` value: a TOML value when it parses as one, else the plain string."""
+    try:
+        return tomllib.loads(f"value = {text}")["value"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def apply_overrides(raw: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
+    """Apply ``KEY=VALUE`` overrides with dotted keys to a raw config mapping.
+
+    Parameters
+    ----------
+    raw : dict
+        The parsed TOML document (not modified).
+    overrides : list of str
+        Items such as ``"job.checkpoint.interval=30min"`` or ``"cluster.servers=256"``.
+
+    Returns
+    -------
+    dict
+        A new mapping with the overrides applied.
+
+    Raises
+    ------
+    ConfigError
+        If an item has no ``=`` or its key runs through a value that is not a table.
+    """
+    document = copy.deepcopy(raw)
+    for item in overrides:
+        key, sep, text = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ConfigError("--set", f"{item!r} is not KEY=VALUE (for example job.work=30d)")
+        parts = key.split(".")
+        table = document
+        for depth, part in enumerate(parts[:-1]):
+            child = table.setdefault(part, {})
+            if not isinstance(child, dict):
+                raise ConfigError(".".join(parts[: depth + 1]), "is a value, not a table")
+            table = child
+        table[parts[-1]] = _parse_override_value(text.strip())
+    return document
+
+
+def parse_config(raw: dict[str, Any], overrides: list[str] | None = None) -> RelplanConfig:
+    """Validate a raw config mapping, after applying ``--set`` overrides.
+
+    Raises
+    ------
+    ConfigError
+        Naming the first wrong key; the message lists any others.
+    """
+    document = apply_overrides(raw, list(overrides or []))
+    try:
+        config = RelplanConfig.model_validate(document)
+    except ValidationError as error:
+        problems = [_describe(e) for e in error.errors()]
+        key, message = problems[0]
+        for other_key, other_message in problems[1:]:
+            message += f"; {other_key}: {other_message}"
+        raise ConfigError(key, message) from None
+    _check_consistency(config)
+    return config
+
+
+def load_config(path: str | Path, overrides: list[str] | None = None) -> RelplanConfig:
+    """Read, override and validate a TOML config file.
+
+    Parameters
+    ----------
+    path : str or Path
+        The TOML file.
+    overrides : list of str, optional
+        ``KEY=VALUE`` items with dotted keys, applied before validation.
+
+    Returns
+    -------
+    RelplanConfig
+        The validated, immutable config.
+
+    Raises
+    ------
+    ConfigError
+        If the file is missing or malformed, or any key is unknown or wrong.
+    """
+    return parse_config(read_toml(path, "CONFIG"), overrides)
+
+
+def read_toml(path: str | Path, key: str) -> dict[str, Any]:
+    """Read a TOML file; a missing, unreadable or malformed file is a :class:`ConfigError`.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    key : str
+        What the error names (the argument, such as ``CONFIG``, or a key).
+
+    Returns
+    -------
+    dict
+        The parsed document.
+    """
+    file = Path(path)
+    if not file.is_file():
+        raise ConfigError(key, f"no such file: {file}")
+    try:
+        return tomllib.loads(file.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(key, f"{file} is not valid TOML: {error}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(key, f"{file} is not UTF-8 text") from None

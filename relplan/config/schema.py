@@ -1,0 +1,399 @@
+"""The TOML configuration schema (pydantic), loading, ``--set`` overrides and errors.
+
+A config describes a cluster, the failure modes of its components, and the training
+job. Every duration carries a unit ("90s", "30min", "2h", "54d", "5y"); every
+mistake is reported as one :class:`ConfigError` naming the dotted key at fault.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    model_validator,
+)
+
+from relplan.sim import distributions
+from relplan.sim.distributions import Distribution
+from relplan.units import (
+    HOURS_PER_YEAR,
+    parse_bandwidth_bytes_per_s,
+    parse_duration_hours,
+    parse_fraction,
+    parse_size_bytes,
+)
+from relplan.vocab import COMPONENT_CLASSES, SERVER_CLASSES
+
+Hours = Annotated[float, BeforeValidator(parse_duration_hours)]
+Fraction = Annotated[float, BeforeValidator(parse_fraction)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class DistributionConfig(_Strict):
+    """A duration distribution: ``{ dist = "weibull", shape = 0.8, mtbf = "5y" }``.
+
+    exponential: one of ``mtbf`` / ``mean`` (the same thing) or ``afr``.
+    weibull: ``shape`` and one of ``scale``, ``mtbf`` / ``mean``.
+    lognormal: ``sigma`` (of the log) and one of ``median``, ``mtbf`` / ``mean``.
+    fixed: ``mean`` (a constant; zero allowed, for repairs).
+    """
+
+    dist: Literal["exponential", "weibull", "lognormal", "fixed"]
+    mtbf: Hours | None = Field(default=None, gt=0)
+    mean: Hours | None = Field(default=None, ge=0)
+    afr: Fraction | None = Field(default=None, gt=0, lt=1)
+    scale: Hours | None = Field(default=None, gt=0)
+    shape: float | None = Field(default=None, gt=0)
+    median: Hours | None = Field(default=None, gt=0)
+    sigma: float | None = Field(default=None, gt=0)
+
+    @model_validator(mode="after")
+    def _check_parameters(self) -> DistributionConfig:
+        given = {
+            k
+            for k in ("mtbf", "mean", "afr", "scale", "shape", "median", "sigma")
+            if getattr(self, k) is not None
+        }
+        allowed = {
+            "exponential": {"mtbf", "mean", "afr"},
+            "weibull": {"shape", "scale", "mtbf", "mean"},
+            "lognormal": {"sigma", "median", "mtbf", "mean"},
+            "fixed": {"mean"},
+        }[self.dist]
+        extra = given - allowed
+        if extra:
+            raise ValueError(
+                f"{self.dist} takes {', '.join(sorted(allowed))}, not {', '.join(sorted(extra))}"
+            )
+        size_keys = given & {"mtbf", "mean", "afr", "scale", "median"}
+        if len(size_keys) != 1:
+            options = sorted(allowed - {"shape", "sigma"})
+            raise ValueError(f"{self.dist} needs exactly one of {', '.join(options)}")
+        if self.dist == "weibull" and self.shape is None:
+            raise ValueError("weibull needs 'shape'")
+        if self.dist == "lognormal" and self.sigma is None:
+            raise ValueError("lognormal needs 'sigma'")
+        if self.dist != "fixed" and self.mean is not None and self.mean <= 0:
+            raise ValueError("'mean' must be greater than 0")
+        return self
+
+    def to_distribution(self) -> Distribution:
+        """The validated :class:`~relplan.distributions.Distribution`, in hours."""
+        mean = self.mtbf if self.mtbf is not None else self.mean
+        if self.dist == "exponential":
+            if self.afr is not None:
+                mean = -HOURS_PER_YEAR / math.log1p(-self.afr)
+            return distributions.exponential(mean)
+        if self.dist == "weibull":
+            if self.scale is not None:
+                return distributions.weibull(self.shape, self.scale)
+            return distributions.weibull_from_mean(self.shape, mean)
+        if self.dist == "lognormal":
+            if self.median is not None:
+                return distributions.lognormal(self.sigma, self.median)
+            return distributions.lognormal_from_mean(self.sigma, mean)
+        return distributions.fixed(self.mean)
+
+
+def _zero_repair() -> DistributionConfig:
+    return DistributionConfig(dist="fixed", mean="0s")
+
+
+class FailureModeConfig(_Strict):
+    """One failure mode: ``[failures.NAME]``.
+
+    ``unit`` says what the mode is counted per (a component class or ``job``); it
+    defaults to NAME when NAME is a component class. ``spares`` says whether a spare
+    server can replace the failed unit (default: yes for gpu, host and nic).
+
+    ``impact`` is what a failure does to the job: ``auto`` (the default) derives it
+    from the class and the network's redundancy (see :mod:`relplan.impact`); ``fatal``,
+    ``degraded`` (runs on slowed by ``slowdown`` until repaired; default from the
+    communication model) or ``transient`` (stalls for ``stall``, default the network's
+    failover time, then optionally runs at ``soft_slowdown`` for ``soft_duration``;
+    a stall as long as the collective timeout is fatal).
+    """
+
+    lifetime: DistributionConfig
+    repair: DistributionConfig = Field(default_factory=_zero_repair)
+    detect: Hours = Field(default=30.0 / 3600.0, ge=0)
+    unit: (
+        Literal["gpu", "host", "nic", "optic", "link", "leaf", "spine", "core", "rack", "job"]
+        | None
+    ) = None
+    start: Literal["equilibrium", "new"] = "equilibrium"
+    spares: bool | None = None
+    impact: Literal["auto", "fatal", "degraded", "transient"] = "auto"
+    slowdown: float | None = Field(default=None, ge=1)
+    stall: Hours | None = Field(default=None, ge=0)
+    soft_slowdown: float | None = Field(default=None, ge=1)
+    soft_duration: Hours | None = Field(default=None, ge=0)
+
+
+class ClusterConfig(_Strict):
+    """``[cluster]``: the servers and what is in them."""
+
+    servers: int = Field(gt=0)
+    gpus_per_server: int = Field(default=8, gt=0)
+    nics_per_server: int | None = Field(default=None, gt=0)
+    servers_per_rack: int = Field(default=4, gt=0)
+
+
+BytesPerSecond = Annotated[float, BeforeValidator(parse_bandwidth_bytes_per_s)]
+Bytes = Annotated[float, BeforeValidator(parse_size_bytes)]
+
+
+class FailoverConfig(_Strict):
+    """``[network.failover]``: detection and failover timers (shared/reference, Sec. 6).
+
+    BFD declares a link down after ``bfd_multiplier`` missed hellos; ECMP then
+    reconverges. LACP's own detection is 3 s (fast rate) or 90 s (slow). A stall as
+    long as ``collective_timeout`` (PyTorch NCCL default: 10 min) kills the job.
+    """
+
+    bfd_interval: Hours = Field(default=0.3 / 3600.0, gt=0)
+    bfd_multiplier: int = Field(default=3, gt=0)
+    ecmp_reconvergence: Hours = Field(default=1.0 / 3600.0, ge=0)
+    lacp_rate: Literal["fast", "slow"] = "fast"
+    collective_timeout: Hours = Field(default=10.0 / 60.0, gt=0)
+
+
+class LacpConfig(_Strict):
+    """An LACP bundle: ``{ members = 2, min_links = 1 }``.
+
+    ``members`` physical links make one logical link, which stays up while at least
+    ``min_links`` of them are up. The default, one member, is a plain link.
+    """
+
+    members: int = Field(default=1, gt=0)
+    min_links: int = Field(default=1, gt=0)
+
+
+class NetworkConfig(_Strict):
+    """``[network]``: the fabric between the servers' NICs.
+
+    ``topology``:
+
+    - ``"spine-leaf"``: two tiers. ``servers_per_leaf`` servers hang from each leaf
+      (default: as many as fill half the leaf's ``switch_ports``); each leaf has
+      ``uplinks_per_leaf`` links up (default: as many as its downlinks, 1:1), spread
+      over ``spines`` spines (default: one bundle to each spine).
+    - ``"rail-optimized"``: scalable units of ``servers_per_unit`` servers (default: half
+      a leaf's ports); NIC *i* of every server of a unit goes to the unit's rail leaf
+      *i*, so a unit has ``nics_per_server`` rail leaves (twice that with ``dual_tor``);
+      the rail leaves connect up to spines as in spine-leaf.
+    - ``"fat-tree"``: a three-tier k-ary fat-tree of ``switch_ports`` = k-port switches:
+      k pods of k/2 edge (``leaf``) and k/2 aggregation (``spine``) switches, (k/2)^2
+      ``core`` switches, k^3/4 host ports; the servers' NIC links fill edge ports in
+      order. Its shape follows from k, so it takes none of ``servers_per_leaf``,
+      ``servers_per_unit``, ``uplinks_per_leaf``, ``spines``, ``spine_ports``.
+
+    Every NIC has one link to its leaf, or a bundle of ``server_lacp.members`` links,
+    and with ``dual_tor`` one such bundle to each leaf of an MLAG pair (twice the
+    server links, server-side optics and leaves). Fabric links (leaf up to spine, spine
+    up to core) come in bundles of ``fabric_lacp.members``: links = bundles x members.
+    Optics are two per optical link; copper (DAC) links have none. ``link_speed`` is
+    the speed of one link (one bundle member), stored in bytes per second.
+
+    For the communication model: ``nvlink_bandwidth`` per GPU, the network ``rtt``,
+    ``ecmp_efficiency`` (share of the fabric ECMP hashing actually uses) and, when the
+    config has no ``[workload]``, ``comm_share``: the share of a step spent in exposed
+    scale-out communication, from which degraded slowdowns are estimated.
+    ``[network.failover]`` holds the detection and failover timers.
+    """
+
+    topology: Literal["spine-leaf", "rail-optimized", "fat-tree"] = "spine-leaf"
+    switch_ports: int = Field(default=64, gt=1)
+    spine_ports: int | None = Field(default=None, gt=1)
+    servers_per_leaf: int | None = Field(default=None, gt=0)
+    servers_per_unit: int | None = Field(default=None, gt=0)
+    uplinks_per_leaf: int | None = Field(default=None, gt=0)
+    spines: int | None = Field(default=None, gt=0)
+    ecmp_width: int | None = Field(default=None, gt=0)
+    dual_tor: bool = False
+    server_lacp: LacpConfig = Field(default_factory=LacpConfig)
+    fabric_lacp: LacpConfig = Field(default_factory=LacpConfig)
+    server_links: Literal["optical", "copper"] = "optical"
+    fabric_links: Literal["optical", "copper"] = "optical"
+    link_speed: BytesPerSecond = Field(default=400e9 / 8, gt=0)
+    nvlink_bandwidth: BytesPerSecond = Field(default=450e9, gt=0)
+    rtt: Hours = Field(default=10e-6 / 3600.0, ge=0)
+    ecmp_efficiency: float = Field(default=1.0, gt=0, le=1)
+    comm_share: Fraction = Field(default=0.3, ge=0, le=1)
+    failover: FailoverConfig = Field(default_factory=FailoverConfig)
+
+
+class FastTierConfig(_Strict):
+    """``[job.checkpoint.fast]``: a fast checkpoint tier (host memory or a peer).
+
+    ``interval`` must divide the durable interval. ``survives = "peer"`` (a copy on
+    another host survives one failure) or ``"none"`` (lost when its server fails: a
+    gpu, host or nic failure then rolls back to the last durable checkpoint).
+    """
+
+    interval: Hours = Field(gt=0)
+    write: Hours = Field(ge=0)
+    survives: Literal["peer", "none"] = "peer"
+
+
+class CheckpointConfig(_Strict):
+    """``[job.checkpoint]``: compute time between (durable) checkpoints and their cost.
+
+    The write is given directly (``write``) or from ``size`` and the storage
+    ``bandwidth``; with asynchronous checkpointing only ``blocking_fraction`` of it
+    stops training.
+    """
+
+    interval: Hours = Field(gt=0)
+    write: Hours | None = Field(default=None, ge=0)
+    size: Bytes | None = Field(default=None, gt=0)
+    bandwidth: BytesPerSecond | None = Field(default=None, gt=0)
+    blocking_fraction: Fraction = Field(default=1.0, gt=0, le=1)
+    fast: FastTierConfig | None = None
+
+    @model_validator(mode="after")
+    def _check_cost(self) -> CheckpointConfig:
+        if self.write is not None and (self.size is not None or self.bandwidth is not None):
+            raise ValueError("give either 'write' or 'size' and 'bandwidth', not both")
+        if (self.size is None) != (self.bandwidth is None):
+            raise ValueError("'size' and 'bandwidth' go together")
+        return self
+
+    @property
+    def blocking_write_hours(self) -> float:
+        """Time one durable checkpoint blocks training, hours."""
+        if self.size is not None and self.bandwidth is not None:
+            write = self.size / self.bandwidth / 3600.0
+        else:
+            write = self.write or 0.0
+        return write * self.blocking_fraction
+
+
+class ElasticConfig(_Strict):
+    """``[job.elastic]``: elastic recovery (drop the failed data-parallel replica)."""
+
+    data_parallel: int = Field(ge=2)
+    reconfigure: Hours = Field(default=2.0 / 60.0, ge=0)
+    rejoin: Hours = Field(default=5.0 / 60.0, ge=0)
+
+
+class JobConfig(_Strict):
+    """``[job]``: the training run."""
+
+    gpus: int = Field(gt=0)
+    work: Hours = Field(gt=0)
+    restart: Hours = Field(default=0.0, ge=0)
+    spares: int = Field(default=0, ge=0)
+    checkpoint: CheckpointConfig
+    recovery: Literal["checkpoint-restart", "elastic", "failure-free"] = "checkpoint-restart"
+    elastic: ElasticConfig | None = None
+
+
+class ParallelismConfig(_Strict):
+    """``[workload.parallelism]``: degrees; GPUs = data x tensor x pipeline.
+
+    ``data`` defaults to the job's GPUs / (tensor x pipeline). Expert parallelism is
+    carved out of the data x tensor ranks (Megatron-Core).
+    """
+
+    data: int | None = Field(default=None, gt=0)
+    tensor: int = Field(default=1, gt=0)
+    pipeline: int = Field(default=1, gt=0)
+    expert: int = Field(default=1, gt=0)
+
+
+class OverlapConfig(_Strict):
+    """``[workload.overlap]``: share of compute each dimension's communication hides behind."""
+
+    data: Fraction = Field(default=0.8, ge=0, le=1)
+    tensor: Fraction = Field(default=0.0, ge=0, le=1)
+    pipeline: Fraction = Field(default=0.0, ge=0, le=1)
+    expert: Fraction = Field(default=0.0, ge=0, le=1)
+
+
+class WorkloadConfig(_Strict):
+    """``[workload]``: what a training step computes and exchanges (the baseline's input)."""
+
+    parameters: float = Field(gt=0)
+    expert_parameters: float = Field(default=0.0, ge=0)
+    tokens_per_step: float = Field(gt=0)
+    hidden_size: int = Field(gt=0)
+    layers: int = Field(gt=0)
+    micro_batches: int = Field(default=1, gt=0)
+    step_compute: Hours = Field(gt=0)
+    top_k: int = Field(default=2, gt=0)
+    moe_layers: int | None = Field(default=None, ge=0)
+    bytes_per_gradient: float = Field(default=4.0, gt=0)
+    bytes_per_activation: float = Field(default=2.0, gt=0)
+    bytes_per_token_expert: Bytes | None = Field(default=None, gt=0)
+    comm_efficiency: Fraction = Field(default=0.7, gt=0, le=1)
+    burst_factor: float = Field(default=4.0, ge=1)
+    headroom: Fraction = Field(default=0.25, ge=0)
+    parallelism: ParallelismConfig = Field(default_factory=ParallelismConfig)
+    overlap: OverlapConfig = Field(default_factory=OverlapConfig)
+
+
+class BudgetConfig(_Strict):
+    """``[budget]``: what hardware costs and what a GPU-hour is worth.
+
+    ``prices`` are per unit of a component class (any currency, the same for all);
+    ``amortization`` spreads a unit's price over its service life, so a job is charged
+    for the hours it holds the hardware; ``gpu_hour_value`` prices a lost GPU-hour.
+    """
+
+    gpu_hour_value: float = Field(ge=0)
+    amortization: Hours = Field(default=4 * HOURS_PER_YEAR, gt=0)
+    prices: dict[str, float] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _check_prices(self) -> BudgetConfig:
+        for name, price in self.prices.items():
+            if name not in COMPONENT_CLASSES:
+                raise ValueError(
+                    f"prices.{name}: not a component class ({', '.join(COMPONENT_CLASSES)})"
+                )
+            if price < 0:
+                raise ValueError(f"prices.{name}: must be >= 0")
+        return self
+
+
+class SimulationConfig(_Strict):
+    """``[simulation]``: Monte Carlo settings (the command line overrides them)."""
+
+    trials: int = Field(default=1000, gt=0)
+    seed: int = Field(default=0, ge=0)
+    workers: int = Field(default=1, gt=0)
+
+
+class RelplanConfig(_Strict):
+    """A whole config file."""
+
+    name: str | None = None
+    description: str | None = None
+    cluster: ClusterConfig
+    network: NetworkConfig = Field(default_factory=NetworkConfig)
+    failures: dict[str, FailureModeConfig] = Field(default_factory=dict)
+    job: JobConfig
+    workload: WorkloadConfig | None = None
+    budget: BudgetConfig | None = None
+    simulation: SimulationConfig = Field(default_factory=SimulationConfig)
+
+    def failure_unit(self, mode_name: str) -> str:
+        """The unit a failure mode is counted per (its ``unit``, else its name)."""
+        unit = self.failures[mode_name].unit
+        return unit if unit is not None else mode_name
+
+    def uses_spares(self, mode_name: str) -> bool:
+        """Whether a spare server can stand in for a unit failed by this mode."""
+        mode = self.failures[mode_name]
+        if mode.spares is not None:
+            return mode.spares
+        return self.failure_unit(mode_name) in SERVER_CLASSES

@@ -1,0 +1,183 @@
+"""TODO docstring for relplan.config.study."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from relplan.config.loading import apply_overrides, parse_config, read_toml
+from relplan.config.schema import RelplanConfig
+from relplan.errors import ConfigError
+from relplan.vocab import METRICS
+
+
+class RangeAxis(BaseModel):
+    """An axis given as a range: ``{ start, stop, num, scale = "linear" | "log", step }``.
+
+    ``step`` rounds every value to a multiple of it (e.g. 8 GPUs per server); ``unit``
+    is appended to every value (e.g. "min").
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    start: float
+    stop: float
+    num: int = Field(ge=2)
+    scale: Literal["linear", "log"] = "linear"
+    step: float | None = Field(default=None, gt=0)
+    unit: str = ""
+
+    def values(self) -> list[Any]:
+        """The axis values, rounded to ``step`` and with ``unit`` appended."""
+        if self.scale == "log":
+            if self.start <= 0 or self.stop <= 0:
+                raise ValueError("a log axis needs start and stop > 0")
+            raw = np.geomspace(self.start, self.stop, self.num)
+        else:
+            raw = np.linspace(self.start, self.stop, self.num)
+        if self.step is not None:
+            raw = np.maximum(np.round(raw / self.step), 1) * self.step
+        numbers = [int(v) if float(v).is_integer() else float(v) for v in raw]
+        if self.unit:
+            return [f"{v:g}{self.unit}" for v in numbers]
+        return numbers
+
+
+class ListAxis(BaseModel):
+    """An axis given as ``{ values = [...] }``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    values_: list[Any] = Field(alias="values", min_length=1)
+
+    def values(self) -> list[Any]:
+        """The axis values."""
+        return list(self.values_)
+
+
+class Scenario(BaseModel):
+    """A named point: ``{ label, set = [KEY=VALUE, ...] }``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    label: str
+    set: list[str] = Field(default_factory=list)
+
+
+class StudySpec(BaseModel):
+    """The ``[study]`` table."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    name: str
+    question: str
+    base: str
+    trials: int = Field(default=500, gt=0)
+    seed: int = Field(default=0, ge=0)
+    combine: Literal["grid", "zip"] = "grid"
+    metrics: list[str] = Field(default_factory=lambda: ["goodput", "wall_hours", "lost_hours"])
+    objective: str = "goodput"
+    goal: Literal["max", "min", "trend"] = "max"
+    reference: str | None = None
+    x: str | None = None
+    hue: str | None = None
+    set: list[str] = Field(default_factory=list)
+    axes: dict[str, list[Any] | ListAxis | RangeAxis] = Field(default_factory=dict)
+    scenarios: list[Scenario] = Field(default_factory=list)
+    notes: str = ""
+
+    @model_validator(mode="after")
+    def _check(self) -> StudySpec:
+        unknown = [m for m in [*self.metrics, self.objective] if m not in METRICS]
+        if unknown:
+            raise ValueError(f"unknown metric {unknown[0]!r} (known: {', '.join(METRICS)})")
+        if not self.axes and not self.scenarios:
+            raise ValueError("a study needs 'axes' or 'scenarios'")
+        if self.reference is not None and self.reference not in {s.label for s in self.scenarios}:
+            raise ValueError(f"reference {self.reference!r} is not a scenario label")
+        if self.combine == "zip":
+            lengths = {len(self.axis_values(k)) for k in self.axes}
+            if len(lengths) > 1:
+                raise ValueError("zipped axes must have the same length")
+        return self
+
+    def axis_values(self, key: str) -> list[Any]:
+        """The values of axis ``key``."""
+        axis = self.axes[key]
+        return list(axis) if isinstance(axis, list) else axis.values()
+
+
+@dataclass(frozen=True)
+class Study:
+    """A loaded study: its spec, its base config document and where it came from."""
+
+    spec: StudySpec
+    base_document: dict[str, Any]
+    path: Path
+
+    def points(self) -> list[tuple[str, dict[str, Any], list[str]]]:
+        """Each point: (label, axis values by key, overrides)."""
+        spec = self.spec
+        points = []
+        for scenario in spec.scenarios:
+            points.append((scenario.label, {"scenario": scenario.label},
+                           [*spec.set, *scenario.set]))
+        if spec.axes:
+            keys = list(spec.axes)
+            columns = [spec.axis_values(k) for k in keys]
+            combos = zip(*columns, strict=True) if spec.combine == "zip" else itertools.product(
+                *columns
+            )
+            for combo in combos:
+                values = dict(zip(keys, combo, strict=True))
+                overrides = [*spec.set, *(f"{k}={_toml_value(v)}" for k, v in values.items())]
+                label = ", ".join(f"{k.split('.')[-1]}={v}" for k, v in values.items())
+                points.append((label, values, overrides))
+        return points
+
+    def config(self, overrides: list[str]) -> RelplanConfig:
+        """The base config with a point's overrides applied and validated."""
+        return parse_config(apply_overrides(self.base_document, []), overrides)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value)
+
+
+def load_study(path: str | Path) -> Study:
+    """Read and validate a study file and its base config.
+
+    Raises
+    ------
+    ConfigError
+        Naming the study key (``study.axes``, ``study.base``, ...) or the config key at
+        fault; every point's config is validated before anything runs.
+    """
+    file = Path(path)
+    document = read_toml(file, "STUDY")
+    if set(document) != {"study"}:
+        extra = sorted(set(document) - {"study"}) or ["study"]
+        raise ConfigError(extra[0], "a study file holds one [study] table")
+    try:
+        spec = StudySpec.model_validate(document["study"])
+    except ValidationError as error:
+        first = error.errors()[0]
+        key = ".".join(str(p) for p in ("study", *first["loc"]))
+        message = first["msg"].removeprefix("Value error, ")
+        if first["type"] == "extra_forbidden":
+            message = "unknown key"
+        raise ConfigError(key, message) from None
+    base_document = read_toml((file.parent / spec.base).resolve(), "study.base")
+    study = Study(spec, base_document, file)
+    for label, _, overrides in study.points():
+        try:
+            study.config(overrides)
+        except ConfigError as error:
+            raise ConfigError(error.key, f"{error.message} (study point {label})") from None
+    return study

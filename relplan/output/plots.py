@@ -1,0 +1,998 @@
+"""Matplotlib figures of simulation results, as pure functions of data.
+
+Every figure function takes plain data (pandas DataFrames, dicts, arrays) and returns a
+new :class:`matplotlib.figure.Figure`. Nothing here touches the engine or pyplot's global
+state: figures are built with the object API (``Figure()``), so they are never registered
+with a GUI backend and never leak; :func:`save_figure` renders them with the Agg (PNG) or
+vector (SVG, PDF) canvases and writes each file atomically.
+
+Times are in hours throughout, as everywhere in relplan. Wall-clock buckets are named and
+coloured the same way in every figure (:data:`BUCKET_COLORS`).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import matplotlib as mpl
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, PercentFormatter
+
+from relplan.output.files import write_atomic
+from relplan.vocab import BUCKETS
+
+__all__ = [
+    "BUCKET_COLORS",
+    "FAILURE_COLOR",
+    "LOST_BUCKETS",
+    "PALETTE",
+    "goodput_vs_interval",
+    "interruptions_by_class",
+    "lost_hours_by_bucket",
+    "lost_hours_cdf",
+    "lost_hours_histogram",
+    "save_figure",
+    "sweep_curves",
+    "trial_timeline",
+]
+
+PALETTE: tuple[str, ...] = (
+    "#0072B2",  # blue
+    "#D55E00",  # vermillion
+    "#009E73",  # bluish green
+    "#CC79A7",  # reddish purple
+    "#E69F00",  # orange
+    "#56B4E9",  # sky blue
+    "#000000",  # black
+    "#999999",  # grey
+)
+"""Colour-blind-safe line palette (Okabe & Ito), used in this order for series."""
+
+BUCKET_COLORS: dict[str, str] = {
+    "useful": "#009E73",
+    "rework": "#D55E00",
+    "checkpoint": "#0072B2",
+    "detect": "#E69F00",
+    "restart": "#CC79A7",
+    "waiting": "#7F7F7F",
+    "degraded": "#C9B000",
+    "stall": "#56B4E9",
+}
+"""One colour per wall-clock bucket, the same in every figure."""
+
+FAILURE_COLOR = "#C00000"
+"""Colour of failure markers."""
+
+LOST_BUCKETS: tuple[str, ...] = tuple(bucket for bucket in BUCKETS if bucket != "useful")
+"""The buckets whose hours are lost (wall - useful), in engine order."""
+
+_TITLE_SIZE = 12
+_LABEL_SIZE = 10
+_SMALL_SIZE = 8.5
+_GRID_ALPHA = 0.3
+_MAX_FAILURE_LABELS = 40
+_LOG_SPAN = 10.0
+
+_AXIS_LABELS: dict[str, str] = {
+    "wall_hours": "Wall-clock time (hours)",
+    "wall_p95_hours": "P95 wall-clock time (hours)",
+    "goodput": "Goodput, ETTR (fraction of wall time)",
+    "goodput_mean": "Mean goodput, ETTR (fraction of wall time)",
+    "lost_hours": "Lost time per trial (hours)",
+    "gpu_hours_lost": "GPU-hours lost per trial (GPU-hours)",
+    "interruptions": "Interruptions per trial (count)",
+    "spares_used": "Spares used per trial (count)",
+    "interval_hours": "Checkpoint interval (hours)",
+    "servers": "Servers (count)",
+    "gpus": "GPUs (count)",
+    "job_gpus": "Job GPUs (count)",
+    "cluster_gpus": "Cluster GPUs (count)",
+    "spares": "Spare servers (count)",
+    "restart_hours": "Restart time (hours)",
+    "checkpoint_write_hours": "Checkpoint write time (hours)",
+    "job_mtti_hours": "Job mean time to interruption (hours)",
+    "net_value": "Net value (currency)",
+}
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _new_figure(width: float, height: float) -> Figure:
+    """A figure that belongs to no pyplot manager; constrained layout keeps it tight."""
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def _style_axes(axes: Axes) -> None:
+    axes.grid(True, which="major", alpha=_GRID_ALPHA, linewidth=0.6)
+    axes.set_axisbelow(True)
+    axes.tick_params(labelsize=_SMALL_SIZE + 0.5)
+    for side in ("top", "right"):
+        axes.spines[side].set_visible(False)
+
+
+def _title(figure: Figure, what: str, config_name: str) -> None:
+    figure.suptitle(f"{what} — {config_name}", fontsize=_TITLE_SIZE, fontweight="bold")
+
+
+def _require_columns(frame: pd.DataFrame, columns: Iterable[str], argument: str) -> None:
+    missing = [column for column in columns if column not in frame.columns]
+    if missing:
+        raise ValueError(
+            f"{argument}: missing column(s) {', '.join(map(repr, missing))} "
+            f"(has {', '.join(map(repr, frame.columns))})"
+        )
+
+
+def _finite_values(values: Any, argument: str) -> np.ndarray:
+    data = np.asarray(values, dtype=float)
+    data = data[np.isfinite(data)]
+    if data.size == 0:
+        raise ValueError(f"{argument}: no finite values to plot")
+    return data
+
+
+def _spans_decades(values: np.ndarray) -> bool:
+    """True when positive values span more than a factor of ten (use a log axis)."""
+    positive = values[np.isfinite(values) & (values > 0)]
+    if positive.size < 2 or positive.size < np.isfinite(values).sum():
+        return False
+    return bool(positive.max() / positive.min() > _LOG_SPAN)
+
+
+def _plain_number(value: float, _position: float | None = None) -> str:
+    """Tick text without scientific notation: 0.25, 2, 10,000."""
+    if value == 0 or not np.isfinite(value):
+        return "0" if value == 0 else ""
+    if abs(value) >= 1 and float(value).is_integer():
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
+
+
+def _log_x(axes: Axes, values: np.ndarray) -> None:
+    """Log x-axis with plain tick labels (1, 2, 5 per decade when there are few decades)."""
+    axes.set_xscale("log")
+    positive = values[np.isfinite(values) & (values > 0)]
+    decades = np.log10(positive.max() / positive.min()) if positive.size else 0.0
+    subs = (1.0, 2.0, 5.0) if decades <= 3 else (1.0,)
+    axes.xaxis.set_major_locator(LogLocator(base=10.0, subs=subs))
+    axes.xaxis.set_major_formatter(FuncFormatter(_plain_number))
+    axes.xaxis.set_minor_formatter(NullFormatter())
+
+
+def _axis_label(name: str, labels: Mapping[str, str] | None = None) -> str:
+    """Axis label with units for a column name: explicit, known, or inferred from a suffix."""
+    if labels and name in labels:
+        return labels[name]
+    if name in _AXIS_LABELS:
+        return _AXIS_LABELS[name]
+    text = name.replace("_", " ")
+    if name.endswith("_gpu_hours") or name.startswith("gpu_hours"):
+        return f"{text} (GPU-hours)"
+    if name.endswith("_hours"):
+        return f"{name.removesuffix('_hours').replace('_', ' ')} (hours)"
+    if name.startswith("interruptions") or name.endswith("_count"):
+        return f"{text} (count)"
+    if name.startswith("goodput"):
+        return f"{text} (fraction of wall time)"
+    return text
+
+
+def _gpus_per_lost_hour(trials: pd.DataFrame) -> float | None:
+    """Job GPUs implied by ``gpu_hours_lost / lost_hours`` (None if it cannot be read)."""
+    if "gpu_hours_lost" not in trials.columns:
+        return None
+    lost = trials["lost_hours"].to_numpy(dtype=float)
+    gpu = trials["gpu_hours_lost"].to_numpy(dtype=float)
+    usable = np.isfinite(lost) & np.isfinite(gpu) & (lost > 0)
+    if not usable.any():
+        return None
+    ratio = float(np.median(gpu[usable] / lost[usable]))
+    return ratio if ratio > 0 else None
+
+
+def _add_gpu_hours_axis(axes: Axes, gpus: float) -> None:
+    secondary = axes.secondary_xaxis(
+        "top", functions=(lambda hours: hours * gpus, lambda gpu_hours: gpu_hours / gpus)
+    )
+    secondary.set_xlabel(
+        f"GPU-hours lost per trial (GPU-hours, × {gpus:,.0f} GPUs)", fontsize=_LABEL_SIZE
+    )
+    secondary.xaxis.set_major_formatter(FuncFormatter(_plain_number))
+    secondary.tick_params(labelsize=_SMALL_SIZE + 0.5)
+
+
+def _format_hours(hours: float) -> str:
+    if hours != 0 and abs(hours) < 0.1:
+        return f"{hours * 60:.3g} min"
+    return f"{hours:,.3g} h" if abs(hours) < 1000 else f"{hours:,.0f} h"
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def lost_hours_histogram(trials: pd.DataFrame, config_name: str) -> Figure:
+    """Histogram of the hours lost per trial, with the mean, P50 and P95 marked.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        One row per trial with column ``lost_hours`` (wall-clock hours minus useful work
+        hours, as in :meth:`relplan.results.SimulationResult.trials_frame`). When
+        ``gpu_hours_lost`` is present too, a second x-axis shows GPU-hours.
+    config_name : str
+        Name of the config, shown in the title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure: x in hours lost per trial, y in trials.
+    """
+    _require_columns(trials, ["lost_hours"], "trials")
+    lost = _finite_values(trials["lost_hours"], "trials.lost_hours")
+    figure = _new_figure(7.5, 4.5)
+    axes = figure.add_subplot()
+
+    if np.ptp(lost) > 0:
+        edges = np.histogram_bin_edges(lost, bins="auto")
+        if edges.size > 61:
+            edges = np.linspace(lost.min(), lost.max(), 61)
+    else:
+        edges = np.array([lost[0] - 0.5, lost[0] + 0.5])
+    axes.hist(
+        lost,
+        bins=edges,
+        color=PALETTE[0],
+        alpha=0.75,
+        edgecolor="white",
+        linewidth=0.5,
+        label=f"{lost.size:,} trials",
+    )
+    mean = float(lost.mean())
+    p50, p95 = (float(value) for value in np.percentile(lost, [50, 95]))
+    for value, name, color, style in (
+        (mean, "mean", PALETTE[6], "-"),
+        (p50, "P50", PALETTE[2], "--"),
+        (p95, "P95", PALETTE[1], "-."),
+    ):
+        axes.axvline(
+            value,
+            color=color,
+            linestyle=style,
+            linewidth=1.8,
+            label=f"{name} {_format_hours(value)}",
+        )
+
+    axes.set_xlabel("Lost time per trial (hours)", fontsize=_LABEL_SIZE)
+    axes.set_ylabel("Trials (count)", fontsize=_LABEL_SIZE)
+    gpus = _gpus_per_lost_hour(trials)
+    if gpus is not None:
+        _add_gpu_hours_axis(axes, gpus)
+    axes.legend(fontsize=_SMALL_SIZE, framealpha=0.9)
+    _style_axes(axes)
+    _title(figure, "Hours lost per trial", config_name)
+    return figure
+
+
+def lost_hours_cdf(trials: pd.DataFrame, config_name: str) -> Figure:
+    """Empirical CDF of the hours lost per trial, with P50 and P95 marked.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        One row per trial with column ``lost_hours`` (hours). When ``gpu_hours_lost``
+        (GPU-hours) is present too, a second x-axis on top shows GPU-hours lost.
+    config_name : str
+        Name of the config, shown in the title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure: x in hours lost per trial, y the fraction of trials losing at most x.
+    """
+    _require_columns(trials, ["lost_hours"], "trials")
+    lost = np.sort(_finite_values(trials["lost_hours"], "trials.lost_hours"))
+    cumulative = np.arange(1, lost.size + 1) / lost.size
+    figure = _new_figure(7.5, 4.5)
+    axes = figure.add_subplot()
+    axes.step(
+        np.concatenate([[lost[0]], lost]),
+        np.concatenate([[0.0], cumulative]),
+        where="post",
+        color=PALETTE[0],
+        linewidth=1.8,
+        label=f"empirical CDF ({lost.size:,} trials)",
+    )
+    gpus = _gpus_per_lost_hour(trials)
+    for quantile, name, color, style in (
+        (0.50, "P50", PALETTE[2], "--"),
+        (0.95, "P95", PALETTE[1], "-."),
+    ):
+        value = float(np.percentile(lost, 100 * quantile))
+        text = f"{name} {_format_hours(value)}"
+        if gpus is not None:
+            text += f" = {value * gpus:,.0f} GPU-h"
+        axes.axvline(value, color=color, linestyle=style, linewidth=1.5, label=text)
+        axes.axhline(quantile, color=color, linestyle=":", linewidth=0.9, alpha=0.8)
+
+    axes.set_ylim(0.0, 1.02)
+    axes.yaxis.set_major_formatter(PercentFormatter(xmax=1.0))
+    axes.set_xlabel("Lost time per trial (hours)", fontsize=_LABEL_SIZE)
+    axes.set_ylabel("Trials losing at most x (cumulative %)", fontsize=_LABEL_SIZE)
+    if gpus is not None:
+        _add_gpu_hours_axis(axes, gpus)
+    axes.legend(loc="lower right", fontsize=_SMALL_SIZE, framealpha=0.9)
+    _style_axes(axes)
+    _title(figure, "Distribution of hours lost per trial", config_name)
+    return figure
+
+
+def _breakdown_frame(breakdown: Mapping[str, float] | pd.DataFrame) -> pd.DataFrame:
+    """Normalise a breakdown to a frame: column ``label`` + one column per lost bucket."""
+    if isinstance(breakdown, pd.DataFrame):
+        frame = breakdown.copy()
+        if "label" not in frame.columns:
+            frame.insert(0, "label", [str(index) for index in frame.index])
+        frame = frame.rename(
+            columns={
+                f"{bucket}_hours": bucket
+                for bucket in BUCKETS
+                if f"{bucket}_hours" in frame.columns
+            }
+        )
+    else:
+        unknown = sorted(
+            key
+            for key in breakdown
+            if key not in BUCKETS and key.removesuffix("_hours") not in BUCKETS
+        )
+        if unknown:
+            raise ValueError(
+                f"breakdown: unknown bucket(s) {', '.join(map(repr, unknown))} "
+                f"(known: {', '.join(LOST_BUCKETS)})"
+            )
+        row = {key.removesuffix("_hours"): float(value) for key, value in breakdown.items()}
+        frame = pd.DataFrame([{"label": "mean per trial", **row}])
+    present = [bucket for bucket in LOST_BUCKETS if bucket in frame.columns]
+    if not present:
+        raise ValueError(
+            f"breakdown: no bucket columns (expected some of {', '.join(LOST_BUCKETS)})"
+        )
+    frame = frame[["label", *present]].copy()
+    frame[present] = frame[present].astype(float).fillna(0.0)
+    if len(frame) == 0:
+        raise ValueError("breakdown: no rows to plot")
+    return frame
+
+
+def lost_hours_by_bucket(breakdown: Mapping[str, float] | pd.DataFrame, config_name: str) -> Figure:
+    """Stacked bar of the mean hours lost per trial in each wall-clock bucket.
+
+    Parameters
+    ----------
+    breakdown : dict of str to float, or pandas.DataFrame
+        Either one breakdown, ``{bucket: mean hours per trial}`` (the ``lost_hours_breakdown``
+        of :meth:`relplan.results.SimulationResult.summary`), drawn as one bar; or a frame
+        with one row per scenario or interval: column ``label`` (bar name) and one column
+        per bucket (``rework``, ``checkpoint``, ``detect``, ``restart``, ``waiting``,
+        ``degraded``, ``stall``; ``<bucket>_hours`` is accepted too), in hours, drawn as
+        bars side by side. Missing buckets count as zero; ``useful`` is ignored.
+    config_name : str
+        Name of the config, shown in the title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure: one stacked bar per row, y in mean hours lost per trial. Buckets that
+        are zero in every row are not drawn and not in the legend.
+    """
+    frame = _breakdown_frame(breakdown)
+    buckets = [
+        bucket for bucket in LOST_BUCKETS if bucket in frame.columns and (frame[bucket] != 0).any()
+    ]
+    labels = [str(label) for label in frame["label"]]
+    positions = np.arange(len(frame), dtype=float)
+    width = 0.6 if len(frame) > 1 else 0.45
+    figure = _new_figure(max(5.5, 1.2 + 1.1 * len(frame)), 4.8)
+    axes = figure.add_subplot()
+
+    bottom = np.zeros(len(frame))
+    for bucket in buckets:
+        heights = frame[bucket].to_numpy(dtype=float)
+        axes.bar(
+            positions,
+            heights,
+            width=width,
+            bottom=bottom,
+            color=BUCKET_COLORS[bucket],
+            edgecolor="white",
+            linewidth=0.6,
+            label=bucket if len(frame) > 1 else f"{bucket} {_format_hours(float(heights[0]))}",
+            gid=f"bucket-{bucket}",
+        )
+        bottom = bottom + heights
+    for position, total in zip(positions, bottom, strict=True):
+        axes.annotate(
+            _format_hours(float(total)),
+            (position, total),
+            xytext=(0, 3),
+            textcoords="offset points",
+            ha="center",
+            va="bottom",
+            fontsize=_SMALL_SIZE,
+        )
+    # long scenario names wrap onto several lines instead of running into each other
+    width = max(8, 56 // max(len(frame), 1))
+    wrapped = [textwrap.fill(str(label), width=width) for label in labels]
+    axes.set_xticks(
+        positions,
+        wrapped,
+        rotation=0 if len(frame) <= 6 else 30,
+        ha="center" if len(frame) <= 6 else "right",
+    )
+    axes.set_xlim(-0.75, len(frame) - 0.25)
+    axes.set_ylim(0, max(float(bottom.max()), 1e-9) * 1.12)
+    axes.set_ylabel("Mean lost time per trial (hours)", fontsize=_LABEL_SIZE)
+    if len(frame) > 1:
+        axes.set_xlabel("Scenario", fontsize=_LABEL_SIZE)
+    if buckets:
+        handles, names = axes.get_legend_handles_labels()
+        # Reverse so the legend reads top-down like the stack.
+        axes.legend(
+            handles[::-1],
+            names[::-1],
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+            fontsize=_SMALL_SIZE,
+            title="bucket",
+            title_fontsize=_SMALL_SIZE,
+            frameon=False,
+        )
+    _style_axes(axes)
+    axes.grid(False, axis="x")
+    _title(figure, "Where the lost hours go", config_name)
+    return figure
+
+
+def interruptions_by_class(by_class: Mapping[str, float], config_name: str) -> Figure:
+    """Horizontal bars of the mean interruptions per trial by failure mode, with shares.
+
+    Parameters
+    ----------
+    by_class : dict of str to float
+        Mean interruptions per trial for each failure mode (the ``interruptions_by_class``
+        of :meth:`relplan.results.SimulationResult.summary`), in counts per trial.
+    config_name : str
+        Name of the config, shown in the title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure: one bar per mode, largest on top, each labelled with its mean and its
+        share of all interruptions in percent.
+    """
+    if not by_class:
+        raise ValueError("by_class: no failure modes to plot")
+    items = sorted(
+        ((str(mode), float(count)) for mode, count in by_class.items()),
+        key=lambda item: (-item[1], item[0]),
+    )
+    modes = [mode for mode, _ in items]
+    counts = np.array([count for _, count in items])
+    total = float(counts.sum())
+    figure = _new_figure(7.5, max(2.6, 1.4 + 0.38 * len(modes)))
+    axes = figure.add_subplot()
+    positions = np.arange(len(modes))[::-1]  # largest on top
+    colors = [PALETTE[index % len(PALETTE)] for index in range(len(modes))]
+    axes.barh(positions, counts, height=0.65, color=colors, gid="interruptions")
+    for position, count in zip(positions, counts, strict=True):
+        share = 100.0 * count / total if total > 0 else 0.0
+        axes.annotate(
+            f"{count:.3g} ({share:.1f}%)",
+            (count, position),
+            xytext=(4, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=_SMALL_SIZE,
+        )
+    axes.set_yticks(positions, modes)
+    axes.set_xlim(0, max(float(counts.max()), 1e-9) * 1.25)
+    axes.set_xlabel("Mean interruptions per trial (count)", fontsize=_LABEL_SIZE)
+    axes.set_ylabel("Failure mode", fontsize=_LABEL_SIZE)
+    _style_axes(axes)
+    axes.grid(False, axis="y")
+    _title(figure, f"Interruptions by failure mode (total {total:.3g} per trial)", config_name)
+    return figure
+
+
+def trial_timeline(
+    trace: pd.DataFrame,
+    failures: pd.DataFrame,
+    config_name: str,
+    work_hours: float,
+) -> Figure:
+    """Timeline of one trial: wall-clock buckets, checkpoints, failures and work progress.
+
+    Parameters
+    ----------
+    trace : pandas.DataFrame
+        Contiguous intervals covering the trial's wall time, one row each: ``start_hours``
+        and ``end_hours`` (wall-clock hours from the job's start) and ``bucket`` (one of
+        ``useful``, ``rework``, ``checkpoint``, ``detect``, ``restart``, ``waiting``,
+        ``degraded``, ``stall``).
+    failures : pandas.DataFrame
+        Failures that hit the job, one row each: ``time_hours`` (wall-clock hours) and
+        ``mode`` (failure mode name). May be empty.
+    config_name : str
+        Name of the config, shown in the title.
+    work_hours : float
+        Useful work the job needs, hours (the target line of the progress panel).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two panels sharing the wall-clock x-axis (hours): the bucket lane (one
+        ``broken_barh`` collection per bucket present, checkpoints as ticks, failures as
+        red markers with their mode), and the cumulative useful work (hours) against wall
+        time, flat while time is lost.
+    """
+    _require_columns(trace, ["start_hours", "end_hours", "bucket"], "trace")
+    _require_columns(failures, ["time_hours", "mode"], "failures")
+    if len(trace) == 0:
+        raise ValueError("trace: no intervals to plot")
+    unknown = sorted(set(trace["bucket"].astype(str)) - set(BUCKETS))
+    if unknown:
+        raise ValueError(
+            f"trace.bucket: unknown bucket(s) {', '.join(map(repr, unknown))} "
+            f"(known: {', '.join(BUCKETS)})"
+        )
+    ordered = trace.sort_values("start_hours", kind="stable")
+    start = ordered["start_hours"].to_numpy(dtype=float)
+    end = ordered["end_hours"].to_numpy(dtype=float)
+    bucket = ordered["bucket"].astype(str).to_numpy()
+    duration = end - start
+    if (duration < 0).any():
+        raise ValueError("trace: end_hours must not be before start_hours")
+    wall_end = float(end.max())
+    wall_start = float(start.min())
+
+    figure = _new_figure(11.0, 6.0)
+    lane, progress = figure.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [1.0, 2.2]})
+
+    # Lane: one broken_barh call per bucket present, in the canonical bucket order.
+    lane_bottom, lane_height = 0.0, 1.0
+    for name in BUCKETS:
+        mask = bucket == name
+        if not mask.any():
+            continue
+        lane.broken_barh(
+            np.column_stack([start[mask], duration[mask]]),
+            (lane_bottom, lane_height),
+            facecolors=BUCKET_COLORS[name],
+            edgecolors="none",
+            label=f"{name} ({duration[mask].sum():,.1f} h)",
+            gid=f"bucket-{name}",
+        )
+    checkpoints = start[bucket == "checkpoint"]
+    if checkpoints.size:
+        lane.plot(
+            checkpoints,
+            np.full(checkpoints.size, lane_bottom - 0.12),
+            linestyle="none",
+            marker="|",
+            markersize=6,
+            markeredgewidth=0.8,
+            color=BUCKET_COLORS["checkpoint"],
+            label=f"checkpoint written ({checkpoints.size:,})",
+            gid="checkpoints",
+        )
+
+    failure_times = failures["time_hours"].to_numpy(dtype=float)
+    failure_modes = failures["mode"].astype(str).to_numpy()
+    marker_y = lane_bottom + lane_height + 0.15
+    if failure_times.size:
+        counts = pd.Series(failure_modes).value_counts()
+        summary = ", ".join(f"{mode} ×{count}" for mode, count in counts.head(4).items())
+        if len(counts) > 4:
+            summary += f", {len(counts) - 4} more modes"
+        lane.plot(
+            failure_times,
+            np.full(failure_times.size, marker_y),
+            linestyle="none",
+            marker="v",
+            markersize=7 if failure_times.size <= _MAX_FAILURE_LABELS else 4,
+            color=FAILURE_COLOR,
+            label=f"failure ({summary})",
+            gid="failures",
+        )
+        if failure_times.size <= _MAX_FAILURE_LABELS:
+            for time, mode in zip(failure_times, failure_modes, strict=True):
+                lane.annotate(
+                    mode,
+                    (time, marker_y),
+                    xytext=(0, 6),
+                    textcoords="offset points",
+                    rotation=45,
+                    ha="left",
+                    va="bottom",
+                    fontsize=_SMALL_SIZE - 1,
+                    color=FAILURE_COLOR,
+                )
+        progress.vlines(
+            failure_times,
+            0,
+            1,
+            transform=progress.get_xaxis_transform(),
+            colors=FAILURE_COLOR,
+            linewidth=0.7 if failure_times.size <= _MAX_FAILURE_LABELS else 0.4,
+            alpha=0.35 if failure_times.size <= _MAX_FAILURE_LABELS else 0.15,
+            gid="failure-lines",
+        )
+    labelled = 0 < failure_times.size <= _MAX_FAILURE_LABELS
+    lane.set_ylim(lane_bottom - 0.35, marker_y + (1.6 if labelled else 0.4))
+    lane.set_yticks([])
+    lane.set_ylabel("Bucket\n(wall time)", fontsize=_LABEL_SIZE)
+    lane.legend(
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1.15),
+        fontsize=_SMALL_SIZE,
+        frameon=False,
+    )
+    lane.set_title("Wall-clock time by bucket", fontsize=_LABEL_SIZE, loc="left")
+    _style_axes(lane)
+    lane.grid(False, axis="y")
+    lane.spines["left"].set_visible(False)
+
+    # Progress: cumulative useful work, linear inside each interval.
+    useful = np.where(bucket == "useful", duration, 0.0)
+    times = np.concatenate([[start[0]], end])
+    done = np.concatenate([[0.0], np.cumsum(useful)])
+    progress.plot(
+        times,
+        done,
+        color=BUCKET_COLORS["useful"],
+        linewidth=1.8,
+        label=f"useful work done ({done[-1]:,.1f} h)",
+        gid="progress",
+    )
+    ideal_end = wall_start + work_hours
+    progress.plot(
+        [wall_start, ideal_end],
+        [0.0, work_hours],
+        color=PALETTE[7],
+        linestyle="--",
+        linewidth=1.0,
+        label="no failures (goodput 1)",
+    )
+    progress.axhline(
+        work_hours,
+        color=PALETTE[6],
+        linestyle=":",
+        linewidth=1.0,
+        label=f"work needed ({work_hours:,.1f} h)",
+    )
+    if failure_times.size:
+        progress.plot([], [], color=FAILURE_COLOR, linewidth=0.7, alpha=0.6, label="failure")
+    goodput = done[-1] / (wall_end - wall_start) if wall_end > wall_start else float("nan")
+    progress.set_title(
+        f"Useful work against wall time: {wall_end - wall_start:,.1f} h wall, "
+        f"goodput {goodput:.1%}",
+        fontsize=_LABEL_SIZE,
+        loc="left",
+    )
+    progress.set_xlim(wall_start, max(wall_end, ideal_end) * 1.01)
+    progress.set_ylim(0, max(work_hours, done[-1]) * 1.05)
+    progress.set_xlabel("Wall-clock time (hours)", fontsize=_LABEL_SIZE)
+    progress.set_ylabel("Useful work done (hours)", fontsize=_LABEL_SIZE)
+    progress.xaxis.set_major_formatter(FuncFormatter(_plain_number))
+    progress.yaxis.set_major_formatter(FuncFormatter(_plain_number))
+    progress.legend(
+        loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=_SMALL_SIZE, frameon=False
+    )
+    _style_axes(progress)
+    _title(figure, "One sample trial", config_name)
+    return figure
+
+
+def goodput_vs_interval(
+    curve: pd.DataFrame,
+    config_name: str,
+    young_hours: float | None = None,
+    daly_hours: float | None = None,
+    mc_optimal_hours: float | None = None,
+    mc_optimal_ci95: Sequence[float] | None = None,
+) -> Figure:
+    """Mean goodput against the checkpoint interval, with its 95% CI and the optima marked.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        One row per interval tried: ``interval_hours`` (hours of useful work between
+        checkpoints), ``goodput_mean`` (fraction of wall time), ``goodput_ci95_low`` and
+        ``goodput_ci95_high`` (its 95% confidence interval, fraction). Optional
+        ``wall_p95_hours`` (P95 wall-clock hours) is drawn on a second y-axis.
+    config_name : str
+        Name of the config, shown in the title.
+    young_hours, daly_hours : float, optional
+        Young's and Daly's closed-form optimal intervals, hours.
+    mc_optimal_hours : float, optional
+        The Monte Carlo optimal interval, hours.
+    mc_optimal_ci95 : sequence of two floats, optional
+        95% confidence interval of the Monte Carlo optimum, hours (a shaded span).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure: x the checkpoint interval in hours (log scale when the range spans
+        more than 10x), y goodput in percent of wall time.
+    """
+    _require_columns(
+        curve, ["interval_hours", "goodput_mean", "goodput_ci95_low", "goodput_ci95_high"], "curve"
+    )
+    if len(curve) == 0:
+        raise ValueError("curve: no rows to plot")
+    ordered = curve.sort_values("interval_hours")
+    interval = ordered["interval_hours"].to_numpy(dtype=float)
+    figure = _new_figure(8.0, 4.8)
+    axes = figure.add_subplot()
+    axes.fill_between(
+        interval,
+        ordered["goodput_ci95_low"].to_numpy(dtype=float),
+        ordered["goodput_ci95_high"].to_numpy(dtype=float),
+        color=PALETTE[0],
+        alpha=0.2,
+        linewidth=0,
+        label="95% CI of the mean",
+        gid="goodput-ci95",
+    )
+    axes.plot(
+        interval,
+        ordered["goodput_mean"].to_numpy(dtype=float),
+        color=PALETTE[0],
+        marker="o",
+        markersize=3.5,
+        linewidth=1.8,
+        label="mean goodput (Monte Carlo)",
+    )
+    if mc_optimal_ci95 is not None:
+        low, high = (float(value) for value in mc_optimal_ci95)
+        axes.axvspan(
+            low,
+            high,
+            color=PALETTE[1],
+            alpha=0.12,
+            linewidth=0,
+            label=f"MC optimum 95% CI [{_format_hours(low)}, {_format_hours(high)}]",
+            gid="mc-optimum-ci95",
+        )
+    for value, name, color, style in (
+        (young_hours, "Young", PALETTE[4], "--"),
+        (daly_hours, "Daly", PALETTE[3], "-."),
+        (mc_optimal_hours, "MC optimum", PALETTE[1], "-"),
+    ):
+        if value is not None:
+            axes.axvline(
+                float(value),
+                color=color,
+                linestyle=style,
+                linewidth=1.6,
+                label=f"{name} {_format_hours(float(value))}",
+            )
+
+    marks = [float(v) for v in (young_hours, daly_hours, mc_optimal_hours) if v is not None]
+    if mc_optimal_ci95 is not None:
+        marks.extend(float(v) for v in mc_optimal_ci95)
+    shown = np.concatenate([interval, np.asarray(marks, dtype=float)])
+    if _spans_decades(shown):
+        _log_x(axes, shown)
+    axes.yaxis.set_major_formatter(PercentFormatter(xmax=1.0))
+    axes.set_xlabel("Checkpoint interval (hours of work between checkpoints)", fontsize=_LABEL_SIZE)
+    axes.set_ylabel("Goodput, ETTR (% of wall time)", fontsize=_LABEL_SIZE)
+    handles, names = axes.get_legend_handles_labels()
+    if "wall_p95_hours" in ordered.columns:
+        twin = axes.twinx()
+        twin.plot(
+            interval,
+            ordered["wall_p95_hours"].to_numpy(dtype=float),
+            color=PALETTE[7],
+            linestyle="--",
+            marker="s",
+            markersize=3,
+            linewidth=1.2,
+            label="P95 wall time (right axis)",
+            gid="wall-p95",
+        )
+        twin.set_ylabel("P95 wall-clock time (hours)", fontsize=_LABEL_SIZE, color="#555555")
+        twin.tick_params(labelsize=_SMALL_SIZE + 0.5, colors="#555555")
+        twin.spines["top"].set_visible(False)
+        twin_handles, twin_names = twin.get_legend_handles_labels()
+        handles, names = handles + twin_handles, names + twin_names
+    axes.legend(
+        handles,
+        names,
+        loc="upper left",
+        bbox_to_anchor=(1.0 if "wall_p95_hours" not in ordered.columns else 1.12, 1.0),
+        fontsize=_SMALL_SIZE,
+        frameon=False,
+    )
+    _style_axes(axes)
+    if "wall_p95_hours" in ordered.columns:
+        axes.spines["right"].set_visible(True)
+    _title(figure, "Goodput against checkpoint interval", config_name)
+    return figure
+
+
+def sweep_curves(
+    results: pd.DataFrame,
+    x: str,
+    metrics: list[str],
+    config_name: str,
+    hue: str | None = None,
+    labels: Mapping[str, str] | None = None,
+) -> Figure:
+    """Metrics of a sweep against one swept parameter, one panel per metric.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        One row per sweep point: column ``x`` (the swept parameter), one column per
+        metric, optionally ``<metric>_ci95_low`` and ``<metric>_ci95_high`` (drawn as a
+        band) and the ``hue`` column (one line per value).
+    x : str
+        Column on the x-axis (log scale when its positive range spans more than 10x,
+        e.g. cluster sizes from 1k to 100k GPUs).
+    metrics : list of str
+        Columns to plot, one panel each.
+    config_name : str
+        Name of the config or study, shown in the title.
+    hue : str, optional
+        Column whose values split the rows into separate lines.
+    labels : mapping of str to str, optional
+        Axis labels (with units) by column name, overriding the built-in ones. Without
+        one, units are inferred from the name (``*_hours`` in hours, ``goodput`` as a
+        fraction of wall time, ``interruptions*`` as counts).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure, with one panel per metric sharing the x-axis.
+    """
+    if not metrics:
+        raise ValueError("metrics: name at least one column to plot")
+    _require_columns(results, [x, *metrics, *([hue] if hue else [])], "results")
+    if len(results) == 0:
+        raise ValueError("results: no rows to plot")
+    columns = 1 if len(metrics) <= 3 else 2
+    rows = -(-len(metrics) // columns)
+    figure = _new_figure(6.5 * columns + (1.6 if hue else 0.0), 2.9 * rows + 0.6)
+    grid = np.atleast_1d(figure.subplots(rows, columns, sharex=True, squeeze=False).ravel())
+    groups: list[tuple[Any, pd.DataFrame]] = (
+        list(results.groupby(hue, sort=True)) if hue else [(None, results)]
+    )
+    x_values = results[x].to_numpy(dtype=float)
+    log_x = _spans_decades(x_values)
+    for axes, metric in zip(grid, metrics, strict=False):
+        low, high = f"{metric}_ci95_low", f"{metric}_ci95_high"
+        has_ci = low in results.columns and high in results.columns
+        for index, (value, group) in enumerate(groups):
+            ordered = group.sort_values(x)
+            color = PALETTE[index % len(PALETTE)]
+            xs = ordered[x].to_numpy(dtype=float)
+            ys = ordered[metric].to_numpy(dtype=float)
+            name = str(value) if hue else metric
+            axes.plot(xs, ys, color=color, marker="o", markersize=3.5, linewidth=1.6, label=name)
+            if has_ci and xs.size < 2:
+                # A band needs two points; one point gets an error bar.
+                axes.errorbar(
+                    xs,
+                    ys,
+                    yerr=[
+                        ys - ordered[low].to_numpy(dtype=float),
+                        ordered[high].to_numpy(dtype=float) - ys,
+                    ],
+                    fmt="none",
+                    ecolor=color,
+                    capsize=3,
+                    gid=f"{metric}-ci95",
+                )
+            elif has_ci:
+                axes.fill_between(
+                    xs,
+                    ordered[low].to_numpy(dtype=float),
+                    ordered[high].to_numpy(dtype=float),
+                    color=color,
+                    alpha=0.18,
+                    linewidth=0,
+                    gid=f"{metric}-ci95",
+                )
+        if log_x:
+            _log_x(axes, x_values)
+        axes.set_ylabel(_axis_label(metric, labels), fontsize=_LABEL_SIZE)
+        _style_axes(axes)
+    for axes in grid[len(metrics) :]:
+        axes.set_visible(False)
+    for index, axes in enumerate(grid[: len(metrics)]):
+        if index + columns >= len(metrics):  # lowest visible panel of its column
+            axes.set_xlabel(_axis_label(x, labels), fontsize=_LABEL_SIZE)
+            axes.tick_params(labelbottom=True)
+    if hue:
+        grid[0].legend(
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+            fontsize=_SMALL_SIZE,
+            frameon=False,
+            title=hue,
+            title_fontsize=_SMALL_SIZE,
+        )
+    _title(figure, f"Sweep over {x}", config_name)
+    return figure
+
+
+# --------------------------------------------------------------------------- files
+
+
+def save_figure(
+    figure: Figure,
+    path_without_suffix: str | Path,
+    formats: Sequence[str] = ("png", "svg"),
+    dpi: float = 150,
+) -> list[Path]:
+    """Write a figure in each format, each file atomically (temporary file, then rename).
+
+    Parameters
+    ----------
+    figure : matplotlib.figure.Figure
+        The figure to render.
+    path_without_suffix : str or Path
+        Output path without its suffix; ``.<format>`` is appended (``out/cdf`` gives
+        ``out/cdf.png`` and ``out/cdf.svg``). Missing directories are created.
+    formats : sequence of str, default ("png", "svg")
+        File formats, as matplotlib names them (``png``, ``svg``, ``pdf``, ...).
+    dpi : float, default 150
+        Resolution of raster formats, dots per inch.
+
+    Returns
+    -------
+    list of Path
+        The files written, in the order of ``formats``.
+
+    Raises
+    ------
+    ValueError
+        If no format is given or one is not supported; nothing is written then.
+    """
+    base = Path(path_without_suffix)
+    names = [str(fmt).lower().lstrip(".") for fmt in formats]
+    if not names:
+        raise ValueError("formats: give at least one file format")
+    supported = figure.canvas.get_supported_filetypes()
+    unsupported = [fmt for fmt in names if fmt not in supported]
+    if unsupported:
+        raise ValueError(
+            f"formats: unsupported {', '.join(map(repr, unsupported))} "
+            f"(supported: {', '.join(sorted(supported))})"
+        )
+    written: list[Path] = []
+    for fmt in names:
+        target = base.with_name(f"{base.name}.{fmt}")
+        # No creation date in vector formats, so the same figure gives the same bytes.
+        metadata: dict[str, Any] | None = (
+            {"Date": None} if fmt == "svg" else {"CreationDate": None} if fmt == "pdf" else None
+        )
+
+        def render(
+            temporary: Path, fmt: str = fmt, metadata: dict[str, Any] | None = metadata
+        ) -> None:
+            # A fixed salt makes SVG element ids stable; the context restores rcParams.
+            with mpl.rc_context({"svg.hashsalt": "relplan"}):
+                figure.savefig(temporary, format=fmt, dpi=dpi, metadata=metadata)
+
+        write_atomic(target, render)
+        written.append(target)
+    return written

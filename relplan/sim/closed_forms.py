@@ -1,0 +1,157 @@
+"""TODO docstring for relplan.sim.closed_forms."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+from scipy import special
+
+if TYPE_CHECKING:
+    pass
+
+def young_interval(write_hours: float, mtbf_hours: float) -> float:
+    """Young's first-order optimum checkpoint interval, ``sqrt(2 delta M)``.
+
+    Young, "A first order approximation to the optimum checkpoint interval",
+    CACM 17(9), 1974.
+
+    Parameters
+    ----------
+    write_hours : float
+        Blocking time to write one checkpoint, hours.
+    mtbf_hours : float
+        Mean time between job interruptions, hours.
+
+    Returns
+    -------
+    float
+        Compute time between checkpoints, hours.
+    """
+    return math.sqrt(2.0 * write_hours * mtbf_hours)
+
+
+def daly_interval(write_hours: float, mtbf_hours: float) -> float:
+    """Checkpoint interval that minimises expected wall time (Daly 2006, higher order).
+
+    ``tau = sqrt(2 delta M) [1 + sqrt(delta / 2M) / 3 + delta / 18M] - delta`` for
+    ``delta < 2M``, else ``tau = M``. Daly, "A higher order estimate of the optimum
+    checkpoint interval for restart dumps", FGCS 22(3), 2006.
+
+    Parameters
+    ----------
+    write_hours : float
+        Blocking time to write one checkpoint, hours.
+    mtbf_hours : float
+        Mean time between job interruptions, hours.
+
+    Returns
+    -------
+    float
+        Compute time between checkpoints, hours.
+    """
+    delta, m = write_hours, mtbf_hours
+    if delta >= 2.0 * m:
+        return m
+    ratio = delta / (2.0 * m)
+    return math.sqrt(2.0 * delta * m) * (1.0 + math.sqrt(ratio) / 3.0 + ratio / 9.0) - delta
+
+
+def exact_interval(write_hours: float, mtbf_hours: float) -> float:
+    """The interval minimising Daly's cost per unit of work, by the Lambert W function.
+
+    Setting the derivative of ``(exp((tau + delta)/M) - 1) / tau`` to zero gives
+    ``tau = M (1 + W0(-exp(-(delta/M + 1))))``.
+
+    Parameters
+    ----------
+    write_hours : float
+        Blocking time to write one checkpoint, hours.
+    mtbf_hours : float
+        Mean time between job interruptions, hours.
+
+    Returns
+    -------
+    float
+        Compute time between checkpoints, hours.
+    """
+    m = mtbf_hours
+    argument = -math.exp(-(write_hours / m + 1.0))
+    return m * (1.0 + float(np.real(special.lambertw(argument, 0))))
+
+
+def segment_wall_hours(
+    segment_hours: float, mtbf_hours: float, restart_hours: float, downtime_hours: float = 0.0
+) -> float:
+    """Expected wall time to complete one segment under exponential failures (Daly 2006).
+
+    ``(M + D) e^{R/M} (e^{s/M} - 1)``: every failure costs the time spent in the
+    segment, a downtime ``D`` during which nothing fails, and a restart ``R`` that
+    failures may also interrupt.
+
+    Parameters
+    ----------
+    segment_hours : float
+        Failure-free length of the segment (compute plus checkpoint write), hours.
+    mtbf_hours : float
+        Mean time between job interruptions, hours.
+    restart_hours : float
+        Restart time after each failure, hours.
+    downtime_hours : float
+        Mean failure-free downtime per failure (detection plus waiting), hours.
+
+    Returns
+    -------
+    float
+        Expected wall-clock time, hours.
+    """
+    m = mtbf_hours
+    if math.isinf(m):
+        return segment_hours
+    return (m + downtime_hours) * math.exp(restart_hours / m) * math.expm1(segment_hours / m)
+
+
+def checkpoint_count(work_hours: float, interval_hours: float) -> int:
+    """Checkpoints written by a failure-free job: ``ceil(W / tau) - 1`` (none after the end)."""
+    return max(0, math.ceil(work_hours / interval_hours * (1.0 - 1e-12)) - 1)
+
+
+def expected_wall_hours(
+    work_hours: float,
+    interval_hours: float,
+    write_hours: float,
+    mtbf_hours: float,
+    restart_hours: float,
+    downtime_hours: float = 0.0,
+) -> float:
+    """Expected wall time of a whole job under exponential failures (Daly 2006).
+
+    The job runs ``m = ceil(W / tau) - 1`` segments of ``tau + delta`` and a last
+    segment of ``W - m tau`` with no checkpoint after it.
+
+    Parameters
+    ----------
+    work_hours : float
+        Useful work at full speed, hours.
+    interval_hours : float
+        Compute time between checkpoints, hours.
+    write_hours : float
+        Blocking checkpoint write, hours.
+    mtbf_hours : float
+        Mean time between job interruptions, hours.
+    restart_hours : float
+        Restart after each failure, hours.
+    downtime_hours : float
+        Mean failure-free downtime per failure, hours.
+
+    Returns
+    -------
+    float
+        Expected wall-clock time, hours.
+    """
+    full_segments = checkpoint_count(work_hours, interval_hours)
+    last = work_hours - full_segments * interval_hours
+    return full_segments * segment_wall_hours(
+        interval_hours + write_hours, mtbf_hours, restart_hours, downtime_hours
+    ) + segment_wall_hours(last, mtbf_hours, restart_hours, downtime_hours)

@@ -1,0 +1,449 @@
+"""The Monte Carlo engine: failure events in, per-trial job timelines out.
+
+Clocks. Failures happen only while the job's hardware is in use (computing, writing
+checkpoints, restarting); during detection and while waiting for a repair it is
+idle and does not fail. So every failure mode runs on the job's *exposure clock*,
+on which a failed unit is back at once (swapped for a spare, or repaired while the
+clock stands still): each mode is a renewal process with no gap, sampled exactly by
+:class:`relplan.events.RenewalStream`. Wall time = exposure + detection + waiting.
+
+Timeline. Between two failures the job advances in closed form: from the last
+restart (or the start) with ``c`` hours of work committed, it runs
+``m = ceil((W - c) / tau) - 1`` segments of ``tau + delta`` and a last one with no
+checkpoint, so a failure ``A`` hours into the run has completed ``floor(A / (tau +
+delta))`` segments; the rest is rework. A trial costs O(failures), not
+O(checkpoints). The per-trial walk is compiled with numba.
+
+Buckets (hours of wall time, summing to the wall time): ``useful``, ``rework``
+(everything since the last completed checkpoint, including a partly written one),
+``checkpoint`` (completed blocking writes), ``detect``, ``restart``, ``waiting``,
+and ``degraded`` and ``stall`` (zero until the network model adds them).
+
+Reproducibility. Trials are cut into canonical blocks of :data:`BLOCK_TRIALS`; block
+``b`` draws from ``SeedSequence(seed, spawn_key=(b,))``, so the numbers depend on
+the seed and the trial count, never on the number of workers.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from relplan.errors import InfeasibleJobError
+from relplan.sim import timeline
+from relplan.sim.closed_forms import checkpoint_count, daly_interval, expected_wall_hours
+from relplan.sim.compiled import _compile, _CompiledModel
+from relplan.sim.events import RenewalStream
+from relplan.sim.model import FailureMode, SimulationModel
+from relplan.sim.rng import seed_states
+from relplan.vocab import BUCKETS
+
+_WALK_LOCK = threading.Lock()
+"""One compiled walk at a time: it is parallel over trials inside, and numba's fallback
+threading layer (workqueue) must not be entered from two threads at once."""
+
+BLOCK_TRIALS = 10_000
+"""Trials per canonical block: the unit of seeding and of work for a worker."""
+
+MAX_EXPECTED_SLOWDOWN = 1000.0
+"""Refuse jobs whose expected wall time exceeds this multiple of the failure-free time."""
+
+
+@dataclass(frozen=True)
+class TrialOutcomes:
+    """Per-trial results of a simulation, as numpy arrays (one row per trial).
+
+    Attributes
+    ----------
+    wall_hours : numpy.ndarray
+        Wall-clock time to finish the job, hours.
+    bucket_hours : numpy.ndarray
+        Shape (trials, len(BUCKETS)): wall hours in each bucket; rows sum to wall_hours.
+    failures_by_mode : numpy.ndarray
+        Shape (trials, modes): failures that reached the job, per failure mode.
+    spares_used : numpy.ndarray
+        Times a spare server was swapped in.
+    mode_names : tuple of str
+        Column names of ``failures_by_mode``.
+    mode_impacts : tuple of str
+        Impact of each mode: fatal, degraded, transient or elastic.
+    """
+
+    wall_hours: np.ndarray
+    bucket_hours: np.ndarray
+    failures_by_mode: np.ndarray
+    spares_used: np.ndarray
+    mode_names: tuple[str, ...]
+    mode_impacts: tuple[str, ...]
+
+    @property
+    def interruptions_by_mode(self) -> np.ndarray:
+        """Shape (trials, modes): failures that stopped the job (zero for non-fatal modes)."""
+        fatal = np.array([impact == "fatal" for impact in self.mode_impacts], dtype=bool)
+        return self.failures_by_mode * fatal
+
+    @property
+    def trials(self) -> int:
+        """Number of trials."""
+        return int(self.wall_hours.size)
+
+
+def expected_exposure_hours(model: SimulationModel) -> float:
+    """Rough expected exposure (in-use) hours of a trial, for sizing event windows.
+
+    Daly's expected wall time with the job's long-run failure rate and no downtime.
+    """
+    job = model.job
+    return expected_wall_hours(
+        job.work_hours,
+        job.segment_hours,
+        job.mean_write_hours,
+        model.job_mtti_hours,
+        job.restart_hours,
+    )
+
+
+def check_feasible(model: SimulationModel) -> None:
+    """Refuse a job whose expected wall time is absurdly long (it would never end).
+
+    Raises
+    ------
+    InfeasibleJobError
+        If Daly's expected time exceeds :data:`MAX_EXPECTED_SLOWDOWN` times the
+        failure-free time.
+    """
+    job = model.job
+    failure_free = job.work_hours + checkpoint_count(job.work_hours, job.segment_hours) * (
+        job.mean_write_hours
+    )
+    try:
+        expected = expected_exposure_hours(model)
+    except OverflowError:
+        expected = math.inf
+    if not expected <= MAX_EXPECTED_SLOWDOWN * failure_free:
+        raise InfeasibleJobError(
+            f"the job would practically never finish: its mean time to interruption is "
+            f"{model.job_mtti_hours:.3g} h against a restart of {job.restart_hours:.3g} h and "
+            f"segments of {job.segment_hours + job.mean_write_hours:.3g} h (expected time more "
+            f"than {MAX_EXPECTED_SLOWDOWN:.0f}x the failure-free time); shorten job.restart or "
+            "job.checkpoint.interval, or make failures rarer"
+        )
+
+
+def block_sizes(trials: int) -> list[int]:
+    """Trials in each canonical block: ``BLOCK_TRIALS`` each, the remainder last."""
+    full, rest = divmod(trials, BLOCK_TRIALS)
+    return [BLOCK_TRIALS] * full + ([rest] if rest else [])
+
+
+def block_seed(seed: int, block_index: int) -> np.random.SeedSequence:
+    """The seed of one canonical block: ``SeedSequence(seed, spawn_key=(b,))``."""
+    return np.random.SeedSequence(seed, spawn_key=(block_index,))
+
+
+@dataclass
+class _BlockState:
+    """Per-trial state of a block, updated in place by the compiled walk."""
+
+    n_trials: int
+    n_modes: int
+    n_spares: int
+    degradation_slots: int = timeline.MAX_DEGRADATIONS
+
+    def __post_init__(self) -> None:
+        n = self.n_trials
+        self.phase = np.zeros(n, dtype=np.int8)
+        self.position = np.zeros(n)
+        self.phase_start = np.zeros(n)
+        self.run_offset = np.zeros(n)
+        self.committed = np.zeros(n, dtype=np.int64)
+        self.durable = np.zeros(n, dtype=np.int64)
+        self.idle = np.zeros(n)
+        self.wall = np.zeros(n)
+        self.buckets = np.zeros((n, len(BUCKETS)))
+        self.mode_counts = np.zeros((n, self.n_modes), dtype=np.int64)
+        self.spare_return = np.zeros((n, self.n_spares))
+        self.spares_busy = np.zeros(n, dtype=np.int64)
+        self.spares_used = np.zeros(n, dtype=np.int64)
+        width = self.degradation_slots
+        self.degradation_end = np.zeros((n, width))
+        self.degradation_mode = np.zeros((n, width), dtype=np.int64)
+        self.degradation_count = np.zeros(n, dtype=np.int64)
+        self.active_by_mode = np.zeros((n, 2 * self.n_modes), dtype=np.int64)
+        self.overflow = np.zeros(1, dtype=np.bool_)
+        self.trace_rows = np.zeros(1, dtype=np.int64)
+
+    def walk(
+        self,
+        compiled: _CompiledModel,
+        active: np.ndarray,
+        offsets: np.ndarray,
+        event_time: np.ndarray,
+        event_mode: np.ndarray,
+        event_repair: np.ndarray,
+        horizon: float,
+        rng_state: np.ndarray,
+        next_exp: np.ndarray,
+        trace: np.ndarray | None = None,
+        trace_trial: int = -1,
+    ) -> None:
+        if trace is None:
+            trace = np.zeros((0, 6))
+        with _WALK_LOCK:  # the walk runs its trials on every core already
+            timeline.walk_trials(
+                active, offsets, event_time, event_mode, event_repair, horizon, compiled.job,
+                compiled.impact, compiled.detect, compiled.uses_spares, compiled.loses_fast,
+                compiled.self_healing, compiled.stall, compiled.soft_hours,
+                compiled.slowdown_table, compiled.repair,
+                compiled.exp_total_rate, compiled.exp_probability, compiled.exp_modes,
+                compiled.exp_alias,
+                rng_state, next_exp,
+                self.phase, self.position, self.phase_start, self.run_offset, self.committed,
+                self.durable, self.idle, self.wall, self.buckets, self.mode_counts,
+                self.spare_return, self.spares_busy, self.spares_used, self.degradation_end,
+                self.degradation_mode, self.degradation_count, self.active_by_mode,
+                self.overflow, trace, self.trace_rows, trace_trial,
+            )  # fmt: skip
+        if self.overflow[0]:
+            raise RuntimeError(
+                f"more than {self.degradation_end.shape[1]} degradations at once in one trial"
+            )
+
+    def outcomes(self, modes: tuple[FailureMode, ...]) -> TrialOutcomes:
+        return TrialOutcomes(
+            wall_hours=self.wall,
+            bucket_hours=self.buckets,
+            failures_by_mode=self.mode_counts,
+            spares_used=self.spares_used,
+            mode_names=tuple(m.name for m in modes),
+            mode_impacts=tuple(m.impact for m in modes),
+        )
+
+
+def degradation_slots(model: SimulationModel) -> int:
+    """Room for concurrent degradations per trial: far above their expected number.
+
+    The expected number at any time is the sum over non-fatal modes of failure rate x
+    duration (Little's law); the slots cover it with a wide margin (a Poisson tail far
+    beyond 1e-12), at least 16, and none for a model without non-fatal modes.
+    """
+    expected = 0.0
+    for mode in model.modes:
+        if mode.impact == "fatal":
+            continue
+        duration = mode.stall_hours + mode.soft_hours
+        if mode.impact in ("degraded", "elastic"):
+            duration += mode.repair.mean_hours
+        expected += mode.job_rate_per_hour * duration
+    if not any(mode.impact != "fatal" for mode in model.modes):
+        return 0
+    return int(3 * expected + 12 * math.sqrt(expected) + 16)
+
+
+def first_window_hours(model: SimulationModel) -> float:
+    """Exposure covered by the first window of pre-drawn (non-exponential) failures, hours.
+
+    Daly's expected exposure at Daly's interval: it does not depend on the configured
+    interval, so every interval sees the same failure stream (common random numbers).
+    """
+    job = model.job
+    mtti = model.job_mtti_hours
+    write = job.mean_write_hours
+    interval = job.segment_hours
+    if math.isfinite(mtti) and write > 0:
+        interval = daly_interval(write, mtti)
+    return expected_wall_hours(
+        job.work_hours, interval, write, mtti, job.restart_hours
+    )
+
+
+def simulate_block(
+    model: SimulationModel,
+    n_trials: int,
+    seed_sequence: np.random.SeedSequence,
+    window_factor: float = 1.2,
+    on_the_fly: bool = True,
+    trace: np.ndarray | None = None,
+    trace_trial: int = -1,
+) -> TrialOutcomes:
+    """Simulate one block of trials.
+
+    Parameters
+    ----------
+    model : SimulationModel
+        The job and its failure modes.
+    n_trials : int
+        Trials in the block.
+    seed_sequence : numpy.random.SeedSequence
+        The block's seed: child 0 seeds each trial's own stream (exponential modes),
+        child 1 the block's numpy generator (pre-drawn windows of other modes).
+    window_factor : float
+        Length of the first window of pre-drawn failures as a multiple of
+        :func:`first_window_hours`; later windows are a quarter of it. Any value gives
+        the same distribution of results (windows are extended by conditioning on
+        survival); it only trades wasted draws against passes.
+    on_the_fly : bool
+        Draw exponential modes inside the compiled walk (the default); False pre-draws
+        them in windows like the others (a check of one against the other).
+    trace : numpy.ndarray, optional
+        Shape (rows, 6), filled in place with the timeline of trial ``trace_trial`` of
+        the block (see :func:`relplan.timeline.walk_trials`); unused rows keep code -1.
+    trace_trial : int
+        Index within the block of the trial to trace (-1: none).
+
+    Returns
+    -------
+    TrialOutcomes
+        One row per trial.
+    """
+    job, modes = model.job, model.modes
+    compiled = _compile(model, on_the_fly)
+    trial_seeds, window_seed = seed_sequence.spawn(2)
+    rng_state = seed_states(trial_seeds, n_trials)
+    rng = np.random.Generator(np.random.PCG64(window_seed))
+    next_exp = timeline.first_arrivals(rng_state, compiled.exp_total_rate)
+    streams = {
+        index: RenewalStream(modes[index].job_units, modes[index].lifetime, n_trials, rng,
+                             start=modes[index].start)
+        for index in compiled.window_modes
+    }  # fmt: skip
+    state = _BlockState(n_trials, len(modes), job.spares, degradation_slots(model))
+
+    first_window = window_factor * first_window_hours(model)
+    step = 0.25 * first_window
+    horizon = 0.0
+    active = np.arange(n_trials, dtype=np.int64)
+    while active.size:
+        if not streams:
+            horizon = np.inf
+        else:
+            horizon = first_window if horizon == 0.0 else horizon + step
+        trial_parts, time_parts, mode_parts, repair_parts = [], [], [], []
+        for index, stream in streams.items():
+            trials, times = stream.next_window(horizon, active)
+            trial_parts.append(trials)
+            time_parts.append(times)
+            mode_parts.append(np.full(times.size, index, dtype=np.int64))
+            repair_parts.append(modes[index].repair.sample(rng, times.size))
+        if streams:
+            event_trial = np.concatenate(trial_parts)
+            event_time = np.concatenate(time_parts)
+            order = np.lexsort((event_time, event_trial))
+            event_trial = event_trial[order]
+            event_time = event_time[order]
+            event_mode = np.concatenate(mode_parts)[order]
+            event_repair = np.concatenate(repair_parts)[order]
+        else:
+            event_trial = np.empty(0, dtype=np.int64)
+            event_time = event_repair = np.empty(0)
+            event_mode = np.empty(0, dtype=np.int64)
+        offsets = np.searchsorted(event_trial, np.append(active, n_trials)).astype(np.int64)
+        state.walk(compiled, active, offsets, event_time, event_mode, event_repair, horizon,
+                   rng_state, next_exp, trace, trace_trial)
+        active = active[state.phase[active] != timeline.FINISHED]
+    return state.outcomes(modes)
+
+
+def walk_trial(
+    model: SimulationModel,
+    failure_exposure_hours: list[float] | np.ndarray,
+    failure_modes: list[int] | np.ndarray,
+    repair_hours: list[float] | np.ndarray,
+) -> TrialOutcomes:
+    """Walk one trial through a given list of failures (for checks and timelines).
+
+    Parameters
+    ----------
+    model : SimulationModel
+        The job and its failure modes.
+    failure_exposure_hours : sequence of float
+        Increasing failure times on the exposure clock (hours of hardware in use).
+    failure_modes : sequence of int
+        Index into ``model.modes`` of each failure.
+    repair_hours : sequence of float
+        Repair time of each failed unit (or length of each degradation), hours.
+
+    Returns
+    -------
+    TrialOutcomes
+        A single row. Failures after the job has finished are ignored.
+    """
+    times = np.asarray(failure_exposure_hours, dtype=float)
+    if np.any(np.diff(times) < 0):
+        raise ValueError("failure times must be increasing")
+    compiled = _compile(model, on_the_fly=False)
+    state = _BlockState(1, len(model.modes), model.job.spares)
+    state.walk(
+        compiled, np.zeros(1, dtype=np.int64), np.array([0, times.size], dtype=np.int64),
+        times, np.asarray(failure_modes, dtype=np.int64), np.asarray(repair_hours, dtype=float),
+        np.inf, seed_states(np.random.SeedSequence(0), 1), np.full(1, np.inf),
+    )  # fmt: skip
+    return state.outcomes(model.modes)
+
+
+def concatenate_outcomes(parts: list[TrialOutcomes]) -> TrialOutcomes:
+    """Join the outcomes of consecutive blocks into one."""
+    return TrialOutcomes(
+        wall_hours=np.concatenate([p.wall_hours for p in parts]),
+        bucket_hours=np.concatenate([p.bucket_hours for p in parts]),
+        failures_by_mode=np.concatenate([p.failures_by_mode for p in parts]),
+        spares_used=np.concatenate([p.spares_used for p in parts]),
+        mode_names=parts[0].mode_names,
+        mode_impacts=parts[0].mode_impacts,
+    )
+
+
+def simulate(
+    model: SimulationModel,
+    trials: int,
+    seed: int,
+    workers: int = 1,
+    progress: Callable[[int], None] | None = None,
+) -> TrialOutcomes:
+    """Run the Monte Carlo simulation of a job.
+
+    Parameters
+    ----------
+    model : SimulationModel
+        The job and its failure modes.
+    trials : int
+        Number of independent trials (at least 1).
+    seed : int
+        Seed of every random number; the results depend on (seed, trials) only.
+    workers : int
+        Threads running blocks at once; does not change any number.
+    progress : callable, optional
+        Called with the number of trials of each block as it completes.
+
+    Returns
+    -------
+    TrialOutcomes
+        One row per trial, in trial order.
+
+    Raises
+    ------
+    InfeasibleJobError
+        If the job would practically never finish.
+    """
+    if trials < 1:
+        raise ValueError("trials must be at least 1")
+    check_feasible(model)
+    sizes = block_sizes(trials)
+
+    def run(block_index: int) -> TrialOutcomes:
+        outcome = simulate_block(model, sizes[block_index], block_seed(seed, block_index))
+        if progress is not None:
+            progress(sizes[block_index])
+        return outcome
+
+    if workers <= 1 or len(sizes) == 1:
+        parts = [run(index) for index in range(len(sizes))]
+    else:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            parts = list(pool.map(run, range(len(sizes))))
+    return concatenate_outcomes(parts)

@@ -1,0 +1,276 @@
+"""The simulation model: a validated config resolved into numbers the engine runs on.
+
+Data flows one way: config -> inventory -> :class:`SimulationModel` -> events ->
+timeline. Every duration here is in hours.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from relplan.cluster.impact import resolve_impact
+from relplan.cluster.topology import Inventory, build_inventory
+from relplan.comm.seed_figures import cluster_mtbf_hours
+from relplan.config.schema import RelplanConfig
+from relplan.sim.distributions import Distribution
+from relplan.vocab import SERVER_CLASSES
+
+
+def cluster_mtbf(config: RelplanConfig, model) -> dict[str, float]:
+    """MTBF of each failure mode over its units in the job, hours (component MTBF / count)."""
+    return {
+        mode.name: cluster_mtbf_hours(mode.lifetime.mean_hours, mode.job_units)
+        for mode in model.modes
+        if mode.job_units > 0 and math.isfinite(mode.lifetime.mean_hours)
+    }
+
+
+@dataclass(frozen=True)
+class FailureMode:
+    """One way the job's hardware (or software) fails.
+
+    Attributes
+    ----------
+    name : str
+        The mode's key in ``[failures]``.
+    unit : str
+        What the mode is counted per (a component class, or ``job``).
+    job_units : int
+        Units of that kind in the job's footprint.
+    lifetime : Distribution
+        Time to failure of one unit while the job's hardware is in use, hours.
+    repair : Distribution
+        Time to repair or replace a failed unit, hours.
+    detect_hours : float
+        Time from the failure until the job notices it, hours.
+    uses_spares : bool
+        Whether a spare server can stand in for the failed unit.
+    start : {"equilibrium", "new"}
+        Age of the units when the job starts.
+    impact : {"fatal", "degraded", "transient", "elastic"}
+        What a failure does to the job (see :mod:`relplan.timeline`).
+    slowdown_by_count : tuple of float
+        Step-time ratio while ``k`` failures of this mode are unrepaired (entry
+        ``k - 1``; the last entry holds for more), for ``degraded`` modes.
+    stall_hours : float
+        Stall of a ``transient`` failure (detection plus failover), hours.
+    soft_slowdown : float
+        Step-time ratio after a transient stall (congestion spreading), if any.
+    soft_hours : float
+        How long the soft slowdown lasts, hours.
+    loses_fast_checkpoint : bool
+        Whether the failure destroys the fast (in-memory) checkpoint tier.
+    self_healing : bool
+        Whether the unit comes back by itself ``repair`` after the failure (a flap that
+        hung the job), rather than after a repair that starts once it is noticed.
+    """
+
+    name: str
+    unit: str
+    job_units: int
+    lifetime: Distribution
+    repair: Distribution
+    detect_hours: float
+    uses_spares: bool
+    start: str
+    impact: str = "fatal"
+    slowdown_by_count: tuple[float, ...] = (1.0,)
+    stall_hours: float = 0.0
+    soft_slowdown: float = 1.0
+    soft_hours: float = 0.0
+    loses_fast_checkpoint: bool = False
+    self_healing: bool = False
+
+    @property
+    def job_rate_per_hour(self) -> float:
+        """Long-run failures per hour of use across the job's units."""
+        return self.job_units / self.lifetime.mean_hours
+
+    @property
+    def is_fatal(self) -> bool:
+        """Whether a failure of this mode interrupts the job."""
+        return self.impact == "fatal"
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """The training job.
+
+    Attributes
+    ----------
+    gpus : int
+        GPUs the job runs on.
+    work_hours : float
+        Useful work at full speed, hours.
+    interval_hours : float
+        Compute time between checkpoints (tau), hours.
+    write_hours : float
+        Blocking time to write a checkpoint (delta), hours.
+    restart_hours : float
+        Re-initialisation and checkpoint load after a failure (R), hours.
+    spares : int
+        Spare servers in the pool.
+    fast_interval_hours : float or None
+        Compute between fast-tier checkpoints, hours (None: one tier). Every
+        ``interval_hours / fast_interval_hours``-th checkpoint is durable instead.
+    fast_write_hours : float
+        Blocking write of a fast-tier checkpoint, hours.
+    """
+
+    gpus: int
+    work_hours: float
+    interval_hours: float
+    write_hours: float
+    restart_hours: float
+    spares: int
+    fast_interval_hours: float | None = None
+    fast_write_hours: float = 0.0
+
+    @property
+    def segment_hours(self) -> float:
+        """Compute between any two checkpoints (the fast interval with two tiers), hours."""
+        return self.fast_interval_hours or self.interval_hours
+
+    @property
+    def durable_every(self) -> int:
+        """Every how many checkpoints one is durable (1 with one tier)."""
+        if self.fast_interval_hours is None:
+            return 1
+        return max(1, round(self.interval_hours / self.fast_interval_hours))
+
+    @property
+    def mean_write_hours(self) -> float:
+        """Average blocking write per checkpoint, hours."""
+        if self.fast_interval_hours is None:
+            return self.write_hours
+        every = self.durable_every
+        return (self.fast_write_hours * (every - 1) + self.write_hours) / every
+
+
+@dataclass(frozen=True)
+class SimulationModel:
+    """Everything the engine needs: the job and its failure modes.
+
+    Attributes
+    ----------
+    job : JobSpec
+        The job.
+    modes : tuple of FailureMode
+        Failure modes with at least one unit in the job's footprint, in config order.
+    inventory : Inventory or None
+        The component counts the modes were derived from (None for a model built by
+        hand from numbers).
+    """
+
+    job: JobSpec
+    modes: tuple[FailureMode, ...]
+    inventory: Inventory | None
+
+    @property
+    def job_mtti_hours(self) -> float:
+        """Mean time to interruption of the job, hours of use (inf with no fatal failures)."""
+        rate = sum(mode.job_rate_per_hour for mode in self.modes if mode.is_fatal)
+        return 1.0 / rate if rate > 0 else float("inf")
+
+    def with_interval(self, interval_hours: float) -> SimulationModel:
+        """The same model with another (durable) checkpoint interval, hours.
+
+        With two tiers the number of fast checkpoints per durable one is kept.
+        """
+        job = self.job
+        if job.fast_interval_hours is None:
+            return replace(self, job=replace(job, interval_hours=interval_hours))
+        every = job.durable_every
+        return replace(self, job=replace(job, interval_hours=interval_hours,
+                                         fast_interval_hours=interval_hours / every))
+
+    def with_tiers(self, fast_interval_hours: float, durable_every: int) -> SimulationModel:
+        """The same model with a fast tier every ``fast_interval_hours`` and a durable
+        checkpoint every ``durable_every`` of them."""
+        return replace(self, job=replace(
+            self.job, fast_interval_hours=fast_interval_hours,
+            interval_hours=fast_interval_hours * durable_every,
+        ))  # fmt: skip
+
+
+def _parts(config: RelplanConfig, inventory: Inventory, name: str) -> list[tuple[str, int, bool]]:
+    """A mode's parts: (name, job units, fabric?). Links and optics split in two."""
+    unit = config.failure_unit(name)
+    if unit not in ("link", "optic"):
+        return [(name, inventory.job_units(unit), False)]
+    per_link = 1
+    server, fabric = inventory.job_server_links, inventory.job_fabric_links
+    if unit == "optic":
+        per_link = 2
+        server *= config.network.server_links == "optical"
+        fabric *= config.network.fabric_links == "optical"
+    return [(name, per_link * server, False), (f"{name}.fabric", per_link * fabric, True)]
+
+
+def build_model(config: RelplanConfig) -> SimulationModel:
+    """Resolve a validated config into a :class:`SimulationModel`.
+
+    Parameters
+    ----------
+    config : RelplanConfig
+        A validated config.
+
+    Returns
+    -------
+    SimulationModel
+        The job, and every failure mode that touches the job's footprint, with its
+        impact resolved from the network's redundancy (link and optic modes split
+        into their server part, named as in the config, and their switch-to-switch
+        part, ``NAME.fabric``). ``recovery = "failure-free"`` keeps no mode.
+    """
+    inventory = build_inventory(config)
+    job = config.job
+    checkpoint = job.checkpoint
+    fast = checkpoint.fast
+    modes = []
+    for name, mode in config.failures.items():
+        if job.recovery == "failure-free":
+            break
+        unit = config.failure_unit(name)
+        for part, units, fabric in _parts(config, inventory, name):
+            if units == 0:
+                continue
+            impact = resolve_impact(config, inventory, name, fabric)
+            detect = impact.detect_hours if impact.detect_hours is not None else mode.detect
+            stall = impact.stall_hours + (mode.detect if impact.kind == "elastic" else 0.0)
+            modes.append(
+                FailureMode(
+                    name=part,
+                    unit=unit,
+                    job_units=units,
+                    lifetime=mode.lifetime.to_distribution(),
+                    repair=mode.repair.to_distribution(),
+                    detect_hours=detect,
+                    uses_spares=config.uses_spares(name),
+                    start=mode.start,
+                    impact=impact.kind,
+                    slowdown_by_count=impact.slowdown_by_count,
+                    stall_hours=stall,
+                    soft_slowdown=impact.soft_slowdown,
+                    soft_hours=impact.soft_hours,
+                    loses_fast_checkpoint=fast is not None
+                    and fast.survives == "none"
+                    and unit in SERVER_CLASSES,
+                    self_healing=impact.self_healing,
+                )
+            )
+    return SimulationModel(
+        job=JobSpec(
+            gpus=job.gpus,
+            work_hours=job.work,
+            interval_hours=checkpoint.interval,
+            write_hours=checkpoint.blocking_write_hours,
+            restart_hours=job.restart,
+            spares=job.spares,
+            fast_interval_hours=fast.interval if fast is not None else None,
+            fast_write_hours=fast.write * checkpoint.blocking_fraction if fast else 0.0,
+        ),
+        modes=tuple(modes),
+        inventory=inventory,
+    )

@@ -1,0 +1,137 @@
+"""The timeline of one sample trial, interval by interval, for plots and inspection.
+
+The compiled walk writes a trace of the trial it is asked to follow (runs, restarts,
+detections, waits, stalls, failures); this module expands each run into its compute
+and checkpoint-write segments, with the same segment arithmetic as the walk, and
+labels the part of a run lost to a failure as rework.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from relplan.sim import timeline
+from relplan.sim.engine import BLOCK_TRIALS, block_seed, block_sizes, simulate_block
+from relplan.sim.model import SimulationModel
+
+MAX_TRACE_ROWS = 2_000_000
+
+
+def trace_trial(
+    model: SimulationModel, seed: int, trial: int, trials: int
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The timeline of trial ``trial`` of a run of ``trials`` trials with ``seed``.
+
+    The trial is the very same as in that run: its block is simulated again, whole.
+
+    Parameters
+    ----------
+    model : SimulationModel
+        The job and its failure modes.
+    seed : int
+        The run's seed.
+    trial : int
+        Index of the trial in the run.
+    trials : int
+        Trials in the run (they fix the size of the trial's block).
+
+    Returns
+    -------
+    intervals : pandas.DataFrame
+        Columns ``start_hours``, ``end_hours`` (wall clock) and ``bucket`` (useful,
+        rework, checkpoint, detect, waiting, restart, stall), covering the trial's
+        wall time; slowed running shows as the bucket it ran in, stretched.
+    failures : pandas.DataFrame
+        Columns ``time_hours`` (wall clock), ``mode`` and ``impact``.
+    """
+    if not 0 <= trial < trials:
+        raise ValueError(f"trial {trial} is not in a run of {trials} trials")
+    block, position = divmod(trial, BLOCK_TRIALS)
+    size = block_sizes(trials)[block]
+    rows = np.full((MAX_TRACE_ROWS, 6), -1.0)
+    simulate_block(model, size, block_seed(seed, block), trace=rows, trace_trial=position)
+    rows = rows[rows[:, 2] >= 0]
+    return _expand(model, rows)
+
+
+def _expand(model: SimulationModel, rows: np.ndarray) -> tuple[pd.DataFrame, pd.DataFrame]:
+    job = model.job
+    segment = job.segment_hours
+    fast = job.fast_write_hours if job.fast_interval_hours is not None else job.write_hours
+    every = job.durable_every
+    names = [m.name for m in model.modes]
+    impacts = ["fatal", "degraded", "transient", "elastic"]
+    # [start, end, bucket, checkpoint number of the segment (0: not a segment)]
+    intervals: list[list] = []
+    failures = []
+    run: list[np.ndarray] = []
+
+    def segment_time(start: int, count: int) -> float:
+        return timeline.segments_time(start, count, segment, fast, every, job.write_hours)
+
+    def close_run(lost: bool) -> None:
+        if not run:
+            return
+        start_committed = int(run[0][5])
+        j_end = run[-1][4]
+        done = timeline.completed_segments(start_committed, j_end, 10**12, segment, fast,
+                                           every, job.write_hours)
+        edges = [0.0]
+        labels: list[tuple[str, int]] = []
+        for k in range(1, done + 1):
+            begin = segment_time(start_committed, k - 1)
+            edges += [begin + segment, segment_time(start_committed, k)]
+            labels += [("useful", start_committed + k), ("checkpoint", start_committed + k)]
+        if j_end > edges[-1]:
+            edges.append(j_end)
+            labels.append(("rework" if lost else "useful", 0))
+        edges_array = np.array(edges)
+        # each stretch of the run maps job-time to wall clock linearly; cut it at the
+        # segment edges inside it (a stall or a change of speed separates stretches)
+        for wall_start, wall_end, _, j_start, j_stop, _ in run:
+            if j_stop <= j_start:
+                continue
+            inside = edges_array[(edges_array > j_start) & (edges_array < j_stop)]
+            cuts = np.concatenate([[j_start], inside, [j_stop]])
+            walls = wall_start + (cuts - j_start) / (j_stop - j_start) * (wall_end - wall_start)
+            for k in range(len(cuts) - 1):
+                middle = 0.5 * (cuts[k] + cuts[k + 1])
+                label, number = labels[min(int(np.searchsorted(edges_array, middle)) - 1,
+                                           len(labels) - 1)]
+                if walls[k + 1] > walls[k]:
+                    intervals.append([float(walls[k]), float(walls[k + 1]), label, number])
+        run.clear()
+
+    for row in rows:
+        code = int(row[2])
+        if code == timeline.TRACE_RUN:
+            run.append(row)
+        elif code == timeline.TRACE_FAILURE:
+            impact = impacts[int(row[4])]
+            failures.append((row[0], names[int(row[3])], impact))
+            if impact == "fatal":
+                # stalls the failure cuts short (or that never began) end with it
+                when = float(row[0])
+                intervals = [i for i in intervals if not (i[2] == "stall" and i[0] >= when)]
+                for interval in intervals:
+                    if interval[2] == "stall" and interval[1] > when:
+                        interval[1] = when
+                close_run(lost=True)
+        elif code == timeline.TRACE_ROLLBACK:
+            # the fast checkpoints after the durable one are lost: their work is rework
+            for interval in intervals:
+                if interval[2] in ("useful", "checkpoint") and interval[3] > row[3]:
+                    interval[2] = "rework"
+        elif code == timeline.TRACE_FINISH:
+            close_run(lost=False)
+        else:
+            bucket = {timeline.TRACE_RESTART: "restart", timeline.TRACE_DETECT: "detect",
+                      timeline.TRACE_WAIT: "waiting", timeline.TRACE_STALL: "stall"}[code]
+            if row[1] > row[0]:
+                intervals.append([float(row[0]), float(row[1]), bucket, 0])
+    frame = pd.DataFrame([i[:3] for i in intervals],
+                         columns=["start_hours", "end_hours", "bucket"])
+    frame = frame.sort_values("start_hours", kind="stable").reset_index(drop=True)
+    failure_frame = pd.DataFrame(failures, columns=["time_hours", "mode", "impact"])
+    return frame, failure_frame

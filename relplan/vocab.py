@@ -1,0 +1,54 @@
+"""TODO docstring for relplan.vocab."""
+
+from __future__ import annotations
+
+COMPONENT_CLASSES: tuple[str, ...] = (
+    "gpu",
+    "host",
+    "nic",
+    "optic",
+    "link",
+    "leaf",
+    "spine",
+    "core",
+    "rack",
+)
+"""Component classes the topology counts; a failure mode attaches to one of them.
+
+``leaf`` is the edge/ToR tier, ``spine`` the tier above it (the aggregation tier of a
+fat-tree), ``core`` a fat-tree's top tier; ``rack`` a rack or power domain of
+``cluster.servers_per_rack`` servers, whose failure takes all of them down at once."""
+
+FAILURE_UNITS: tuple[str, ...] = (*COMPONENT_CLASSES, "job")
+"""What a failure mode can be counted per: a component class, or the job as a whole."""
+
+SERVER_CLASSES: tuple[str, ...] = ("gpu", "host", "nic")
+"""Classes that live inside a server, so a spare server can stand in for them."""
+DIMENSIONS = ("data", "tensor", "pipeline", "expert", "expert_data")
+
+BUCKETS: tuple[str, ...] = (
+    "useful",
+    "rework",
+    "checkpoint",
+    "detect",
+    "restart",
+    "waiting",
+    "degraded",
+    "stall",
+)
+"""Names of the wall-clock buckets, in the order of :attr:`TrialOutcomes.bucket_hours`."""
+
+PERCENTILES: tuple[int, ...] = (5, 50, 95, 99)
+"""Percentiles reported for every metric."""
+
+METRICS: tuple[str, ...] = (
+    "wall_hours",
+    "goodput",
+    "lost_hours",
+    "interruptions",
+    "gpu_hours_lost",
+    "spares_used",
+    "degraded_hours",
+    "stall_hours",
+)
+"""Per-trial metrics summarised in every result."""

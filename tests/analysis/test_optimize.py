@@ -1,0 +1,161 @@
+"""Young, Daly and the closed-form expected wall time, against Daly's published numbers."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import optimize
+
+from relplan.analysis.optimize import optimize_interval, optimize_tiers, parabola_vertex
+from relplan.sim import distributions
+from relplan.sim.closed_forms import (
+    checkpoint_count,
+    daly_interval,
+    exact_interval,
+    expected_wall_hours,
+    segment_wall_hours,
+    young_interval,
+)
+from relplan.sim.engine import simulate
+from tests.conftest import make_model
+
+MINUTE = 1 / 60
+
+
+@pytest.mark.parametrize(
+    ("mtbf_hours", "published_minutes", "tolerance_minutes"),
+    [(24.0, 117.0, 0.5), (6.0, 57.0, 0.5), (0.25, 9.1, 0.05)],
+)
+def test_daly_reproduces_his_published_optima(
+    mtbf_hours: float, published_minutes: float, tolerance_minutes: float
+) -> None:
+    """Daly 2006 figure captions: M = 24 h, 6 h, 15 min; delta = 5 min; 117, 57, 9.1 min."""
+    tau = daly_interval(5 * MINUTE, mtbf_hours) / MINUTE
+    assert tau == pytest.approx(published_minutes, abs=tolerance_minutes)
+
+
+def test_young_is_sqrt_two_delta_m() -> None:
+    assert young_interval(5 * MINUTE, 24.0) / MINUTE == pytest.approx(120.0)
+    assert young_interval(0.5, 1.0) == pytest.approx(1.0)
+
+
+def test_daly_long_write_branch() -> None:
+    assert daly_interval(5.0, 2.0) == 2.0
+
+
+@pytest.mark.parametrize(("write", "mtbf"), [(5 * MINUTE, 24.0), (5 * MINUTE, 6.0), (0.1, 1.0)])
+def test_lambert_interval_minimises_the_cost_per_unit_of_work(write: float, mtbf: float) -> None:
+    def cost(tau: float) -> float:
+        return segment_wall_hours(tau + write, mtbf, 0.0) / tau
+
+    numeric = optimize.minimize_scalar(
+        cost, bounds=(1e-4, 10 * mtbf), method="bounded", options={"xatol": 1e-10}
+    ).x
+    assert exact_interval(write, mtbf) == pytest.approx(numeric, rel=1e-5)
+
+
+def test_expected_wall_time_of_daly_case() -> None:
+    """Daly's T_w at the optimum for M = 24 h, Ts = 500 h, R = 10 min, delta = 5 min: 547.9 h."""
+    tau = exact_interval(5 * MINUTE, 24.0)
+    per_work = segment_wall_hours(tau + 5 * MINUTE, 24.0, 10 * MINUTE) / tau
+    assert 500.0 * per_work == pytest.approx(547.9, abs=0.1)
+
+
+def test_no_failures_means_work_plus_checkpoints() -> None:
+    assert checkpoint_count(10.0, 3.0) == 3
+    assert checkpoint_count(9.0, 3.0) == 2
+    assert checkpoint_count(2.0, 3.0) == 0
+    assert expected_wall_hours(10.0, 3.0, 0.5, math.inf, 1.0) == pytest.approx(11.5)
+    # with a huge MTBF the closed form tends to the failure-free time
+    assert expected_wall_hours(10.0, 3.0, 0.5, 1e12, 1.0, 5.0) == pytest.approx(11.5, rel=1e-9)
+
+
+# -- the Monte Carlo optimiser ------------------------------------------------------------
+
+
+def _closed_form_optimum(grid, work, write, mtbf, restart, downtime) -> float:
+    """The interval minimising the whole job's closed-form expected time, numerically.
+
+    The whole-job form is a sawtooth in tau (a checkpoint's cost appears or vanishes each
+    time W / tau crosses an integer), so it is smoothed exactly as the Monte Carlo curve
+    is: the vertex of the same parabola fit, on the same grid.
+    """
+    goodput = np.array([work / expected_wall_hours(work, t, write, mtbf, restart, downtime)
+                        for t in grid])
+    return parabola_vertex(np.log(grid), goodput, int(np.argmax(goodput)))
+
+
+@pytest.mark.parametrize(
+    ("units", "mean_life", "write", "restart", "detect"),
+    [(100, 1000.0, 0.1, 0.2, 0.05), (50, 2000.0, 0.05, 0.5, 0.0)],
+)
+def test_mc_optimum_ci_contains_the_closed_form_optimum(units, mean_life, write, restart, detect):
+    model = make_model(work=500.0, interval=1.0, write=write, restart=restart,
+                       modes=[{"units": units, "lifetime": distributions.exponential(mean_life),
+                               "detect": detect}])
+    result = optimize_interval(model, trials=2000, seed=11)
+    mtbf = mean_life / units
+    grid = np.asarray(result.curve.interval_hours)
+    best = _closed_form_optimum(grid, 500.0, write, mtbf, restart, detect)
+    low, high = result.mc_optimal_ci95
+    assert low <= best <= high
+    assert high / low < 1.5  # the CI is informative
+    # Daly's formula is within 1% of the closed form's optimum when delta << M
+    assert write / mtbf < 0.02
+    assert daly_interval(write, mtbf) == pytest.approx(best, rel=0.01)
+    smooth = optimize.minimize_scalar(
+        lambda tau: segment_wall_hours(tau + write, mtbf, restart, detect) / tau,
+        bounds=(1e-3, 10 * mtbf), method="bounded", options={"xatol": 1e-9},
+    ).x
+    assert daly_interval(write, mtbf) == pytest.approx(smooth, rel=0.01)
+    assert set(result.to_dict()) >= {
+        "young_hours", "daly_hours", "mc_optimal_hours", "mc_optimal_ci95",
+        "goodput_at_optimal", "p95_optimal_hours", "curve",
+    }
+
+
+def test_common_random_numbers_cut_the_noise_between_neighbouring_intervals() -> None:
+    model = make_model(work=300.0, interval=1.0, write=0.1, restart=0.5,
+                       modes=[{"units": 100, "lifetime": distributions.exponential(1000.0),
+                               "repair": distributions.fixed(2.0)}])
+    a = simulate(model.with_interval(1.30), 2000, seed=1).wall_hours
+    b_same = simulate(model.with_interval(1.35), 2000, seed=1).wall_hours
+    b_other = simulate(model.with_interval(1.35), 2000, seed=2).wall_hours
+    paired = np.std(b_same - a)
+    independent = np.std(b_other - a)
+    assert paired < 0.25 * independent
+
+
+def test_two_tier_optimiser_prefers_a_cheap_surviving_fast_tier() -> None:
+    from dataclasses import replace
+
+    single = make_model(work=300.0, interval=1.0, write=0.2, restart=0.2,
+                        modes=[{"units": 100, "lifetime": distributions.exponential(1000.0)}])
+    two_tier = replace(single, job=replace(single.job, fast_interval_hours=0.5,
+                                           fast_write_hours=0.002))
+    tiers = optimize_tiers(two_tier, trials=300, seed=3)
+    assert tiers.durable_every > 1
+    assert tiers.goodput == pytest.approx(tiers.grid.goodput_mean.max())
+    low, high = tiers.fast_interval_ci95
+    assert low <= tiers.fast_interval_hours <= high
+    one_tier = optimize_interval(single, trials=300, seed=3)
+    assert tiers.goodput > max(one_tier.curve.goodput_mean)
+    with pytest.raises(ValueError, match="no fast checkpoint tier"):
+        optimize_tiers(single, trials=10, seed=0)
+
+
+@pytest.mark.parametrize(("mtbf_hours", "published_minutes", "published_wall_hours"),
+                         [(24.0, 117.0, 547.9), (6.0, 57.0, 610.2)])
+def test_daly_2006_validation_case_by_monte_carlo(mtbf_hours, published_minutes,
+                                                  published_wall_hours) -> None:
+    """Daly's figure captions: Ts = 500 h, R = 10 min, delta = 5 min (reference V1)."""
+    model = make_model(work=500.0, interval=1.0, write=5 * MINUTE, restart=10 * MINUTE,
+                       modes=[{"units": 1, "lifetime": distributions.exponential(mtbf_hours)}])
+    result = optimize_interval(model, trials=3000, seed=7)
+    assert result.mc_optimal_hours / MINUTE == pytest.approx(published_minutes, rel=0.02)
+    walls = simulate(model.with_interval(result.mc_optimal_hours), 3000, seed=8).wall_hours
+    standard_error = walls.std(ddof=1) / math.sqrt(walls.size)
+    # the published figure is rounded to 0.1 h
+    assert abs(walls.mean() - published_wall_hours) < 4 * standard_error + 0.05
