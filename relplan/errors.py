@@ -1,4 +1,8 @@
-"""TODO docstring for relplan.errors."""
+"""The errors relplan reports to its users as one line and exit code 2.
+
+Every input mistake is a :class:`ConfigError` naming the config key or the argument at
+fault; :class:`InfeasibleJobError` refuses a job that would never finish.
+"""
 
 from __future__ import annotations
 

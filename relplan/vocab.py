@@ -1,4 +1,8 @@
-"""TODO docstring for relplan.vocab."""
+"""The vocabulary every part of relplan shares: component classes, impacts, buckets, metrics.
+
+One home for each name list, with no heavy imports, so the config schema, the engine, the
+results, the plots and the command line always spell them the same way.
+"""
 
 from __future__ import annotations
 

@@ -1,26 +1,24 @@
-"""Checkpoint-interval closed forms: Young (1974), Daly (2006), expected wall time.
+"""The Monte Carlo checkpoint-interval optimisers, beside the closed forms they are checked on.
 
-Notation (Daly's): ``M`` mean time to interruption of the job, ``delta`` blocking
-checkpoint write, ``R`` restart, ``D`` downtime per failure during which nothing
-fails (detection plus waiting for a repair), ``tau`` compute between checkpoints.
-All in hours.
+:func:`optimize_interval` runs the job over a log grid of intervals on common random
+numbers (the same failure streams at every interval), refines around the best point,
+locates the optimum by a parabola in log interval with a paired bootstrap CI, and
+reports it next to Young's, Daly's and the exact (Lambert W) closed forms of
+:mod:`relplan.sim.closed_forms`. :func:`optimize_tiers` does the same for the pair of a
+fast tier's interval and the durable cadence.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from relplan.sim.closed_forms import daly_interval, exact_interval, young_interval
-
-if TYPE_CHECKING:
-    from relplan.sim.model import SimulationModel
-
-# -- Monte Carlo optimisation ---------------------------------------------------------------
+from relplan.sim.engine import simulate
+from relplan.sim.model import SimulationModel
 
 
 @dataclass(frozen=True)
@@ -64,7 +62,7 @@ class IntervalOptimum:
     seed: int
 
     def to_dict(self) -> dict[str, object]:
-        """JSON-ready form: the keys of DESIGN.md's ``optimize --json`` contract and more."""
+        """JSON-ready form: the keys of the ``optimize --json`` contract (README) and more."""
         return {
             "trials": self.trials,
             "seed": self.seed,
@@ -189,7 +187,6 @@ def optimize_interval(
     IntervalOptimum
         Closed forms, Monte Carlo optima with CIs, and the curve.
     """
-    from relplan.sim.engine import simulate
 
     job = model.job
     mtti = model.job_mtti_hours
@@ -351,7 +348,6 @@ def optimize_tiers(
     TierOptimum
         The best pair, its ranges and the whole grid.
     """
-    from relplan.sim.engine import simulate
 
     job = model.job
     if job.fast_interval_hours is None:

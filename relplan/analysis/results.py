@@ -117,7 +117,7 @@ class SimulationResult:
         return frame
 
     def summary(self) -> dict[str, Any]:
-        """The JSON-ready summary of DESIGN.md's ``simulate --json`` contract.
+        """The JSON-ready summary of the ``simulate --json`` contract (README).
 
         Returns
         -------

@@ -21,7 +21,7 @@ from rich.table import Table
 
 from relplan.analysis.optimize import optimize_interval, optimize_tiers
 from relplan.analysis.results import SimulationResult
-from relplan.analysis.sweep import answer_sentence, run_study, write_study_outputs
+from relplan.analysis.sweep import answer_sentence, run_study
 from relplan.cluster.budget import net_value, scenario_cost
 from relplan.cluster.topology import Inventory, check_port_budget
 from relplan.comm.baseline import baseline_report
@@ -32,6 +32,7 @@ from relplan.errors import ConfigError, InfeasibleJobError
 from relplan.output import plots
 from relplan.output.files import to_json, write_atomic, write_result_files, write_text_atomic
 from relplan.output.report import write_simulation_figures
+from relplan.output.study_report import write_study_outputs
 from relplan.sim.engine import simulate
 from relplan.sim.model import SimulationModel, build_model, cluster_mtbf
 from relplan.units import UnitError, format_duration, parse_duration_hours

@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 
 from relplan.cluster.topology import Inventory
+from relplan.config.derived import nics_per_server
 from relplan.config.schema import BudgetConfig, RelplanConfig
 
 
@@ -61,7 +62,7 @@ def hardware_price(config: RelplanConfig, inventory: Inventory, budget: BudgetCo
     """
     prices = budget.prices
     total = sum(prices.get(c.component, 0.0) * c.job_units for c in inventory.components)
-    nics = config.cluster.nics_per_server or config.cluster.gpus_per_server
+    nics = nics_per_server(config.cluster)
     spare_server = (
         prices.get("host", 0.0)
         + config.cluster.gpus_per_server * prices.get("gpu", 0.0)

@@ -1,7 +1,7 @@
 """What a failure does to the job: fatal, degraded (with its slowdown) or transient.
 
 The effect of each failure mode follows from its component class and the redundancy
-of the network (DESIGN.md, "Impact"), unless the config overrides it:
+of the network (README, "The model"), unless the config overrides it:
 
 - gpu, host, job-level modes: fatal (with elastic recovery, a server-level failure
   drops one data-parallel replica instead).
@@ -18,7 +18,7 @@ of the network (DESIGN.md, "Impact"), unless the config overrides it:
   collective timeout is fatal: the job hangs until the timeout, then restarts.
 
 The slowdown of a degraded state is the step time with the reduced bandwidth over
-the step time at full bandwidth, from :mod:`relplan.network` when the config has a
+the step time at full bandwidth, from :mod:`relplan.comm.step` when the config has a
 ``[workload]``; otherwise ``1 + comm_share x (1 / capacity - 1)``.
 """
 
@@ -174,7 +174,7 @@ def default_stall_hours(config: RelplanConfig, inventory: Inventory, unit: str,
     if inventory.dual_tor or inventory.server_lacp_members > 1:
         lacp = 3.0 / 3600.0 if failover.lacp_rate == "fast" else 90.0 / 3600.0
         return lacp
-    return mode.repair.to_distribution().mean_hours  # nothing fails over: the flap itself
+    return mode.repair.mean_hours  # nothing fails over: the flap itself
 
 
 def resolve_impact(

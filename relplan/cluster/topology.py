@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from relplan.config.derived import ceil_div, job_servers, nics_per_server, two_tier_shape
 from relplan.config.schema import NetworkConfig, RelplanConfig
 from relplan.vocab import COMPONENT_CLASSES
 
@@ -97,7 +98,7 @@ class Inventory:
     Attributes
     ----------
     components : tuple of ComponentCount
-        One entry per class, in the order of :data:`relplan.config.COMPONENT_CLASSES`.
+        One entry per class, in the order of :data:`relplan.vocab.COMPONENT_CLASSES`.
     job_servers : int
         Servers the job runs on.
     spare_servers : int
@@ -190,10 +191,6 @@ class Inventory:
         return {c.component: c for c in self.components}
 
 
-def _ceil_div(numerator: int, denominator: int) -> int:
-    return -(-numerator // denominator)
-
-
 @dataclass(frozen=True)
 class _Footprint:
     """Network units reached by a number of servers (the cluster's, or the job's)."""
@@ -222,37 +219,27 @@ class _Fabric:
 
 def _two_tier(network: NetworkConfig, nics: int, servers: int, job_servers: int) -> _Fabric:
     """Spine-leaf or rail-optimized: leaves (rail leaves) under one tier of spines."""
-    homes = 2 if network.dual_tor else 1
-    server_members = network.server_lacp.members
+    shape = two_tier_shape(network, nics)
+    group = shape.servers_per_group
+    leaves_per_group = shape.leaves_per_group
+    ports_per_server = shape.ports_per_server
+    leaf_down_ports = shape.leaf_down_ports
+    uplinks = shape.uplinks_per_leaf
+    bundles = shape.uplink_bundles_per_leaf
     fabric_members = network.fabric_lacp.members
-    half_leaf = network.switch_ports // 2
-    if network.topology == "rail-optimized":
-        # A group is a scalable unit: each of its rail leaves takes one bundle per server.
-        group = network.servers_per_unit or max(1, half_leaf // server_members)
-        leaves_per_group = nics * homes
-        ports_per_server = server_members
-    else:
-        # A group is the servers under one leaf (pair): every NIC's bundle goes there.
-        group = network.servers_per_leaf or max(1, half_leaf // (nics * server_members))
-        leaves_per_group = homes
-        ports_per_server = nics * server_members
-    leaf_down_ports = group * ports_per_server
-    uplinks = network.uplinks_per_leaf or _ceil_div(leaf_down_ports, fabric_members) * (
-        fabric_members
-    )
-    bundles = uplinks // fabric_members
+    links_per_server = nics * network.server_lacp.members * (2 if network.dual_tor else 1)
     spines = network.spines or bundles
     spines_per_leaf = min(spines, bundles)
 
     def footprint(server_count: int) -> _Footprint:
-        groups = _ceil_div(server_count, group)
+        groups = ceil_div(server_count, group)
         leaves = groups * leaves_per_group
         spine_count = min(spines, leaves * spines_per_leaf) if groups > 1 else 0
         return _Footprint(
             leaves=leaves,
             spines=spine_count,
             cores=0,
-            server_links=server_count * nics * server_members * homes,
+            server_links=server_count * links_per_server,
             fabric_links=leaves * uplinks if spine_count else 0,
         )
 
@@ -267,7 +254,7 @@ def _two_tier(network: NetworkConfig, nics: int, servers: int, job_servers: int)
     # Leaves spread their uplink bundles evenly over the spines; the busiest spine
     # takes the rounded-up share.
     spine_down = (
-        _ceil_div(cluster.leaves * bundles, cluster.spines) * fabric_members
+        ceil_div(cluster.leaves * bundles, cluster.spines) * fabric_members
         if cluster.spines
         else 0
     )
@@ -300,8 +287,8 @@ def _fat_tree(network: NetworkConfig, nics: int, servers: int, job_servers: int)
 
     def footprint(server_count: int) -> _Footprint:
         host_ports = server_count * ports_per_server
-        edges = homes * _ceil_div(host_ports, half)
-        pods = _ceil_div(edges, half)
+        edges = homes * ceil_div(host_ports, half)
+        pods = ceil_div(edges, half)
         aggregations = pods * half if edges > homes else 0
         cores = half * half if pods > 1 else 0
         edge_uplinks = edges * half * fabric_members if aggregations else 0
@@ -341,7 +328,7 @@ def _fat_tree(network: NetworkConfig, nics: int, servers: int, job_servers: int)
     )
     return _Fabric(
         servers_per_leaf=max(1, half // ports_per_server),
-        leaves_per_server=homes * _ceil_div(ports_per_server, half),
+        leaves_per_server=homes * ceil_div(ports_per_server, half),
         uplinks_per_leaf=half * fabric_members,
         spines_per_leaf=half,
         leaf_down_ports=half,
@@ -367,10 +354,10 @@ def build_inventory(config: RelplanConfig) -> Inventory:
         same; :func:`check_port_budget` names what does not fit.
     """
     cluster, network = config.cluster, config.network
-    nics = cluster.nics_per_server or cluster.gpus_per_server
-    job_servers = _ceil_div(config.job.gpus, cluster.gpus_per_server)
+    nics = nics_per_server(cluster)
+    servers_in_job = job_servers(config)
     build = _fat_tree if network.topology == "fat-tree" else _two_tier
-    fabric = build(network, nics, cluster.servers, job_servers)
+    fabric = build(network, nics, cluster.servers, servers_in_job)
 
     def optics(footprint: _Footprint) -> int:
         server_optics = 2 * footprint.server_links * (network.server_links == "optical")
@@ -390,17 +377,17 @@ def build_inventory(config: RelplanConfig) -> Inventory:
     job_network = network_counts(fabric.job)
     counts = {
         "gpu": (cluster.servers * cluster.gpus_per_server, config.job.gpus),
-        "host": (cluster.servers, job_servers),
-        "nic": (cluster.servers * nics, job_servers * nics),
+        "host": (cluster.servers, servers_in_job),
+        "nic": (cluster.servers * nics, servers_in_job * nics),
         **{name: (cluster_network[name], job_network[name]) for name in cluster_network},
         # the job's servers fill racks in order, like leaves
-        "rack": (_ceil_div(cluster.servers, cluster.servers_per_rack),
-                 _ceil_div(job_servers, cluster.servers_per_rack)),
+        "rack": (ceil_div(cluster.servers, cluster.servers_per_rack),
+                 ceil_div(servers_in_job, cluster.servers_per_rack)),
     }
     bundles = fabric.uplinks_per_leaf // network.fabric_lacp.members
     return Inventory(
         components=tuple(ComponentCount(name, *counts[name]) for name in COMPONENT_CLASSES),
-        job_servers=job_servers,
+        job_servers=servers_in_job,
         spare_servers=config.job.spares,
         servers_per_leaf=fabric.servers_per_leaf,
         job_leaves=fabric.job.leaves,

@@ -1,7 +1,8 @@
-"""From a config's ``[workload]`` and ``[network]`` to the communication model and baseline.
+"""The communication baseline of a job: per dimension volume, time, bandwidth, exposed time.
 
-:mod:`relplan.network` works on plain numbers (bytes, seconds); this module reads them
-off a validated config and assembles the baseline report of ``relplan baseline``.
+:func:`baseline` works on the model's plain records (bytes, seconds);
+:func:`baseline_report` reads them off a validated config and assembles the report of
+``relplan baseline``, with the source document's arithmetic beside it.
 """
 
 from __future__ import annotations

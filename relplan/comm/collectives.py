@@ -1,11 +1,12 @@
-"""Communication model: alpha-beta collectives, traffic per parallelism, step time, baseline.
+"""Alpha-beta costs of the collectives: AllReduce (ring, tree, halving-doubling,
+hierarchical), ReduceScatter, AllGather, All-to-All and point-to-point.
 
-Pure functions and frozen dataclasses with no dependency on the rest of relplan. Units are SI
+Pure functions with no dependency on the rest of relplan. Units are SI
 throughout: bytes, seconds, bytes per second (``*_bits_per_s`` only where the source quotes
 bits). Sources: Thakur, Rabenseifner & Gropp (2005) for the classical collective costs, NCCL
 ``tuning.cc`` and nccl-tests ``PERFORMANCE.md`` for the tree model and bus-bandwidth factors,
-and the seed document (shared/seed/) for the bandwidth formula and the MoE worked case; see
-shared/reference/comm-model.md.
+and the source document (README, "The source document") for the bandwidth formula and the
+MoE worked case.
 
 Modelling choices (each documented where it is made):
 

@@ -1,10 +1,15 @@
-"""TODO docstring for relplan.comm.inputs."""
+"""The communication model's inputs: workload, parallelism, hardware, capacity, overlap.
+
+Frozen records in SI units (bytes, seconds, bytes per second), and :func:`workload_model`,
+which reads them off a validated config.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from relplan.comm.collectives import require
+from relplan.config.derived import data_parallel_degree, nics_per_server
 from relplan.config.schema import RelplanConfig
 
 # --------------------------------------------------------------------------------------------
@@ -217,7 +222,7 @@ def workload_model(config: RelplanConfig) -> Inputs | None:
     if workload is None:
         return None
     degrees = workload.parallelism
-    data = degrees.data or config.job.gpus // (degrees.tensor * degrees.pipeline)
+    data = data_parallel_degree(config)
     training = TrainingWorkload(
         dense_parameters=workload.parameters,
         tokens_per_step=workload.tokens_per_step,
@@ -234,7 +239,7 @@ def workload_model(config: RelplanConfig) -> Inputs | None:
     )
     parallelism = Parallelism(data, degrees.tensor, degrees.pipeline, degrees.expert)
     net, cluster = config.network, config.cluster
-    nics = cluster.nics_per_server or cluster.gpus_per_server
+    nics = nics_per_server(cluster)
     hardware = NetworkHardware(
         gpus_per_server=cluster.gpus_per_server,
         nvlink_bandwidth_bytes_per_s=net.nvlink_bandwidth,

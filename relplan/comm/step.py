@@ -1,4 +1,9 @@
-"""TODO docstring for relplan.comm.step."""
+"""Traffic per parallelism dimension, the step time and the slowdown of a degraded state.
+
+Each dimension's collectives are timed by the alpha-beta model of
+:mod:`relplan.comm.collectives` on its path (NVLink inside a server, the NICs beyond) and
+hide behind their share of the compute; step time = compute + exposed communication.
+"""
 
 from __future__ import annotations
 

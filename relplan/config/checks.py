@@ -1,7 +1,13 @@
-"""TODO docstring for relplan.config.checks."""
+"""Checks between keys of a config that the schema of each key cannot make alone.
+
+The job must fit the cluster, the fast tier must divide the durable interval, the
+parallelism must multiply to the job's GPUs, a key must apply to the chosen topology. Each
+failure is a :class:`~relplan.errors.ConfigError` naming the key.
+"""
 
 from __future__ import annotations
 
+from relplan.config.derived import data_parallel_degree, job_servers, uplink_bundles_per_leaf
 from relplan.config.schema import RelplanConfig
 from relplan.errors import ConfigError
 from relplan.vocab import COMPONENT_CLASSES, FAILURE_UNITS
@@ -16,11 +22,11 @@ def _check_consistency(config: RelplanConfig) -> None:
             f"the job needs {job.gpus} GPUs but the cluster has {total_gpus} "
             f"({cluster.servers} servers x {cluster.gpus_per_server})",
         )
-    job_servers = -(-job.gpus // cluster.gpus_per_server)
-    if job_servers + job.spares > cluster.servers:
+    servers = job_servers(config)
+    if servers + job.spares > cluster.servers:
         raise ConfigError(
             "job.spares",
-            f"{job.spares} spare servers do not fit: the job uses {job_servers} of the "
+            f"{job.spares} spare servers do not fit: the job uses {servers} of the "
             f"cluster's {cluster.servers} servers",
         )
     for name, mode in config.failures.items():
@@ -59,7 +65,7 @@ def _check_job(config: RelplanConfig) -> None:
     if workload is not None:
         degrees = workload.parallelism
         model_parallel = degrees.tensor * degrees.pipeline
-        data = degrees.data if degrees.data is not None else job.gpus // model_parallel
+        data = data_parallel_degree(config)
         if data * model_parallel != job.gpus:
             raise ConfigError(
                 "workload.parallelism",
@@ -126,11 +132,7 @@ def _check_network(config: RelplanConfig) -> None:
             f"fabric_lacp.members = {members}",
         )
     if network.ecmp_width is not None:
-        # The bound depends on derived defaults, which the topology works out
-        # (imported here: topology imports this module).
-        from relplan.cluster.topology import build_inventory
-
-        bundles = build_inventory(config).uplink_bundles_per_leaf
+        bundles = uplink_bundles_per_leaf(config)
         if network.ecmp_width > bundles:
             raise ConfigError(
                 "network.ecmp_width",

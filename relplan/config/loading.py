@@ -1,4 +1,8 @@
-"""TODO docstring for relplan.config.loading."""
+"""Reading a config: TOML, ``--set KEY=VALUE`` overrides, validation, and errors naming the key.
+
+pydantic's errors become one :class:`~relplan.errors.ConfigError` naming the dotted key at
+fault; the checks between keys (:mod:`relplan.config.checks`) run after the schema's.
+"""
 
 from __future__ import annotations
 

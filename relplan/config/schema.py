@@ -18,8 +18,6 @@ from pydantic import (
     model_validator,
 )
 
-from relplan.sim import distributions
-from relplan.sim.distributions import Distribution
 from relplan.units import (
     HOURS_PER_YEAR,
     parse_bandwidth_bytes_per_s,
@@ -85,22 +83,22 @@ class DistributionConfig(_Strict):
             raise ValueError("'mean' must be greater than 0")
         return self
 
-    def to_distribution(self) -> Distribution:
-        """The validated :class:`~relplan.distributions.Distribution`, in hours."""
-        mean = self.mtbf if self.mtbf is not None else self.mean
-        if self.dist == "exponential":
-            if self.afr is not None:
-                mean = -HOURS_PER_YEAR / math.log1p(-self.afr)
-            return distributions.exponential(mean)
-        if self.dist == "weibull":
-            if self.scale is not None:
-                return distributions.weibull(self.shape, self.scale)
-            return distributions.weibull_from_mean(self.shape, mean)
-        if self.dist == "lognormal":
-            if self.median is not None:
-                return distributions.lognormal(self.sigma, self.median)
-            return distributions.lognormal_from_mean(self.sigma, mean)
-        return distributions.fixed(self.mean)
+    @property
+    def mean_hours(self) -> float:
+        """The distribution's mean, hours, whichever keys give it.
+
+        Examples
+        --------
+        >>> DistributionConfig(dist="lognormal", median="24h", sigma=0.8).mean_hours
+        33.0330...
+        """
+        if self.mtbf is not None or self.mean is not None:
+            return self.mtbf if self.mtbf is not None else self.mean
+        if self.afr is not None:
+            return -HOURS_PER_YEAR / math.log1p(-self.afr)
+        if self.scale is not None:
+            return self.scale * math.gamma(1.0 + 1.0 / self.shape)
+        return self.median * math.exp(0.5 * self.sigma * self.sigma)
 
 
 def _zero_repair() -> DistributionConfig:
@@ -115,7 +113,7 @@ class FailureModeConfig(_Strict):
     server can replace the failed unit (default: yes for gpu, host and nic).
 
     ``impact`` is what a failure does to the job: ``auto`` (the default) derives it
-    from the class and the network's redundancy (see :mod:`relplan.impact`); ``fatal``,
+    from the class and the network's redundancy (see :mod:`relplan.cluster.impact`); ``fatal``,
     ``degraded`` (runs on slowed by ``slowdown`` until repaired; default from the
     communication model) or ``transient`` (stalls for ``stall``, default the network's
     failover time, then optionally runs at ``soft_slowdown`` for ``soft_duration``;
@@ -152,7 +150,7 @@ Bytes = Annotated[float, BeforeValidator(parse_size_bytes)]
 
 
 class FailoverConfig(_Strict):
-    """``[network.failover]``: detection and failover timers (shared/reference, Sec. 6).
+    """``[network.failover]``: detection and failover timers (BFD: RFC 5880; LACP: IEEE 802.1AX).
 
     BFD declares a link down after ``bfd_multiplier`` missed hellos; ECMP then
     reconverges. LACP's own detection is 3 s (fast rate) or 90 s (slow). A stall as

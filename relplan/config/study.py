@@ -1,4 +1,9 @@
-"""TODO docstring for relplan.config.study."""
+"""Declarative studies (``studies/*.toml``): their schema, their axes and points.
+
+A study names a base config, axes of dotted keys (or named scenarios), the metrics to
+report and the objective its answer is about; :func:`load_study` validates it and expands
+its points into ``--set`` overrides of the base config.
+"""
 
 from __future__ import annotations
 

@@ -1,1 +1,1 @@
-"""TODO."""
+"""Writing results: atomic files, figures (matplotlib), Markdown and HTML reports."""

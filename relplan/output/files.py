@@ -1,4 +1,8 @@
-"""TODO docstring for relplan.output.files."""
+"""Files written whole or not at all, and a simulation's result files.
+
+Every file goes to a temporary file beside its destination and is renamed into place, so an
+interrupted run never leaves a half-written result.
+"""
 
 from __future__ import annotations
 

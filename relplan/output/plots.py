@@ -224,7 +224,7 @@ def lost_hours_histogram(trials: pd.DataFrame, config_name: str) -> Figure:
     ----------
     trials : pandas.DataFrame
         One row per trial with column ``lost_hours`` (wall-clock hours minus useful work
-        hours, as in :meth:`relplan.results.SimulationResult.trials_frame`). When
+        hours, as in :meth:`relplan.analysis.results.SimulationResult.trials_frame`). When
         ``gpu_hours_lost`` is present too, a second x-axis shows GPU-hours.
     config_name : str
         Name of the config, shown in the title.
@@ -378,7 +378,7 @@ def lost_hours_by_bucket(breakdown: Mapping[str, float] | pd.DataFrame, config_n
     ----------
     breakdown : dict of str to float, or pandas.DataFrame
         Either one breakdown, ``{bucket: mean hours per trial}`` (the ``lost_hours_breakdown``
-        of :meth:`relplan.results.SimulationResult.summary`), drawn as one bar; or a frame
+        of :meth:`relplan.analysis.results.SimulationResult.summary`), drawn as one bar; or a frame
         with one row per scenario or interval: column ``label`` (bar name) and one column
         per bucket (``rework``, ``checkpoint``, ``detect``, ``restart``, ``waiting``,
         ``degraded``, ``stall``; ``<bucket>_hours`` is accepted too), in hours, drawn as
@@ -467,7 +467,7 @@ def interruptions_by_class(by_class: Mapping[str, float], config_name: str) -> F
     ----------
     by_class : dict of str to float
         Mean interruptions per trial for each failure mode (the ``interruptions_by_class``
-        of :meth:`relplan.results.SimulationResult.summary`), in counts per trial.
+        of :meth:`relplan.analysis.results.SimulationResult.summary`), in counts per trial.
     config_name : str
         Name of the config, shown in the title.
 

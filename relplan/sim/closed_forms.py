@@ -1,4 +1,13 @@
-"""TODO docstring for relplan.sim.closed_forms."""
+"""Checkpoint-interval closed forms: Young (1974), Daly (2006), expected wall time.
+
+The engine must agree with these (the tests hold it to them) and uses them to size its
+windows of pre-drawn failures and to refuse a job that would never finish.
+
+Notation (Daly's): ``M`` mean time to interruption of the job, ``delta`` blocking
+checkpoint write, ``R`` restart, ``D`` downtime per failure during which nothing
+fails (detection plus waiting for a repair), ``tau`` compute between checkpoints.
+All in hours.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""TODO docstring for relplan.sim.compiled."""
+"""The simulation model packed into arrays for the compiled walk, built once per model."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from relplan.sim.rng import duration_code
 
 @dataclass(frozen=True)
 class _CompiledModel:
-    """The model packed into arrays for :func:`relplan.timeline.walk_trials`."""
+    """The model packed into arrays for :func:`relplan.sim.timeline.walk_trials`."""
 
     job: np.ndarray
     impact: np.ndarray

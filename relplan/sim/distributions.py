@@ -23,6 +23,8 @@ from typing import Literal
 import numpy as np
 from scipy import special, stats
 
+from relplan.config.schema import DistributionConfig
+
 FloatArray = np.ndarray
 
 
@@ -279,3 +281,36 @@ def lognormal_from_mean(sigma: float, mean_hours: float) -> Distribution:
 def fixed(hours: float) -> Distribution:
     """A constant duration, hours."""
     return Distribution("fixed", float(hours), 0.0, float(hours))
+
+
+def from_config(config: DistributionConfig) -> Distribution:
+    """The :class:`Distribution` a config's ``{ dist = ..., ... }`` table describes.
+
+    Parameters
+    ----------
+    config : DistributionConfig
+        A validated lifetime or repair table.
+
+    Returns
+    -------
+    Distribution
+        In hours; an annual failure rate ``afr`` becomes the exponential mean
+        ``-8766 h / ln(1 - afr)``.
+
+    Examples
+    --------
+    >>> from relplan.config.schema import DistributionConfig
+    >>> from_config(DistributionConfig(dist="weibull", shape=0.7, mtbf="5y")).mean_hours
+    43830.0
+    """
+    if config.dist == "exponential":
+        return exponential(config.mean_hours)
+    if config.dist == "weibull":
+        if config.scale is not None:
+            return weibull(config.shape, config.scale)
+        return weibull_from_mean(config.shape, config.mean_hours)
+    if config.dist == "lognormal":
+        if config.median is not None:
+            return lognormal(config.sigma, config.median)
+        return lognormal_from_mean(config.sigma, config.mean_hours)
+    return fixed(config.mean_hours)

@@ -5,7 +5,7 @@ checkpoints, restarting); during detection and while waiting for a repair it is
 idle and does not fail. So every failure mode runs on the job's *exposure clock*,
 on which a failed unit is back at once (swapped for a spare, or repaired while the
 clock stands still): each mode is a renewal process with no gap, sampled exactly by
-:class:`relplan.events.RenewalStream`. Wall time = exposure + detection + waiting.
+:class:`relplan.sim.events.RenewalStream`. Wall time = exposure + detection + waiting.
 
 Timeline. Between two failures the job advances in closed form: from the last
 restart (or the start) with ``c`` hours of work committed, it runs
@@ -292,7 +292,7 @@ def simulate_block(
         them in windows like the others (a check of one against the other).
     trace : numpy.ndarray, optional
         Shape (rows, 6), filled in place with the timeline of trial ``trace_trial`` of
-        the block (see :func:`relplan.timeline.walk_trials`); unused rows keep code -1.
+        the block (see :func:`relplan.sim.timeline.walk_trials`); unused rows keep code -1.
     trace_trial : int
         Index within the block of the trial to trace (-1: none).
 

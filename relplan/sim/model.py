@@ -13,6 +13,7 @@ from relplan.cluster.impact import resolve_impact
 from relplan.cluster.topology import Inventory, build_inventory
 from relplan.comm.seed_figures import cluster_mtbf_hours
 from relplan.config.schema import RelplanConfig
+from relplan.sim import distributions
 from relplan.sim.distributions import Distribution
 from relplan.vocab import SERVER_CLASSES
 
@@ -49,7 +50,7 @@ class FailureMode:
     start : {"equilibrium", "new"}
         Age of the units when the job starts.
     impact : {"fatal", "degraded", "transient", "elastic"}
-        What a failure does to the job (see :mod:`relplan.timeline`).
+        What a failure does to the job (see :mod:`relplan.sim.timeline`).
     slowdown_by_count : tuple of float
         Step-time ratio while ``k`` failures of this mode are unrepaired (entry
         ``k - 1``; the last entry holds for more), for ``degraded`` modes.
@@ -244,8 +245,8 @@ def build_model(config: RelplanConfig) -> SimulationModel:
                     name=part,
                     unit=unit,
                     job_units=units,
-                    lifetime=mode.lifetime.to_distribution(),
-                    repair=mode.repair.to_distribution(),
+                    lifetime=distributions.from_config(mode.lifetime),
+                    repair=distributions.from_config(mode.repair),
                     detect_hours=detect,
                     uses_spares=config.uses_spares(name),
                     start=mode.start,

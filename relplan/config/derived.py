@@ -1,0 +1,139 @@
+"""Defaults derived from other keys of a validated config: one home for each.
+
+A config may leave out what follows from its other keys (the NICs per server, the
+data-parallel degree, the servers under a leaf, a leaf's uplinks). Every module that
+needs one of these asks here, so the schema's checks, the topology, the communication
+model and the budget always agree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from relplan.config.schema import ClusterConfig, NetworkConfig, RelplanConfig
+
+
+def ceil_div(numerator: int, denominator: int) -> int:
+    """Integer division rounded up.
+
+    Examples
+    --------
+    >>> ceil_div(1025, 8)
+    129
+    """
+    return -(-numerator // denominator)
+
+
+def nics_per_server(cluster: ClusterConfig) -> int:
+    """NICs in a server: ``cluster.nics_per_server``, by default one per GPU.
+
+    Examples
+    --------
+    >>> nics_per_server(ClusterConfig(servers=4, gpus_per_server=8))
+    8
+    """
+    return cluster.nics_per_server or cluster.gpus_per_server
+
+
+def job_servers(config: RelplanConfig) -> int:
+    """Servers the job's GPUs fill: ``ceil(job.gpus / cluster.gpus_per_server)``."""
+    return ceil_div(config.job.gpus, config.cluster.gpus_per_server)
+
+
+def data_parallel_degree(config: RelplanConfig) -> int:
+    """The data-parallel degree: ``workload.parallelism.data``, by default the job's GPUs
+    over tensor x pipeline (1 replica per GPU without a ``[workload]``)."""
+    if config.workload is None:
+        return config.job.gpus
+    degrees = config.workload.parallelism
+    return degrees.data or config.job.gpus // (degrees.tensor * degrees.pipeline)
+
+
+@dataclass(frozen=True)
+class LeafShape:
+    """How servers hang from leaves in a two-tier (spine-leaf or rail-optimized) fabric.
+
+    Attributes
+    ----------
+    servers_per_group : int
+        Servers under one leaf (pair), or in one rail-optimized scalable unit.
+    leaves_per_group : int
+        Leaves serving one group: the pair of a dual-ToR leaf, or a unit's rail leaves.
+    ports_per_server : int
+        Leaf ports one server takes on one of its group's leaves.
+    leaf_down_ports : int
+        Downlink ports of one leaf.
+    uplinks_per_leaf : int
+        Links from a leaf up to the spines (whole bundles of ``fabric_lacp.members``).
+    uplink_bundles_per_leaf : int
+        Those links as bundles: the leaf's equal-cost paths up.
+    """
+
+    servers_per_group: int
+    leaves_per_group: int
+    ports_per_server: int
+    leaf_down_ports: int
+    uplinks_per_leaf: int
+    uplink_bundles_per_leaf: int
+
+
+def two_tier_shape(network: NetworkConfig, nics: int) -> LeafShape:
+    """The leaf shape of a spine-leaf or rail-optimized fabric, with its defaults.
+
+    Parameters
+    ----------
+    network : NetworkConfig
+        The ``[network]`` table.
+    nics : int
+        NICs per server (see :func:`nics_per_server`).
+
+    Returns
+    -------
+    LeafShape
+        By default a leaf fills half its ports with servers (one bundle per NIC) and
+        has as many links up as down (1:1).
+
+    Examples
+    --------
+    >>> shape = two_tier_shape(NetworkConfig(switch_ports=64), nics=8)
+    >>> shape.servers_per_group, shape.uplinks_per_leaf
+    (4, 32)
+    """
+    homes = 2 if network.dual_tor else 1
+    server_members = network.server_lacp.members
+    fabric_members = network.fabric_lacp.members
+    half_leaf = network.switch_ports // 2
+    if network.topology == "rail-optimized":
+        # A group is a scalable unit: each of its rail leaves takes one bundle per server.
+        group = network.servers_per_unit or max(1, half_leaf // server_members)
+        leaves_per_group = nics * homes
+        ports_per_server = server_members
+    else:
+        # A group is the servers under one leaf (pair): every NIC's bundle goes there.
+        group = network.servers_per_leaf or max(1, half_leaf // (nics * server_members))
+        leaves_per_group = homes
+        ports_per_server = nics * server_members
+    leaf_down_ports = group * ports_per_server
+    uplinks = network.uplinks_per_leaf or ceil_div(leaf_down_ports, fabric_members) * (
+        fabric_members
+    )
+    return LeafShape(
+        servers_per_group=group,
+        leaves_per_group=leaves_per_group,
+        ports_per_server=ports_per_server,
+        leaf_down_ports=leaf_down_ports,
+        uplinks_per_leaf=uplinks,
+        uplink_bundles_per_leaf=uplinks // fabric_members,
+    )
+
+
+def uplink_bundles_per_leaf(config: RelplanConfig) -> int:
+    """Equal-cost uplink bundles of one leaf (edge switch), in any topology.
+
+    A k-ary fat-tree's edge switch has k/2 uplinks; a two-tier leaf has
+    :attr:`LeafShape.uplink_bundles_per_leaf`.
+    """
+    network = config.network
+    if network.topology == "fat-tree":
+        return network.switch_ports // 2
+    return two_tier_shape(network, nics_per_server(config.cluster)).uplink_bundles_per_leaf
