@@ -2,4 +2,5 @@
 
 from relplan.cli.app import app
 
-app(prog_name="relplan")
+if __name__ == "__main__":
+    app(prog_name="relplan")

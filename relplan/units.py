@@ -8,6 +8,7 @@ duration is expected: a silent unit mistake is worse than an error.
 
 from __future__ import annotations
 
+import math
 import re
 
 HOURS_PER_YEAR = 8766.0
@@ -207,9 +208,17 @@ def format_duration(hours: float) -> str:
     Returns
     -------
     str
-        For example ``"30 s"``, ``"12.5 min"``, ``"3.10 h"``, ``"54.0 d"``, ``"5.00 y"``.
+        For example ``"30 s"``, ``"12.5 min"``, ``"3.10 h"``, ``"54.0 d"``, ``"5.00 y"``;
+        ``"never"`` for an infinite time.
+
+    Examples
+    --------
+    >>> format_duration(0.5), format_duration(30.0), format_duration(float("inf"))
+    ('30 min', '30 h', 'never')
     """
     magnitude = abs(hours)
+    if math.isinf(magnitude):
+        return "never"
     if magnitude < 1.0 / 60.0:
         return f"{hours * 3600.0:.3g} s"
     if magnitude < 1.0:
@@ -220,3 +229,34 @@ def format_duration(hours: float) -> str:
         return f"{hours / 24.0:.3g} d"
     return f"{hours / HOURS_PER_YEAR:.3g} y"
 BITS_PER_BYTE = 8.0
+
+
+def format_seconds(seconds: float) -> str:
+    """Format a short time in seconds as s, ms or us, three significant digits.
+
+    Examples
+    --------
+    >>> format_seconds(2.5e-5), format_seconds(0.0123), format_seconds(3.5)
+    ('25 us', '12.3 ms', '3.5 s')
+    """
+    if seconds == 0:
+        return "0"
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.3g} us"
+    if seconds < 1.0:
+        return f"{seconds * 1e3:.3g} ms"
+    return f"{seconds:.3g} s"
+
+
+def format_bytes(size_bytes: float) -> str:
+    """Format a size in bytes with a decimal unit (KB ... PB), three significant digits.
+
+    Examples
+    --------
+    >>> format_bytes(4e9), format_bytes(3.5e15), format_bytes(512)
+    ('4 GB', '3.5 PB', '512 B')
+    """
+    for unit, size in (("PB", 1e15), ("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if abs(size_bytes) >= size:
+            return f"{size_bytes / size:.3g} {unit}"
+    return f"{size_bytes:.3g} B"

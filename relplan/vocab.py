@@ -28,7 +28,18 @@ FAILURE_UNITS: tuple[str, ...] = (*COMPONENT_CLASSES, "job")
 
 SERVER_CLASSES: tuple[str, ...] = ("gpu", "host", "nic")
 """Classes that live inside a server, so a spare server can stand in for them."""
-DIMENSIONS = ("data", "tensor", "pipeline", "expert", "expert_data")
+
+FABRIC_CLASSES: tuple[str, ...] = ("spine", "core")
+"""Switch tiers above the leaves, which ECMP routes around when one fails."""
+
+IMPACTS: tuple[str, ...] = ("fatal", "degraded", "transient", "elastic")
+"""What a failure does to the job (the codes of the compiled walk follow this order)."""
+
+IMPACT_SETTINGS: tuple[str, ...] = ("auto", "fatal", "degraded", "transient")
+"""What a config's ``failures.NAME.impact`` may say (``auto``: from the redundancy)."""
+
+DIMENSIONS: tuple[str, ...] = ("data", "tensor", "pipeline", "expert", "expert_data")
+"""Parallelism dimensions of the communication model."""
 
 BUCKETS: tuple[str, ...] = (
     "useful",

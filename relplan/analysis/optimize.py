@@ -16,9 +16,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from relplan.config.schema import RelplanConfig
+from relplan.errors import ConfigError
 from relplan.sim.closed_forms import daly_interval, exact_interval, young_interval
 from relplan.sim.engine import simulate
-from relplan.sim.model import SimulationModel
+from relplan.sim.model import SimulationModel, build_model
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,14 @@ class IntervalOptimum:
     curve: pd.DataFrame
     trials: int
     seed: int
+
+    def summary(self) -> dict[str, object]:
+        """The JSON-ready summary (see :meth:`to_dict`)."""
+        return self.to_dict()
+
+    def to_frame(self) -> pd.DataFrame:
+        """The goodput-against-interval curve: one row per interval tried."""
+        return self.curve
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready form: the keys of the ``optimize --json`` contract (README) and more."""
@@ -397,3 +407,40 @@ def optimize_tiers(
         durable_interval_ci95=tuple(float(v) for v in np.percentile(durable_picks, [2.5, 97.5])),
         grid=grid,
     )
+
+
+def optimize_config(
+    config: RelplanConfig, trials: int, seed: int, workers: int = 1
+) -> tuple[IntervalOptimum, TierOptimum | None]:
+    """Optimise a config's checkpoint interval, and its two tiers when it has a fast tier.
+
+    Parameters
+    ----------
+    config : RelplanConfig
+        A validated config.
+    trials : int
+        Trials per interval (at least 2, for the bootstrap).
+    seed : int
+        Seed shared by every interval (common random numbers).
+    workers : int
+        Threads; changes no number.
+
+    Returns
+    -------
+    tuple
+        The :class:`IntervalOptimum`, and the :class:`TierOptimum` (None without
+        ``job.checkpoint.fast``).
+
+    Raises
+    ------
+    ConfigError
+        When no failure mode interrupts the job (there is nothing to optimise).
+    """
+    model = build_model(config)
+    if not math.isfinite(model.job_mtti_hours):
+        raise ConfigError("failures", "no failure mode interrupts the job: nothing to optimise")
+    result = optimize_interval(model, trials, seed, workers=workers)
+    tiers = None
+    if model.job.fast_interval_hours is not None:
+        tiers = optimize_tiers(model, trials, seed, workers=workers)
+    return result, tiers

@@ -93,6 +93,10 @@ class SimulationResult:
         """
         return self._trials
 
+    def to_frame(self) -> pd.DataFrame:
+        """The per-trial table (see :meth:`trials_frame`): one row per trial."""
+        return self.trials_frame()
+
     @functools.cached_property
     def _trials(self) -> pd.DataFrame:
         outcomes, job = self.outcomes, self.model.job

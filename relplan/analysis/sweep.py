@@ -38,23 +38,19 @@ from typing import Any
 
 import pandas as pd
 
-from relplan.analysis.results import SimulationResult, summarize
+from relplan.analysis.results import summarize
+from relplan.analysis.scenarios import run_scenario
 from relplan.config.loading import parse_config
 from relplan.config.study import Study
-from relplan.sim.engine import simulate
-from relplan.sim.model import build_model
 from relplan.vocab import METRICS
 
 
 def _run_point(document: dict[str, Any], overrides: list[str], trials: int, seed: int,
                name: str) -> dict[str, Any]:  # fmt: skip
     """Simulate one point and summarise it (runs in a thread or on a Dask worker)."""
-    config = parse_config(document, overrides)
-    model = build_model(config)
-    outcomes = simulate(model, trials, seed)
-    result = SimulationResult(model, outcomes, seed, name)
+    result = run_scenario(parse_config(document, overrides), trials, seed, name)
     frame = result.trials_frame()
-    row: dict[str, Any] = {"job_mtti_hours": model.job_mtti_hours}
+    row: dict[str, Any] = {"job_mtti_hours": result.model.job_mtti_hours}
     for metric in METRICS:
         stats = summarize(frame[metric].to_numpy())
         row[metric] = stats["mean"]

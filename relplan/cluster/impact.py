@@ -30,12 +30,10 @@ from relplan.cluster.topology import Inventory
 from relplan.comm.inputs import CapacityScale, workload_model
 from relplan.comm.step import slowdown
 from relplan.config.schema import FailureModeConfig, RelplanConfig
-from relplan.vocab import SERVER_CLASSES
+from relplan.vocab import FABRIC_CLASSES, SERVER_CLASSES
 
 MAX_CONCURRENT = 16
 """Concurrent losses of one mode tabulated for compounding capacity losses."""
-
-FABRIC_CLASSES = ("spine", "core")
 
 
 @dataclass(frozen=True)

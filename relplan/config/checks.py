@@ -13,7 +13,14 @@ from relplan.errors import ConfigError
 from relplan.vocab import COMPONENT_CLASSES, FAILURE_UNITS
 
 
-def _check_consistency(config: RelplanConfig) -> None:
+def check_consistency(config: RelplanConfig) -> None:
+    """Check the keys of a schema-valid config against each other.
+
+    Raises
+    ------
+    ConfigError
+        Naming the first key at fault and what is wrong with it.
+    """
     cluster, job = config.cluster, config.job
     total_gpus = cluster.servers * cluster.gpus_per_server
     if job.gpus > total_gpus:

@@ -15,15 +15,13 @@ from pydantic import (
     ValidationError,
 )
 
-from relplan.config.checks import _check_consistency
+from relplan.config.checks import check_consistency
 from relplan.config.schema import RelplanConfig
 from relplan.errors import ConfigError
 
-# -- loading -------------------------------------------------------------------------------
 
-
-def _describe(error: dict[str, Any]) -> tuple[str, str]:
-    key = ".".join(str(part) for part in error["loc"]) or "(config)"
+def _describe(error: Any, root: tuple[str, ...]) -> tuple[str, str]:
+    key = ".".join(str(part) for part in (*root, *error["loc"])) or "(config)"
     kind = error["type"]
     message = error["msg"]
     if kind == "extra_forbidden":
@@ -35,6 +33,28 @@ def _describe(error: dict[str, Any]) -> tuple[str, str]:
     elif kind in ("greater_than", "greater_than_equal", "less_than"):
         message = f"{message[0].lower()}{message[1:]} (got {error.get('input')!r})"
     return key, message
+
+
+def config_error(error: ValidationError, root: tuple[str, ...] = ()) -> ConfigError:
+    """One :class:`~relplan.errors.ConfigError` for all that pydantic found wrong.
+
+    Parameters
+    ----------
+    error : pydantic.ValidationError
+        From validating a config or study table.
+    root : tuple of str
+        Keys above the validated table (``("study",)`` for a study file).
+
+    Returns
+    -------
+    ConfigError
+        Naming the first wrong dotted key; its message lists any others.
+    """
+    problems = [_describe(e, root) for e in error.errors()]
+    key, message = problems[0]
+    for other_key, other_message in problems[1:]:
+        message += f"; {other_key}: {other_message}"
+    return ConfigError(key, message)
 
 
 def _parse_override_value(text: str) -> Any:
@@ -94,12 +114,8 @@ def parse_config(raw: dict[str, Any], overrides: list[str] | None = None) -> Rel
     try:
         config = RelplanConfig.model_validate(document)
     except ValidationError as error:
-        problems = [_describe(e) for e in error.errors()]
-        key, message = problems[0]
-        for other_key, other_message in problems[1:]:
-            message += f"; {other_key}: {other_message}"
-        raise ConfigError(key, message) from None
-    _check_consistency(config)
+        raise config_error(error) from None
+    check_consistency(config)
     return config
 
 

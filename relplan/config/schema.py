@@ -25,7 +25,7 @@ from relplan.units import (
     parse_fraction,
     parse_size_bytes,
 )
-from relplan.vocab import COMPONENT_CLASSES, SERVER_CLASSES
+from relplan.vocab import COMPONENT_CLASSES, FAILURE_UNITS, IMPACT_SETTINGS, SERVER_CLASSES
 
 Hours = Annotated[float, BeforeValidator(parse_duration_hours)]
 Fraction = Annotated[float, BeforeValidator(parse_fraction)]
@@ -90,7 +90,7 @@ class DistributionConfig(_Strict):
         Examples
         --------
         >>> DistributionConfig(dist="lognormal", median="24h", sigma=0.8).mean_hours
-        33.0330...
+        33.05...
         """
         if self.mtbf is not None or self.mean is not None:
             return self.mtbf if self.mtbf is not None else self.mean
@@ -123,13 +123,10 @@ class FailureModeConfig(_Strict):
     lifetime: DistributionConfig
     repair: DistributionConfig = Field(default_factory=_zero_repair)
     detect: Hours = Field(default=30.0 / 3600.0, ge=0)
-    unit: (
-        Literal["gpu", "host", "nic", "optic", "link", "leaf", "spine", "core", "rack", "job"]
-        | None
-    ) = None
+    unit: Literal[FAILURE_UNITS] | None = None
     start: Literal["equilibrium", "new"] = "equilibrium"
     spares: bool | None = None
-    impact: Literal["auto", "fatal", "degraded", "transient"] = "auto"
+    impact: Literal[IMPACT_SETTINGS] = "auto"
     slowdown: float | None = Field(default=None, ge=1)
     stall: Hours | None = Field(default=None, ge=0)
     soft_slowdown: float | None = Field(default=None, ge=1)

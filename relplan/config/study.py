@@ -16,7 +16,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from relplan.config.loading import apply_overrides, parse_config, read_toml
+from relplan.config.loading import apply_overrides, config_error, parse_config, read_toml
 from relplan.config.schema import RelplanConfig
 from relplan.errors import ConfigError
 from relplan.vocab import METRICS
@@ -172,12 +172,7 @@ def load_study(path: str | Path) -> Study:
     try:
         spec = StudySpec.model_validate(document["study"])
     except ValidationError as error:
-        first = error.errors()[0]
-        key = ".".join(str(p) for p in ("study", *first["loc"]))
-        message = first["msg"].removeprefix("Value error, ")
-        if first["type"] == "extra_forbidden":
-            message = "unknown key"
-        raise ConfigError(key, message) from None
+        raise config_error(error, ("study",)) from None
     base_document = read_toml((file.parent / spec.base).resolve(), "study.base")
     study = Study(spec, base_document, file)
     for label, _, overrides in study.points():

@@ -14,9 +14,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from relplan.analysis.optimize import IntervalOptimum
 from relplan.analysis.results import SimulationResult
 from relplan.output import plots
-from relplan.output.files import write_text_atomic
+from relplan.output.files import to_json, write_atomic, write_text_atomic
 from relplan.sim.trace import trace_trial
 
 
@@ -144,3 +145,34 @@ def write_report(
     html_path = directory / "report.html"
     write_text_atomic(html_path, document)
     return markdown_path, html_path
+
+
+def write_optimize_outputs(
+    result: IntervalOptimum, data: dict, directory: Path, config_name: str
+) -> list[Path]:
+    """Write ``optimize.json``, ``curve.csv`` and the goodput-vs-interval plot (PNG, SVG).
+
+    Parameters
+    ----------
+    result : IntervalOptimum
+        The interval study.
+    data : dict
+        Its JSON form (with ``two_tier`` when there is one), written as optimize.json.
+    directory : Path
+        Output directory.
+    config_name : str
+        The config's name, for the figure's title.
+
+    Returns
+    -------
+    list of Path
+        Every file written, each atomically.
+    """
+    json_path, csv_path = directory / "optimize.json", directory / "curve.csv"
+    write_text_atomic(json_path, to_json(data) + "\n")
+    write_atomic(csv_path, lambda tmp: result.curve.to_csv(tmp, index=False))
+    figure = plots.goodput_vs_interval(
+        result.curve, config_name, young_hours=result.young_hours, daly_hours=result.daly_hours,
+        mc_optimal_hours=result.mc_optimal_hours, mc_optimal_ci95=result.mc_optimal_ci95,
+    )  # fmt: skip
+    return [json_path, csv_path, *plots.save_figure(figure, directory / "goodput-vs-interval")]

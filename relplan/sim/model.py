@@ -6,25 +6,14 @@ timeline. Every duration here is in hours.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 
 from relplan.cluster.impact import resolve_impact
 from relplan.cluster.topology import Inventory, build_inventory
-from relplan.comm.seed_figures import cluster_mtbf_hours
 from relplan.config.schema import RelplanConfig
 from relplan.sim import distributions
 from relplan.sim.distributions import Distribution
 from relplan.vocab import SERVER_CLASSES
-
-
-def cluster_mtbf(config: RelplanConfig, model) -> dict[str, float]:
-    """MTBF of each failure mode over its units in the job, hours (component MTBF / count)."""
-    return {
-        mode.name: cluster_mtbf_hours(mode.lifetime.mean_hours, mode.job_units)
-        for mode in model.modes
-        if mode.job_units > 0 and math.isfinite(mode.lifetime.mean_hours)
-    }
 
 
 @dataclass(frozen=True)

@@ -7,10 +7,11 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from relplan.analysis.baseline import cluster_mtbf
 from relplan.cli.app import app
 from relplan.comm.baseline import baseline_report
 from relplan.config.loading import load_config
-from relplan.sim.model import build_model, cluster_mtbf
+from relplan.sim.model import build_model
 from tests.conftest import CONFIGS
 
 
@@ -47,7 +48,7 @@ def test_five_year_gpu_mtbf_over_ten_thousand_gpus() -> None:
     config = load_config(CONFIGS / "seed-moe-10k.toml",
                          ["job.gpus=10000", "workload.parallelism.data=1250",
                           "workload.parallelism.expert=250"])
-    mtbf = cluster_mtbf(config, build_model(config))
+    mtbf = cluster_mtbf(build_model(config))
     assert mtbf["gpu"] == pytest.approx(4.38, abs=0.005)
 
 

@@ -1,0 +1,125 @@
+"""Scenarios side by side on common failure streams, priced when the first has a budget.
+
+A comparison runs every scenario with the same trials and seed, so each sees the same
+failures on the exposure clock, and reports goodput, wall time, GPU-hours lost and saved
+against the first; with a ``[budget]`` in the first config also each scenario's hardware
+charge, the value of what it loses, its net value and break-even GPU-hour value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from relplan.analysis.scenarios import run_scenario
+from relplan.cluster.budget import net_value, scenario_cost
+from relplan.config.loading import load_config
+from relplan.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class ScenarioSpec:
+    """One scenario: a config file, the overrides applied to it, and its label.
+
+    Attributes
+    ----------
+    config_path : Path
+        The TOML config.
+    overrides : tuple of str
+        ``KEY=VALUE`` items applied before validation.
+    label : str or None
+        The name shown; None uses the config's ``name`` or its file name.
+    """
+
+    config_path: Path
+    overrides: tuple[str, ...] = ()
+    label: str | None = None
+
+
+def parse_variant(text: str, config_path: Path, overrides: list[str]) -> ScenarioSpec:
+    """Read a ``--variant "LABEL: KEY=VALUE; KEY=VALUE"`` of a config.
+
+    Examples
+    --------
+    >>> parse_variant("dual-ToR: network.dual_tor=true", Path("a.toml"), []).overrides
+    ('network.dual_tor=true',)
+    """
+    label, sep, rest = text.partition(":")
+    items = [item.strip() for item in rest.split(";") if item.strip()]
+    if not sep or not label.strip() or not items:
+        raise ConfigError("--variant", f"{text!r} is not 'LABEL: KEY=VALUE[; KEY=VALUE]...'")
+    return ScenarioSpec(config_path, (*overrides, *items), label.strip())
+
+
+def compare_scenarios(
+    scenarios: list[ScenarioSpec],
+    trials: int | None = None,
+    seed: int | None = None,
+    workers: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """Run scenarios on common failure streams and compare them with the first.
+
+    Parameters
+    ----------
+    scenarios : list of ScenarioSpec
+        At least two; the first is the reference.
+    trials, seed, workers : int, optional
+        Monte Carlo settings shared by every scenario; by default the first config's
+        ``[simulation]`` values.
+    progress : callable, optional
+        Called with the trials of each finished block of any scenario.
+
+    Returns
+    -------
+    dict
+        ``trials``, ``seed`` and ``scenarios``: one row per scenario with ``scenario``,
+        ``goodput``, ``goodput_ci95``, ``wall_hours_p50``, ``wall_hours_p95``,
+        ``lost_hours``, ``gpu_hours_lost``, ``interruptions``,
+        ``gpu_hours_saved_vs_first`` and, with a budget, ``hardware_price``,
+        ``hardware_charge``, ``lost_value``, ``total_cost``, ``net_value``,
+        ``break_even_gpu_hour_value`` (see :func:`relplan.cluster.budget.net_value`).
+
+    Raises
+    ------
+    ConfigError
+        With fewer than two scenarios, or a bad config.
+    """
+    if len(scenarios) < 2:
+        raise ConfigError("CONFIG", "compare needs two configs, or a config and a --variant")
+    configs = [load_config(s.config_path, list(s.overrides)) for s in scenarios]
+    settings = configs[0].simulation
+    trials = trials if trials is not None else settings.trials
+    seed = seed if seed is not None else settings.seed
+    workers = workers if workers is not None else settings.workers
+    budget = configs[0].budget
+    rows, costs = [], []
+    for spec, config in zip(scenarios, configs, strict=True):
+        name = spec.label or config.name or spec.config_path.stem
+        result = run_scenario(config, trials, seed, name, workers, progress)
+        summary = result.summary()
+        row: dict[str, Any] = {
+            "scenario": name,
+            "goodput": summary["goodput"]["mean"],
+            "goodput_ci95": summary["goodput"]["ci95"],
+            "wall_hours_p50": summary["wall_hours"]["p50"],
+            "wall_hours_p95": summary["wall_hours"]["p95"],
+            "lost_hours": summary["lost_hours"]["mean"],
+            "gpu_hours_lost": summary["gpu_hours_lost"]["mean"],
+            "interruptions": summary["interruptions"]["mean"],
+        }
+        if budget is not None:
+            cost = scenario_cost(config, result.model.inventory, budget,
+                                 summary["wall_hours"]["mean"], summary["gpu_hours_lost"]["mean"])
+            costs.append(cost)
+            row.update({"hardware_price": cost.hardware_price,
+                        "hardware_charge": cost.hardware_charge,
+                        "lost_value": cost.lost_value, "total_cost": cost.total})
+        rows.append(row)
+    for index, row in enumerate(rows):
+        row["gpu_hours_saved_vs_first"] = rows[0]["gpu_hours_lost"] - row["gpu_hours_lost"]
+        if budget is not None:
+            row.update(net_value(costs[0], costs[index], budget.gpu_hour_value))
+    return {"trials": trials, "seed": seed, "scenarios": rows}

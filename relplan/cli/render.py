@@ -1,0 +1,281 @@
+"""Terminal rendering of relplan's results: rich tables and one-line summaries.
+
+Pure presentation: every function takes data the library computed (a JSON-ready dict or a
+result object) and prints it; none computes a number of its own.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from relplan.units import format_bytes, format_duration, format_seconds
+from relplan.vocab import BUCKETS
+
+# Outside a terminal (piped, captured), tables get room instead of rich's default 80.
+console = Console(width=None if sys.stdout.isatty() else 160)
+error_console = Console(stderr=True)
+
+SHORT_KIND = {"exponential": "exp", "weibull": "Weibull", "lognormal": "logn", "fixed": "fixed"}
+"""Short names of the distribution families for narrow table cells."""
+
+
+def impact_text(mode: dict[str, Any]) -> str:
+    """What a failure mode does, in a few words (from an inventory report's mode entry)."""
+    if mode["impact"] in ("degraded", "elastic"):
+        return f"{mode['impact']} +{100 * (mode['slowdown'] - 1):.2g}% step time"
+    if mode["impact"] == "transient":
+        return f"stall {format_duration(mode['stall_hours'])}"
+    return mode["impact"]
+
+
+def _left_first(table: Table, columns: tuple[str, ...], left: int = 1) -> None:
+    for index, column in enumerate(columns):
+        table.add_column(column, justify="left" if index < left else "right")
+
+
+def render_inventory(data: dict[str, Any], name: str) -> None:
+    """Print an inventory report (see :func:`relplan.analysis.inventory.inventory_report`)."""
+    components = Table(title=f"Inventory of {name}")
+    _left_first(components, ("class", "cluster units", "job units"))
+    for component, counts in data["components"].items():
+        components.add_row(component, f"{counts['cluster_units']:,}", f"{counts['job_units']:,}")
+    console.print(components)
+    facts = data["topology"]
+    fabric = Table(title=f"Fabric: {facts['topology']}", show_header=False)
+    fabric.add_column("fact")
+    fabric.add_column("value", justify="right")
+    for fact, value in facts.items():
+        if fact == "topology":
+            continue
+        if fact == "link_speed_bytes_per_s":
+            fact, value = "link speed", f"{8 * value / 1e9:g} Gbps"
+        elif fact == "oversubscription":
+            value = f"{value:.3g}:1"
+        elif isinstance(value, bool):
+            value = "yes" if value else "no"
+        fabric.add_row(fact.replace("_", " "), str(value))
+    console.print(fabric)
+    budget = Table(title="Port budget per switch")
+    _left_first(budget, ("tier", "switches", "down", "up", "needed", "available", "fits",
+                         "short by"))  # fmt: skip
+    for row in data["port_budget"]:
+        budget.add_row(
+            row["tier"],
+            f"{row['switches']:,}",
+            str(row["down_ports"]),
+            str(row["up_ports"]),
+            str(row["ports_needed"]),
+            str(row["ports_available"]),
+            "yes" if row["fits"] else "[bold red]no[/]",
+            str(row["shortfall"]),
+        )
+    console.print(budget)
+    for problem in data["port_problems"]:
+        console.print(f"[bold red]does not fit:[/] {problem}", highlight=False)
+    modes = Table(title="Failure modes touching the job")
+    _left_first(modes, ("mode", "unit", "job units", "mean life", "job failures / day", "share",
+                        "repair", "spares", "impact"), left=2)  # fmt: skip
+    for mode_name, mode in data["failure_modes"].items():
+        modes.add_row(
+            mode_name,
+            mode["unit"],
+            f"{mode['job_units']:,}",
+            f"{SHORT_KIND[mode['lifetime']]} {format_duration(mode['mean_life_hours'])}",
+            f"{24 * mode['job_failures_per_hour']:.3g}",
+            f"{100 * mode['share']:.1f}%",
+            format_duration(mode["mean_repair_hours"]),
+            "yes" if mode["uses_spares"] else "no",
+            impact_text(mode),
+        )
+    console.print(modes)
+    mtti = data["job_mtti_hours"]
+    console.print(
+        f"Job: {data['job_servers']:,} servers (+{data['spare_servers']} spare), "
+        f"mean time to interruption [bold]{format_duration(mtti if mtti else math.inf)}[/]",
+        highlight=False,
+    )
+
+
+SUMMARY_ROWS: tuple[tuple[str, str, str], ...] = (
+    ("wall hours", "wall_hours", "{:,.1f}"),
+    ("goodput", "goodput", "{:.4f}"),
+    ("lost hours", "lost_hours", "{:,.1f}"),
+    ("GPU-hours lost", "gpu_hours_lost", "{:,.0f}"),
+    ("interruptions", "interruptions", "{:,.2f}"),
+    ("spares used", "spares_used", "{:,.2f}"),
+    ("hours degraded", "degraded_hours", "{:,.2f}"),
+    ("hours stalled", "stall_hours", "{:,.3f}"),
+)
+"""Label, summary key and number format of each row of the simulation summary table."""
+
+
+def render_simulation(summary: dict[str, Any], title: str) -> None:
+    """Print a simulation summary (see :meth:`SimulationResult.summary`): metrics with CIs
+    and percentiles, lost hours by bucket, and failures by mode."""
+    table = Table(title=title)
+    _left_first(table, ("metric", "mean", "95% CI", "P50", "P95", "P99"))
+    for label, key, fmt in SUMMARY_ROWS:
+        stats = summary[key]
+        low, high = stats["ci95"]
+        table.add_row(
+            label,
+            fmt.format(stats["mean"]),
+            f"{fmt.format(low)} – {fmt.format(high)}",
+            fmt.format(stats["p50"]),
+            fmt.format(stats["p95"]),
+            fmt.format(stats["p99"]),
+        )
+    console.print(table)
+
+    lost_mean = summary["lost_hours"]["mean"]
+    buckets = Table(title="Lost hours by bucket (mean per run)")
+    _left_first(buckets, ("bucket", "hours", "share of lost"))
+    for bucket in BUCKETS[1:]:
+        hours = summary["lost_hours_breakdown"][bucket]
+        share = hours / lost_mean if lost_mean > 0 else 0.0
+        buckets.add_row(bucket, f"{hours:,.2f}", f"{100 * share:.1f}%")
+    console.print(buckets)
+
+    by_class = summary["failures_by_class"]
+    total = sum(entry["mean"] for entry in by_class.values())
+    classes = Table(title="Failures by mode (mean per run)")
+    _left_first(classes, ("mode", "impact", "failures", "share"), left=2)
+    for mode, entry in sorted(by_class.items(), key=lambda item: -item[1]["mean"]):
+        classes.add_row(
+            mode, entry["impact"], f"{entry['mean']:,.2f}",
+            f"{100 * entry['mean'] / total:.1f}%" if total else "-",
+        )  # fmt: skip
+    console.print(classes)
+
+
+def render_step_baseline(baseline: dict[str, float]) -> None:
+    """Print the one-line step baseline ``simulate`` shows before its summary."""
+    console.print(
+        f"Baseline step: {format_seconds(baseline['step_time_s'])} (compute "
+        f"{format_seconds(baseline['compute_time_s'])} + exposed communication "
+        f"{format_seconds(baseline['exposed_communication_s'])}); degraded time below is the "
+        "extra time of steps slowed by lost capacity",
+        highlight=False,
+    )
+
+
+def render_baseline(report: dict[str, Any], name: str) -> None:
+    """Print a baseline report (see :func:`relplan.analysis.baseline.job_baseline`)."""
+    base = report["baseline"]
+    table = Table(title=f"Communication baseline of {name} per step")
+    _left_first(table, ("dimension", "collective", "path", "ranks", "volume / GPU", "time",
+                        "latency share", "needed", "available", "exposed"), left=3)  # fmt: skip
+    for dimension, entry in base["dimensions"].items():
+        if entry["volume_per_step_bytes"] == 0:
+            continue
+        table.add_row(
+            dimension, entry["collective"], entry["path"], f"{entry['group_ranks']:,}",
+            format_bytes(entry["volume_per_step_bytes"]), format_seconds(entry["time_s"]),
+            f"{100 * entry['latency_share']:.1f}%",
+            f"{format_bytes(entry['bandwidth_needed_bytes_per_s'])}/s",
+            f"{format_bytes(entry['bandwidth_available_bytes_per_s'])}/s",
+            format_seconds(entry["exposed_s"]),
+        )  # fmt: skip
+    console.print(table)
+    console.print(
+        f"Step: compute {format_seconds(base['compute_time_s'])} + exposed communication "
+        f"{format_seconds(base['exposed_communication_s'])} = "
+        f"[bold]{format_seconds(base['step_time_s'])}[/]; at RTT "
+        f"{format_seconds(base['rtt_low_s'])}: {format_seconds(base['step_time_rtt_low_s'])}, "
+        f"at {format_seconds(base['rtt_high_s'])}: {format_seconds(base['step_time_rtt_high_s'])}",
+        highlight=False,
+    )
+    gradients = report["gradients"]
+    console.print(
+        f"Gradients: {format_bytes(gradients['bytes_per_gpu'])} per GPU, "
+        f"{format_bytes(gradients['bytes_per_step_all_gpus'])} per step over the job; pure "
+        f"data parallel would need {format_bytes(gradients['dp_bandwidth_per_gpu_bytes_per_s'])}"
+        f"/s = {gradients['dp_bandwidth_per_gpu_bits_per_s'] / 1e12:.3g} Tbps per GPU",
+        highlight=False,
+    )
+    if "moe" in report:
+        moe = report["moe"]
+        console.print(
+            f"MoE: All-to-All {format_bytes(moe['all_to_all_bytes_per_step'])} per step; dense "
+            f"gradients {format_bytes(moe['dp_gradient_bytes_per_step'])}, "
+            f"{format_bytes(moe['dp_gradient_bytes_per_group'])} per DP group "
+            f"({moe['expert_data_parallel']} replicas); average "
+            f"{format_bytes(moe['average_bandwidth_per_gpu_bytes_per_s'])}/s per GPU, peak "
+            f"{format_bytes(moe['peak_bandwidth_per_gpu_bytes_per_s'])}/s, provision "
+            f"{format_bytes(moe['provisioned_bandwidth_per_gpu_bytes_per_s'])}/s",
+            highlight=False,
+        )
+    mtti = report["job_mtti_hours"]
+    console.print(f"Job MTTI: {format_duration(mtti if mtti else math.inf)}", highlight=False)
+    for mode, steps in report["degraded_slowdowns"].items():
+        console.print(f"Degraded by {mode}: step time x{steps[0]:.4g}", highlight=False)
+
+
+def render_optimum(result: Any, tiers: Any, name: str, trials: int) -> None:
+    """Print an :class:`~relplan.analysis.optimize.IntervalOptimum` and, with two tiers, its
+    :class:`~relplan.analysis.optimize.TierOptimum`."""
+    table = Table(title=f"Checkpoint interval for {name} ({trials:,} trials per interval, "
+                        f"job MTTI {format_duration(result.mtti_hours)})")  # fmt: skip
+    _left_first(table, ("method", "interval", "95% CI", "mean goodput"))
+    rows = (
+        ("Young (1974)", result.young_hours, None, "young"),
+        ("Daly (2006)", result.daly_hours, None, "daly"),
+        ("Monte Carlo, mean goodput", result.mc_optimal_hours, result.mc_optimal_ci95, "mc"),
+        ("Monte Carlo, P95 wall time", result.p95_optimal_hours, result.p95_optimal_ci95, "p95"),
+    )
+    for label, hours, ci, key in rows:
+        table.add_row(
+            label, format_duration(hours),
+            f"{format_duration(ci[0])} – {format_duration(ci[1])}" if ci else "",
+            f"{result.goodput_at[key]:.4f}",
+        )  # fmt: skip
+    console.print(table)
+    if tiers is not None:
+        console.print(
+            f"Two tiers: fast checkpoint every [bold]{format_duration(tiers.fast_interval_hours)}"
+            f"[/] (95% range {format_duration(tiers.fast_interval_ci95[0])} – "
+            f"{format_duration(tiers.fast_interval_ci95[1])}), one in {tiers.durable_every} "
+            f"durable (every {format_duration(tiers.durable_interval_hours)}, range "
+            f"{format_duration(tiers.durable_interval_ci95[0])} – "
+            f"{format_duration(tiers.durable_interval_ci95[1])}): goodput {tiers.goodput:.4f}",
+            highlight=False,
+        )
+
+
+def render_sweep(rows: list[dict[str, Any]], metrics: list[str], title: str, answer: str) -> None:
+    """Print a sweep's points (one row per point: ``label`` and each metric's mean)."""
+    table = Table(title=title)
+    _left_first(table, ("point", *metrics))
+    for row in rows:
+        table.add_row(str(row["label"]), *(f"{row[m]:.4g}" for m in metrics))
+    console.print(table)
+    console.print(f"[bold]Answer:[/] {answer}", highlight=False)
+
+
+def render_comparison(data: dict[str, Any], priced: bool) -> None:
+    """Print a comparison (see :func:`relplan.analysis.compare.compare_scenarios`)."""
+    table = Table(title=f"Comparison on common failure streams ({data['trials']:,} trials, "
+                        f"seed {data['seed']})")  # fmt: skip
+    columns = ("scenario", "goodput", "95% CI", "wall P50 h", "wall P95 h", "GPU-h lost",
+               "GPU-h saved")  # fmt: skip
+    if priced:
+        columns += ("hardware charge", "lost value", "net value", "break-even $/GPU-h")
+    _left_first(table, columns)
+    for row in data["scenarios"]:
+        low, high = row["goodput_ci95"]
+        cells = [
+            row["scenario"], f"{row['goodput']:.4f}", f"{low:.4f} – {high:.4f}",
+            f"{row['wall_hours_p50']:,.1f}", f"{row['wall_hours_p95']:,.1f}",
+            f"{row['gpu_hours_lost']:,.0f}", f"{row['gpu_hours_saved_vs_first']:,.0f}",
+        ]  # fmt: skip
+        if priced:
+            even = row["break_even_gpu_hour_value"]
+            cells += [f"{row['hardware_charge']:,.0f}", f"{row['lost_value']:,.0f}",
+                      f"{row['net_value']:,.0f}", "-" if even is None else f"{even:,.2f}"]
+        table.add_row(*cells)
+    console.print(table)
