@@ -61,7 +61,7 @@ def load_config(path: str | Path, overrides: list[str] | None = None) -> Relplan
 def _config(config: ConfigSource, overrides: list[str] | None) -> tuple[RelplanConfig, str]:
     if isinstance(config, RelplanConfig):
         if overrides:
-            config = loading.parse_config(config.model_dump(exclude_none=True), overrides)
+            config = loading.parse_config(config.source_document, overrides)
         return config, config.name or "config"
     loaded = load_config(config, overrides)
     return loaded, loaded.name or Path(config).stem

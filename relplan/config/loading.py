@@ -115,6 +115,7 @@ def parse_config(raw: dict[str, Any], overrides: list[str] | None = None) -> Rel
         config = RelplanConfig.model_validate(document)
     except ValidationError as error:
         raise config_error(error) from None
+    config._source_document = document
     check_consistency(config)
     return config
 

@@ -7,14 +7,16 @@ mistake is reported as one :class:`ConfigError` naming the dotted key at fault.
 
 from __future__ import annotations
 
+import copy
 import math
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
+    PrivateAttr,
     model_validator,
 )
 
@@ -369,7 +371,14 @@ class SimulationConfig(_Strict):
 
 
 class RelplanConfig(_Strict):
-    """A whole config file."""
+    """A whole config file.
+
+    :attr:`source_document` keeps the TOML document it was validated from (after
+    overrides), with every duration as the user wrote it, so that further ``--set``
+    overrides can be applied to a loaded config.
+    """
+
+    _source_document: dict[str, Any] = PrivateAttr(default_factory=dict)
 
     name: str | None = None
     description: str | None = None
@@ -380,6 +389,11 @@ class RelplanConfig(_Strict):
     workload: WorkloadConfig | None = None
     budget: BudgetConfig | None = None
     simulation: SimulationConfig = Field(default_factory=SimulationConfig)
+
+    @property
+    def source_document(self) -> dict[str, Any]:
+        """The TOML document this config was validated from (a copy)."""
+        return copy.deepcopy(self._source_document)
 
     def failure_unit(self, mode_name: str) -> str:
         """The unit a failure mode is counted per (its ``unit``, else its name)."""
