@@ -15,6 +15,8 @@ from relplan.sim.model import FailureMode, JobSpec, SimulationModel, build_model
 
 REPO = Path(__file__).resolve().parent.parent
 CONFIGS = REPO / "configs"
+MINUTE = 1 / 60
+"""One minute, in hours."""
 
 MINIMAL_TOML = """\
 [cluster]
