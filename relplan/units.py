@@ -107,6 +107,11 @@ def parse_duration_hours(value: str | float | int) -> float:
     ------
     UnitError
         If the text has no unit, an unknown unit, or is not a number.
+
+    Examples
+    --------
+    >>> parse_duration_hours("90min"), parse_duration_hours("2d")
+    (1.5, 48.0)
     """
     if isinstance(value, bool) or not isinstance(value, str):
         raise UnitError(
@@ -138,6 +143,11 @@ def parse_fraction(value: str | float | int) -> float:
     -------
     float
         The fraction as a plain number (``"5%"`` gives 0.05).
+
+    Examples
+    --------
+    >>> parse_fraction("5%"), parse_fraction(0.25)
+    (0.05, 0.25)
     """
     if isinstance(value, bool):
         raise UnitError(f"{value!r} is not a fraction")
@@ -164,6 +174,11 @@ def parse_size_bytes(value: str | float | int) -> float:
     -------
     float
         The size in bytes.
+
+    Examples
+    --------
+    >>> parse_size_bytes("4GB")
+    4000000000.0
     """
     if not isinstance(value, str):
         raise UnitError(f'{value!r} has no unit: write a size such as "4GB"')
@@ -187,6 +202,11 @@ def parse_bandwidth_bytes_per_s(value: str | float | int) -> float:
     -------
     float
         The bandwidth in bytes per second.
+
+    Examples
+    --------
+    >>> parse_bandwidth_bytes_per_s("400Gbps")
+    50000000000.0
     """
     if not isinstance(value, str):
         raise UnitError(f'{value!r} has no unit: write a bandwidth such as "400Gbps"')

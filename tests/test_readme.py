@@ -41,3 +41,21 @@ def test_readme_error_examples_are_real(override: str, message: str, tmp_path: P
     result = CliRunner().invoke(app, ["simulate", str(config), "--set", override])
     assert result.exit_code == 2
     assert result.output.strip() == f"error: {message}"
+
+
+PYTHON_EXAMPLES = re.findall(r"^```python\n(.*?)^```", README, flags=re.MULTILINE | re.DOTALL)
+
+
+def test_readme_has_a_use_from_python_section() -> None:
+    assert "## Use from Python" in README
+    assert PYTHON_EXAMPLES
+
+
+@pytest.mark.parametrize("code", PYTHON_EXAMPLES)
+def test_readme_python_example_runs(code: str, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(REPO)
+    namespace: dict[str, object] = {}
+    exec(compile(code, "README.md", "exec"), namespace)
+    printed = capsys.readouterr().out
+    assert printed.strip(), "the example prints its results"
+    assert len(namespace["trials"]) == 500  # the example's own trial count

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from relplan.analysis.inventory import finite_or_none
+from relplan.analysis.results import finite_or_none
 from relplan.comm.baseline import baseline_report
 from relplan.comm.seed_figures import cluster_mtbf_hours
 from relplan.config.schema import RelplanConfig

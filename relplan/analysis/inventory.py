@@ -7,23 +7,12 @@ rate, share, repair and impact, and the job's mean time to interruption.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
+from relplan.analysis.results import finite_or_none
 from relplan.cluster.topology import Inventory, check_port_budget
 from relplan.config.schema import RelplanConfig
 from relplan.sim.model import SimulationModel, build_model
-
-
-def finite_or_none(value: float) -> float | None:
-    """``value``, or None where it is infinite or NaN (JSON has no infinity).
-
-    Examples
-    --------
-    >>> finite_or_none(float("inf")) is None
-    True
-    """
-    return value if math.isfinite(value) else None
 
 
 def topology_facts(inventory: Inventory) -> dict[str, Any]:

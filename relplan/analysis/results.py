@@ -36,6 +36,13 @@ def summarize(values: np.ndarray) -> dict[str, Any]:
     dict
         ``mean``, ``std`` (sample, ddof=1), ``sem`` (standard error of the mean),
         ``ci95`` ([low, high], normal approximation), ``p5``, ``p50``, ``p95``, ``p99``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> stats = summarize(np.array([1.0, 2.0, 3.0, 4.0]))
+    >>> stats["mean"], stats["p50"]
+    (2.5, 2.5)
     """
     data = np.asarray(values, dtype=float)
     mean = float(data.mean())
@@ -142,7 +149,7 @@ class SimulationResult:
             "restart_hours": job.restart_hours,
             "work_hours": job.work_hours,
             "job_gpus": job.gpus,
-            "job_mtti_hours": _finite_or_none(self.model.job_mtti_hours),
+            "job_mtti_hours": finite_or_none(self.model.job_mtti_hours),
         }
         for metric in METRICS:
             result[metric] = summarize(frame[metric].to_numpy())
@@ -187,5 +194,12 @@ class SimulationResult:
         return pd.DataFrame(rows, columns=["metric", "statistic", "value"])
 
 
-def _finite_or_none(value: float) -> float | None:
+def finite_or_none(value: float) -> float | None:
+    """``value``, or None where it is infinite or NaN (JSON has no infinity).
+
+    Examples
+    --------
+    >>> finite_or_none(float("inf")) is None, finite_or_none(2.0)
+    (True, 2.0)
+    """
     return value if math.isfinite(value) else None

@@ -128,6 +128,24 @@ def _wrote(paths: list[Path]) -> None:
     error_console.print(f"wrote {', '.join(str(p) for p in paths)}", highlight=False)
 
 
+def _report(
+    config_path: Path,
+    overrides: list[str] | None,
+    as_json: bool,
+    build: Callable[[RelplanConfig], dict[str, Any]],
+    render: Callable[[dict[str, Any], str], None],
+) -> None:
+    """Build a report of a config; print it as JSON, or render it for the terminal."""
+    from relplan.output.files import to_json
+
+    config = _load(config_path, overrides)
+    data = build(config)
+    if as_json:
+        typer.echo(to_json(data))
+        return
+    render(data, _config_name(config, config_path))
+
+
 @app.command("validate")
 @reports_errors
 def validate_command(config_path: ConfigArgument, overrides: SetOption = None) -> None:
@@ -153,16 +171,9 @@ def inventory_command(
 ) -> None:
     """Show component counts, the fabric and its port budget, per-class failure rates and MTTI."""
     from relplan.analysis.inventory import inventory_report
-    from relplan.output.files import to_json
-
-    config = _load(config_path, overrides)
-    data = inventory_report(config)
-    if as_json:
-        typer.echo(to_json(data))
-        return
     from relplan.cli.render import render_inventory
 
-    render_inventory(data, _config_name(config, config_path))
+    _report(config_path, overrides, as_json, inventory_report, render_inventory)
 
 
 @app.command("simulate")
@@ -248,16 +259,9 @@ def baseline_command(
 ) -> None:
     """Show the job's communication baseline: per parallelism dimension and per step."""
     from relplan.analysis.baseline import job_baseline
-    from relplan.output.files import to_json
-
-    config = _load(config_path, overrides)
-    report = job_baseline(config)
-    if as_json:
-        typer.echo(to_json(report))
-        return
     from relplan.cli.render import render_baseline
 
-    render_baseline(report, _config_name(config, config_path))
+    _report(config_path, overrides, as_json, job_baseline, render_baseline)
 
 
 @app.command("optimize")

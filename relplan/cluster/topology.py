@@ -352,6 +352,13 @@ def build_inventory(config: RelplanConfig) -> Inventory:
         Counts per class (optics are two per optical link), the topology's facts and
         its port budget. A design that does not fit its switches is counted all the
         same; :func:`check_port_budget` names what does not fit.
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> inventory = build_inventory(load_config("configs/seed-moe-10k.toml"))
+    >>> inventory.job_units("gpu"), inventory.job_servers
+    (10240, 1280)
     """
     cluster, network = config.cluster, config.network
     nics = nics_per_server(cluster)
@@ -428,6 +435,12 @@ def check_port_budget(inventory: Inventory) -> list[str]:
         One line per tier that does not fit, for example
         ``"leaf: needs 160 ports (80 down + 80 up) but has 128: short by 32"``;
         empty when every tier fits.
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> check_port_budget(build_inventory(load_config("configs/seed-moe-10k.toml")))
+    ['leaf: needs 160 ports (80 down + 80 up) but has 128: short by 32']
     """
     return [
         f"{row.tier}: needs {row.ports_needed} ports ({row.down_ports} down + "

@@ -12,13 +12,10 @@ All in hours.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import special
 
-if TYPE_CHECKING:
-    pass
 
 def young_interval(write_hours: float, mtbf_hours: float) -> float:
     """Young's first-order optimum checkpoint interval, ``sqrt(2 delta M)``.
@@ -37,6 +34,11 @@ def young_interval(write_hours: float, mtbf_hours: float) -> float:
     -------
     float
         Compute time between checkpoints, hours.
+
+    Examples
+    --------
+    >>> round(young_interval(5 / 60, 24.0) * 60)  # minutes: delta = 5 min, M = 24 h
+    120
     """
     return math.sqrt(2.0 * write_hours * mtbf_hours)
 
@@ -59,6 +61,11 @@ def daly_interval(write_hours: float, mtbf_hours: float) -> float:
     -------
     float
         Compute time between checkpoints, hours.
+
+    Examples
+    --------
+    >>> round(daly_interval(5 / 60, 24.0) * 60)  # Daly's published 117 min
+    117
     """
     delta, m = write_hours, mtbf_hours
     if delta >= 2.0 * m:
@@ -84,6 +91,11 @@ def exact_interval(write_hours: float, mtbf_hours: float) -> float:
     -------
     float
         Compute time between checkpoints, hours.
+
+    Examples
+    --------
+    >>> 1.9 < exact_interval(5 / 60, 24.0) < 2.0
+    True
     """
     m = mtbf_hours
     argument = -math.exp(-(write_hours / m + 1.0))
@@ -158,6 +170,11 @@ def expected_wall_hours(
     -------
     float
         Expected wall-clock time, hours.
+
+    Examples
+    --------
+    >>> expected_wall_hours(500.0, 117 / 60, 5 / 60, 24.0, 10 / 60)  # Daly 2006: 547.9 h
+    547.8...
     """
     full_segments = checkpoint_count(work_hours, interval_hours)
     last = work_hours - full_segments * interval_hours
