@@ -148,20 +148,39 @@ def _report(
 
 @app.command("validate")
 @reports_errors
-def validate_command(config_path: ConfigArgument, overrides: SetOption = None) -> None:
-    """Check a config: schema, units and consistency. Exit 0 when it is valid."""
-    from relplan.cli.render import console
+def validate_command(
+    config_path: ConfigArgument,
+    overrides: SetOption = None,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Exit 1 when a warning is given (a design that "
+                                            "does not fit its switches).")
+    ] = False,
+) -> None:
+    """Check a config: schema, units and consistency. Exit 0 when it is valid.
+
+    A design that does not fit its switches' ports is valid (relplan counts it all the same)
+    but gets a warning on stderr naming the tier and the shortfall; with --strict that is
+    an error (exit 1).
+    """
+    from relplan.cli.render import console, error_console
+    from relplan.cluster.topology import check_port_budget
     from relplan.sim.model import build_model
     from relplan.units import format_duration
 
     config = _load(config_path, overrides)
     model = build_model(config)
+    problems = check_port_budget(model.inventory)
+    for problem in problems:
+        error_console.print(f"[bold yellow]warning:[/] port budget: {problem}", highlight=False,
+                            soft_wrap=True)  # fmt: skip
     console.print(
         f"[green]ok[/]: {config_path} is valid: {config.job.gpus} GPUs on "
         f"{model.inventory.job_servers} servers, {len(model.modes)} failure modes, "
         f"job MTTI {format_duration(model.job_mtti_hours)}",
         highlight=False,
     )
+    if strict and problems:
+        raise typer.Exit(code=1)
 
 
 @app.command("inventory")

@@ -214,3 +214,21 @@ def test_compare_on_common_streams() -> None:
     rows = json.loads(result.stdout)["scenarios"]
     assert rows[0]["goodput"] == rows[1]["goodput"]  # same seed, same streams
     assert rows[1]["gpu_hours_saved_vs_first"] == 0.0
+
+
+def test_validate_warns_when_a_design_does_not_fit_its_switches() -> None:
+    """The seed MoE's 1:1 leaf of 10 eight-NIC servers needs 160 ports of a 128-port switch."""
+    result = runner.invoke(app, ["validate", str(CONFIGS / "seed-moe-10k.toml")])
+    assert result.exit_code == 0
+    assert "warning: port budget: leaf: needs 160 ports (80 down + 80 up) but has 128: short " \
+           "by 32" in result.stderr  # fmt: skip
+    assert result.stdout.startswith("ok:")
+    strict = runner.invoke(app, ["validate", str(CONFIGS / "seed-moe-10k.toml"), "--strict"])
+    assert strict.exit_code == 1
+    assert "short by 32" in strict.stderr
+
+
+def test_validate_strict_passes_a_design_that_fits() -> None:
+    result = runner.invoke(app, ["validate", str(CONFIGS / "small.toml"), "--strict"])
+    assert result.exit_code == 0, result.output
+    assert "warning" not in result.stderr
