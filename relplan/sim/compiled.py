@@ -1,60 +1,388 @@
-"""The simulation model packed into arrays for the compiled walk, built once per model."""
+"""The records the compiled walk reads and writes, and the model packed into them.
+
+Numba takes a :class:`typing.NamedTuple` as an argument of a compiled function and
+reads its fields as cheaply as loose arguments, so the walk gets a handful of named
+records instead of dozens of positional arrays:
+
+- :class:`CompiledJob` and :class:`CompiledModes`: the model, built once per model by
+  :func:`compile_model` and shared by the engine, the timeline and the trace;
+- :class:`EventWindow`: one window of pre-drawn failures of the non-exponential modes;
+- :class:`TrialStreams`: each trial's random stream and its next on-the-fly failure;
+- :class:`TrialState`: where each trial stands, updated in place by the walk;
+- :class:`TraceBuffer`: the timeline of one trial, written row by row.
+
+Every array indexed by trial is indexed by the trial's place in its block. Durations
+are in hours; the *exposure clock* counts hours of hardware in use, the *wall clock*
+all hours, and *job-time* hours of work at full speed (see :mod:`relplan.sim.engine`).
+"""
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
-from relplan.sim import timeline
 from relplan.sim.closed_forms import checkpoint_count
 from relplan.sim.model import SimulationModel
 from relplan.sim.rng import duration_code
+from relplan.vocab import BUCKETS
+
+FATAL, DEGRADED, TRANSIENT, ELASTIC = 0, 1, 2, 3
+"""Impact codes of a failure mode (:attr:`CompiledModes.impact`)."""
+
+IMPACT_CODES = {"fatal": FATAL, "degraded": DEGRADED, "transient": TRANSIENT,
+                "elastic": ELASTIC}  # fmt: skip
+"""The impact code of each impact name."""
+
+RUNNING, RESTARTING, FINISHED = 0, 1, 2
+"""Phase codes of a trial (:attr:`TrialState.phase`)."""
+
+MAX_DEGRADATIONS = 256
+"""Default room for concurrent degradations per trial (the engine sizes it per model);
+more sets the overflow flag."""
+
+TRACE_RUN, TRACE_RESTART, TRACE_DETECT, TRACE_WAIT, TRACE_FAILURE, TRACE_STALL = range(6)
+TRACE_FINISH, TRACE_ROLLBACK = 6, 7
+"""Row codes of a trace (:attr:`TraceBuffer.rows`)."""
+
+TRACE_COLUMNS = 6
+"""Columns of a trace row: ``[wall_start, wall_end, code, a, b, c]``."""
+
+
+class CompiledJob(NamedTuple):
+    """The job's numbers for compiled code.
+
+    The job runs ``total_segments`` segments: all but the last are ``segment_hours``
+    of compute followed by a blocking checkpoint write; the last has
+    ``last_segment_work_hours`` of compute and no write.
+
+    Attributes
+    ----------
+    work_hours : float
+        Useful work at full speed, hours.
+    segment_hours : float
+        Compute between two consecutive checkpoints of any tier (tau; the fast
+        interval with two tiers), hours.
+    fast_write_hours : float
+        Blocking write of a checkpoint that is not durable, hours (the durable write
+        with one tier).
+    durable_write_hours : float
+        Blocking write of a durable checkpoint, hours.
+    restart_hours : float
+        Re-initialisation and checkpoint load after a fatal failure, hours.
+    last_segment_work_hours : float
+        Compute of the last segment, which ends the job without a write, hours.
+    durable_every : int
+        Every how many checkpoints one is durable (1 with one tier).
+    total_segments : int
+        Segments of the job: its checkpoints plus the last segment.
+    """
+
+    work_hours: float
+    segment_hours: float
+    fast_write_hours: float
+    durable_write_hours: float
+    restart_hours: float
+    last_segment_work_hours: float
+    durable_every: int
+    total_segments: int
+
+
+class CompiledModes(NamedTuple):
+    """The failure modes for compiled code: one entry per mode unless said otherwise.
+
+    Attributes
+    ----------
+    impact : numpy.ndarray of int64
+        Impact code: :data:`FATAL`, :data:`DEGRADED`, :data:`TRANSIENT` or :data:`ELASTIC`.
+    detect_hours : numpy.ndarray of float
+        Time from a failure until the job notices it, hours.
+    uses_spares : numpy.ndarray of bool
+        Whether a spare server can stand in for a failed unit.
+    loses_fast_checkpoint : numpy.ndarray of bool
+        Whether a failure destroys the fast checkpoint tier.
+    self_healing : numpy.ndarray of bool
+        Whether a unit comes back by itself its repair time after the failure.
+    stall_hours : numpy.ndarray of float
+        Stall of a transient failure (failover) or an elastic one (detection and
+        reconfiguration), hours.
+    soft_hours : numpy.ndarray of float
+        Soft slowdown after a transient stall, or the rejoin of an elastic replica, hours.
+    slowdown_table : numpy.ndarray of float
+        Shape (2 x modes, depth): row ``m`` is the step-time ratio with ``k`` concurrent
+        degradations of mode ``m`` (column ``k``; the last column holds for more), row
+        ``modes + m`` that of the soft phase after a transient failure of mode ``m``.
+    repair_kind : numpy.ndarray of int64
+        Family of the repair time (see :func:`relplan.sim.rng.duration_code`).
+    repair_scale_hours : numpy.ndarray of float
+        Fixed value, exponential mean, Weibull scale or lognormal median of the
+        repair time, hours.
+    repair_shape : numpy.ndarray of float
+        Weibull shape or lognormal sigma of the repair time.
+    exponential_rate_per_hour : float
+        Total failure rate of the modes drawn on the fly (exponential lifetimes), per
+        hour of exposure; 0 if there are none.
+    exponential_modes : numpy.ndarray of int64
+        The modes drawn on the fly: column ``k`` of their Walker alias table holds mode
+        ``exponential_modes[k]``...
+    exponential_probability : numpy.ndarray of float
+        ...with probability ``exponential_probability[k]``...
+    exponential_alias : numpy.ndarray of int64
+        ...and mode ``exponential_alias[k]`` otherwise (see :func:`alias_table`).
+    """
+
+    impact: np.ndarray
+    detect_hours: np.ndarray
+    uses_spares: np.ndarray
+    loses_fast_checkpoint: np.ndarray
+    self_healing: np.ndarray
+    stall_hours: np.ndarray
+    soft_hours: np.ndarray
+    slowdown_table: np.ndarray
+    repair_kind: np.ndarray
+    repair_scale_hours: np.ndarray
+    repair_shape: np.ndarray
+    exponential_rate_per_hour: float
+    exponential_modes: np.ndarray
+    exponential_probability: np.ndarray
+    exponential_alias: np.ndarray
+
+
+class EventWindow(NamedTuple):
+    """Pre-drawn failures of the non-exponential modes up to a horizon, for the walk.
+
+    Attributes
+    ----------
+    active_trials : numpy.ndarray of int64
+        Block indices of the trials to walk (still running).
+    offsets : numpy.ndarray of int64
+        Length ``active_trials.size + 1``: the events of ``active_trials[i]`` are
+        ``offsets[i]`` to ``offsets[i + 1]`` (exclusive) of the event arrays.
+    event_exposure_hours : numpy.ndarray of float
+        When each failure happens on its trial's exposure clock, hours; increasing
+        within a trial.
+    event_mode : numpy.ndarray of int64
+        The failure mode of each event.
+    event_repair_hours : numpy.ndarray of float
+        Repair time of the failed unit (or length of the degradation), hours.
+    horizon_hours : float
+        Exposure up to which the window holds every failure: a trial stops there.
+    """
+
+    active_trials: np.ndarray
+    offsets: np.ndarray
+    event_exposure_hours: np.ndarray
+    event_mode: np.ndarray
+    event_repair_hours: np.ndarray
+    horizon_hours: float
+
+
+class TrialStreams(NamedTuple):
+    """Each trial's own random stream, for the failures drawn on the fly.
+
+    Attributes
+    ----------
+    rng_state : numpy.ndarray of uint64
+        Shape (trials, 4): xoshiro256** states (see :mod:`relplan.sim.rng`).
+    next_exponential_hours : numpy.ndarray of float
+        Exposure time of each trial's next on-the-fly failure, hours (inf: none).
+    """
+
+    rng_state: np.ndarray
+    next_exponential_hours: np.ndarray
+
+
+class TrialState(NamedTuple):
+    """Where each trial of a block stands: one entry (row) per trial, updated in place.
+
+    Attributes
+    ----------
+    phase : numpy.ndarray of int8
+        :data:`RUNNING`, :data:`RESTARTING` or :data:`FINISHED`.
+    exposure_hours : numpy.ndarray of float
+        How far the trial has walked on the exposure clock, hours.
+    phase_start_hours : numpy.ndarray of float
+        Exposure time from which the current phase is timed: the start of a restart,
+        or of the running stretch since the last change of speed or stall, hours.
+    run_progress_hours : numpy.ndarray of float
+        Job-time run since the last restart (or the start) up to ``phase_start_hours``.
+    committed_checkpoints : numpy.ndarray of int64
+        Checkpoints written so far that still hold.
+    durable_checkpoint : numpy.ndarray of int64
+        Number of the last durable checkpoint at the last fatal failure.
+    idle_hours : numpy.ndarray of float
+        Detection and waiting so far (wall clock off the exposure clock), hours.
+    wall_hours : numpy.ndarray of float
+        Wall-clock time to finish the job, hours (set when it finishes).
+    bucket_hours : numpy.ndarray of float
+        Shape (trials, len(BUCKETS)): wall hours in each bucket.
+    failures_by_mode : numpy.ndarray of int64
+        Shape (trials, modes): failures that reached the job.
+    spare_return_hours : numpy.ndarray of float
+        Shape (trials, spares): a min-heap of the wall-clock times at which the spares
+        away in repair come back (the first ``spares_away`` entries).
+    spares_away : numpy.ndarray of int64
+        Spares away in repair (the heap's size).
+    spares_used : numpy.ndarray of int64
+        Times a spare was swapped in.
+    degradation_end_hours : numpy.ndarray of float
+        Shape (trials, slots): wall-clock end of each degradation in progress.
+    degradation_row : numpy.ndarray of int64
+        Shape (trials, slots): row of :attr:`CompiledModes.slowdown_table` of each
+        degradation in progress.
+    degradation_count : numpy.ndarray of int64
+        Degradations in progress (the used slots).
+    degradations_by_row : numpy.ndarray of int64
+        Shape (trials, 2 x modes): degradations in progress per slowdown-table row.
+    overflow : numpy.ndarray of bool
+        One flag: set if a trial ran out of degradation slots.
+    """
+
+    phase: np.ndarray
+    exposure_hours: np.ndarray
+    phase_start_hours: np.ndarray
+    run_progress_hours: np.ndarray
+    committed_checkpoints: np.ndarray
+    durable_checkpoint: np.ndarray
+    idle_hours: np.ndarray
+    wall_hours: np.ndarray
+    bucket_hours: np.ndarray
+    failures_by_mode: np.ndarray
+    spare_return_hours: np.ndarray
+    spares_away: np.ndarray
+    spares_used: np.ndarray
+    degradation_end_hours: np.ndarray
+    degradation_row: np.ndarray
+    degradation_count: np.ndarray
+    degradations_by_row: np.ndarray
+    overflow: np.ndarray
+
+    @classmethod
+    def at_start(
+        cls, n_trials: int, n_modes: int, n_spares: int,
+        degradation_slots: int = MAX_DEGRADATIONS,
+    ) -> TrialState:  # fmt: skip
+        """The state of ``n_trials`` trials before they start: running, nothing done.
+
+        Parameters
+        ----------
+        n_trials : int
+            Trials in the block.
+        n_modes : int
+            Failure modes of the model.
+        n_spares : int
+            Spare servers in the pool.
+        degradation_slots : int
+            Room for concurrent degradations per trial.
+        """
+        n = n_trials
+        return cls(
+            phase=np.full(n, RUNNING, dtype=np.int8),
+            exposure_hours=np.zeros(n),
+            phase_start_hours=np.zeros(n),
+            run_progress_hours=np.zeros(n),
+            committed_checkpoints=np.zeros(n, dtype=np.int64),
+            durable_checkpoint=np.zeros(n, dtype=np.int64),
+            idle_hours=np.zeros(n),
+            wall_hours=np.zeros(n),
+            bucket_hours=np.zeros((n, len(BUCKETS))),
+            failures_by_mode=np.zeros((n, n_modes), dtype=np.int64),
+            spare_return_hours=np.zeros((n, n_spares)),
+            spares_away=np.zeros(n, dtype=np.int64),
+            spares_used=np.zeros(n, dtype=np.int64),
+            degradation_end_hours=np.zeros((n, degradation_slots)),
+            degradation_row=np.zeros((n, degradation_slots), dtype=np.int64),
+            degradation_count=np.zeros(n, dtype=np.int64),
+            degradations_by_row=np.zeros((n, 2 * n_modes), dtype=np.int64),
+            overflow=np.zeros(1, dtype=np.bool_),
+        )
+
+
+class TraceBuffer(NamedTuple):
+    """Where the walk writes the timeline of one trial of the block.
+
+    Attributes
+    ----------
+    rows : numpy.ndarray of float
+        Shape (rows, :data:`TRACE_COLUMNS`): one row ``[wall_start, wall_end, code, a,
+        b, c]`` per interval, in order (see :func:`relplan.sim.timeline.walk_trials`).
+    row_count : numpy.ndarray of int64
+        One entry: rows produced so far (more than fit are counted, not written).
+    trial : int
+        Block index of the trial to trace (-1: none).
+    """
+
+    rows: np.ndarray
+    row_count: np.ndarray
+    trial: int
+
+    @classmethod
+    def for_trial(cls, trial: int, rows: np.ndarray) -> TraceBuffer:
+        """A buffer that traces block trial ``trial`` into ``rows`` (filled in place)."""
+        return cls(rows=rows, row_count=np.zeros(1, dtype=np.int64), trial=int(trial))
+
+    @classmethod
+    def off(cls) -> TraceBuffer:
+        """A buffer that traces no trial."""
+        return cls.for_trial(-1, np.zeros((0, TRACE_COLUMNS)))
+
+    def written_rows(self) -> np.ndarray:
+        """The rows written so far."""
+        return self.rows[: min(int(self.row_count[0]), self.rows.shape[0])]
 
 
 @dataclass(frozen=True)
-class _CompiledModel:
-    """The model packed into arrays for :func:`relplan.sim.timeline.walk_trials`."""
+class CompiledModel:
+    """A model packed for compiled code (see :func:`compile_model`).
 
-    job: np.ndarray
-    impact: np.ndarray
-    detect: np.ndarray
-    uses_spares: np.ndarray
-    loses_fast: np.ndarray
-    self_healing: np.ndarray
-    stall: np.ndarray
-    soft_hours: np.ndarray
-    slowdown_table: np.ndarray
-    repair: np.ndarray
-    exp_total_rate: float
-    exp_probability: np.ndarray
-    exp_modes: np.ndarray
-    exp_alias: np.ndarray
+    Attributes
+    ----------
+    job : CompiledJob
+        The job's numbers.
+    modes : CompiledModes
+        The failure modes.
+    window_modes : tuple of int
+        Indices of the modes whose failures are pre-drawn in windows (all but those
+        drawn on the fly); for the Python side only.
+    """
+
+    job: CompiledJob
+    modes: CompiledModes
     window_modes: tuple[int, ...]
 
 
-_IMPACT_CODES = {"fatal": timeline.FATAL, "degraded": timeline.DEGRADED,
-                 "transient": timeline.TRANSIENT, "elastic": timeline.ELASTIC}
-
-
 @functools.lru_cache(maxsize=32)
-def _compile(model: SimulationModel, on_the_fly: bool = True) -> _CompiledModel:
+def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledModel:
+    """Pack a model for the compiled walk (cached: built once per model).
+
+    Parameters
+    ----------
+    model : SimulationModel
+        The job and its failure modes.
+    on_the_fly : bool
+        Draw the exponential modes inside the walk; False leaves every mode to the
+        pre-drawn windows.
+
+    Returns
+    -------
+    CompiledModel
+        The job, the modes, and the modes drawn in windows.
+    """
     job, modes = model.job, model.modes
     segment = job.segment_hours
     checkpoints = checkpoint_count(job.work_hours, segment)
     two_tier = job.fast_interval_hours is not None
-    packed_job = np.array(
-        [
-            job.work_hours,
-            segment,
-            job.fast_write_hours if two_tier else job.write_hours,
-            job.write_hours,
-            job.restart_hours,
-            job.work_hours - checkpoints * segment,
-            float(job.durable_every),
-            checkpoints + 1.0,
-        ]
+    compiled_job = CompiledJob(
+        work_hours=float(job.work_hours),
+        segment_hours=float(segment),
+        fast_write_hours=float(job.fast_write_hours if two_tier else job.write_hours),
+        durable_write_hours=float(job.write_hours),
+        restart_hours=float(job.restart_hours),
+        last_segment_work_hours=float(job.work_hours - checkpoints * segment),
+        durable_every=int(job.durable_every),
+        total_segments=int(checkpoints + 1),
     )
     depth = 1 + max([len(m.slowdown_by_count) for m in modes] + [1])
     table = np.ones((2 * len(modes), depth))
@@ -67,24 +395,27 @@ def _compile(model: SimulationModel, on_the_fly: bool = True) -> _CompiledModel:
     ]
     rates = np.array([modes[i].job_rate_per_hour for i in exponential])
     probability, alias = alias_table(rates, exponential)
-    return _CompiledModel(
-        job=packed_job,
-        impact=np.array([_IMPACT_CODES[m.impact] for m in modes], dtype=np.int64),
-        detect=np.array([m.detect_hours for m in modes], dtype=float),
+    compiled_modes = CompiledModes(
+        impact=np.array([IMPACT_CODES[m.impact] for m in modes], dtype=np.int64),
+        detect_hours=np.array([m.detect_hours for m in modes], dtype=float),
         uses_spares=np.array([m.uses_spares for m in modes], dtype=np.bool_),
-        loses_fast=np.array([m.loses_fast_checkpoint for m in modes], dtype=np.bool_),
+        loses_fast_checkpoint=np.array([m.loses_fast_checkpoint for m in modes],
+                                       dtype=np.bool_),
         self_healing=np.array([m.self_healing for m in modes], dtype=np.bool_),
-        stall=np.array([m.stall_hours for m in modes], dtype=float),
+        stall_hours=np.array([m.stall_hours for m in modes], dtype=float),
         soft_hours=np.array([m.soft_hours for m in modes], dtype=float),
         slowdown_table=table,
-        repair=np.array(
-            [[duration_code(m.repair.kind), m.repair.scale_hours, m.repair.shape] for m in modes],
-            dtype=float,
-        ).reshape(len(modes), 3),
-        exp_total_rate=float(rates.sum()),
-        exp_probability=probability,
-        exp_modes=np.array(exponential, dtype=np.int64),
-        exp_alias=alias,
+        repair_kind=np.array([duration_code(m.repair.kind) for m in modes], dtype=np.int64),
+        repair_scale_hours=np.array([m.repair.scale_hours for m in modes], dtype=float),
+        repair_shape=np.array([m.repair.shape for m in modes], dtype=float),
+        exponential_rate_per_hour=float(rates.sum()),
+        exponential_modes=np.array(exponential, dtype=np.int64),
+        exponential_probability=probability,
+        exponential_alias=alias,
+    )  # fmt: skip
+    return CompiledModel(
+        job=compiled_job,
+        modes=compiled_modes,
         window_modes=tuple(i for i in range(len(modes)) if i not in exponential),
     )
 
@@ -95,6 +426,13 @@ def alias_table(weights: np.ndarray, labels: list[int]) -> tuple[np.ndarray, np.
     Column ``k`` holds ``labels[k]`` with probability ``probability[k]`` and
     ``alias[k]`` otherwise; a uniform ``u`` picks column ``floor(u K)`` and compares its
     fraction with ``probability``.
+
+    Parameters
+    ----------
+    weights : numpy.ndarray of float
+        Relative weight of each label (any unit, such as failures per hour).
+    labels : list of int
+        The labels to draw.
 
     Returns
     -------

@@ -27,6 +27,8 @@ the seed and the trial count, never on the number of workers.
 from __future__ import annotations
 
 import math
+import pickle
+import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -37,15 +39,21 @@ import numpy as np
 from relplan.errors import InfeasibleJobError
 from relplan.sim import timeline
 from relplan.sim.closed_forms import checkpoint_count, daly_interval, expected_wall_hours
-from relplan.sim.compiled import _compile, _CompiledModel
+from relplan.sim.compiled import (
+    FINISHED,
+    CompiledModel,
+    EventWindow,
+    TraceBuffer,
+    TrialState,
+    TrialStreams,
+    compile_model,
+)
 from relplan.sim.events import RenewalStream
 from relplan.sim.model import FailureMode, SimulationModel
 from relplan.sim.rng import seed_states
-from relplan.vocab import BUCKETS
 
 _WALK_LOCK = threading.Lock()
-"""One compiled walk at a time: it is parallel over trials inside, and numba's fallback
-threading layer (workqueue) must not be entered from two threads at once."""
+"""One walk at a time: a walk runs its trials on every core already."""
 
 BLOCK_TRIALS = 10_000
 """Trials per canonical block: the unit of seeding and of work for a worker."""
@@ -146,83 +154,107 @@ def block_seed(seed: int, block_index: int) -> np.random.SeedSequence:
     return np.random.SeedSequence(seed, spawn_key=(block_index,))
 
 
-@dataclass
-class _BlockState:
-    """Per-trial state of a block, updated in place by the compiled walk."""
+FIRST_COMPILE_SECONDS = 10
+"""About how long the engine takes to compile on an empty numba cache, seconds (measured
+on two cores); only quoted in the notice of :func:`announce_first_compile`."""
 
-    n_trials: int
-    n_modes: int
-    n_spares: int
-    degradation_slots: int = timeline.MAX_DEGRADATIONS
+_first_walk_checked = False
+"""Whether this process has checked for a compiled walk yet (guarded by the walk lock)."""
 
-    def __post_init__(self) -> None:
-        n = self.n_trials
-        self.phase = np.zeros(n, dtype=np.int8)
-        self.position = np.zeros(n)
-        self.phase_start = np.zeros(n)
-        self.run_offset = np.zeros(n)
-        self.committed = np.zeros(n, dtype=np.int64)
-        self.durable = np.zeros(n, dtype=np.int64)
-        self.idle = np.zeros(n)
-        self.wall = np.zeros(n)
-        self.buckets = np.zeros((n, len(BUCKETS)))
-        self.mode_counts = np.zeros((n, self.n_modes), dtype=np.int64)
-        self.spare_return = np.zeros((n, self.n_spares))
-        self.spares_busy = np.zeros(n, dtype=np.int64)
-        self.spares_used = np.zeros(n, dtype=np.int64)
-        width = self.degradation_slots
-        self.degradation_end = np.zeros((n, width))
-        self.degradation_mode = np.zeros((n, width), dtype=np.int64)
-        self.degradation_count = np.zeros(n, dtype=np.int64)
-        self.active_by_mode = np.zeros((n, 2 * self.n_modes), dtype=np.int64)
-        self.overflow = np.zeros(1, dtype=np.bool_)
-        self.trace_rows = np.zeros(1, dtype=np.int64)
 
-    def walk(
-        self,
-        compiled: _CompiledModel,
-        active: np.ndarray,
-        offsets: np.ndarray,
-        event_time: np.ndarray,
-        event_mode: np.ndarray,
-        event_repair: np.ndarray,
-        horizon: float,
-        rng_state: np.ndarray,
-        next_exp: np.ndarray,
-        trace: np.ndarray | None = None,
-        trace_trial: int = -1,
-    ) -> None:
-        if trace is None:
-            trace = np.zeros((0, 6))
-        with _WALK_LOCK:  # the walk runs its trials on every core already
-            timeline.walk_trials(
-                active, offsets, event_time, event_mode, event_repair, horizon, compiled.job,
-                compiled.impact, compiled.detect, compiled.uses_spares, compiled.loses_fast,
-                compiled.self_healing, compiled.stall, compiled.soft_hours,
-                compiled.slowdown_table, compiled.repair,
-                compiled.exp_total_rate, compiled.exp_probability, compiled.exp_modes,
-                compiled.exp_alias,
-                rng_state, next_exp,
-                self.phase, self.position, self.phase_start, self.run_offset, self.committed,
-                self.durable, self.idle, self.wall, self.buckets, self.mode_counts,
-                self.spare_return, self.spares_busy, self.spares_used, self.degradation_end,
-                self.degradation_mode, self.degradation_count, self.active_by_mode,
-                self.overflow, trace, self.trace_rows, trace_trial,
-            )  # fmt: skip
-        if self.overflow[0]:
-            raise RuntimeError(
-                f"more than {self.degradation_end.shape[1]} degradations at once in one trial"
-            )
+def walk_is_compiled(args: tuple) -> bool:
+    """Whether the compiled walk can take ``args`` without compiling first.
 
-    def outcomes(self, modes: tuple[FailureMode, ...]) -> TrialOutcomes:
-        return TrialOutcomes(
-            wall_hours=self.wall,
-            bucket_hours=self.buckets,
-            failures_by_mode=self.mode_counts,
-            spares_used=self.spares_used,
-            mode_names=tuple(m.name for m in modes),
-            mode_impacts=tuple(m.impact for m in modes),
+    True if this process has compiled or loaded :func:`relplan.sim.timeline.walk_trial_slots`
+    for the arguments' types already, or if numba's cache on disk holds a fresh entry for
+    them (same source, numba version, machine and argument types). Also True when that
+    cannot be told (JIT disabled, or a numba without this cache layout), so that nothing
+    is announced wrongly.
+
+    Parameters
+    ----------
+    args : tuple
+        The arguments of :func:`relplan.sim.timeline.walk_trials`.
+    """
+    dispatcher = timeline.walk_trial_slots
+    try:
+        first_slot = stop_slot = 0
+        call = (first_slot, stop_slot, *args)
+        signature = tuple(dispatcher.typeof_pyval(arg) for arg in call)
+        if signature in dispatcher.overloads:
+            return True
+        cache = dispatcher._cache
+        key = cache._index_key(signature, dispatcher.targetctx.codegen())
+        return key in cache._cache_file._load_index()
+    except (AttributeError, OSError, pickle.UnpicklingError):
+        return True
+
+
+def announce_first_compile() -> None:
+    """Say on stderr that the engine is about to compile, and about how long it takes."""
+    print(
+        f"relplan: compiling the simulation engine for first use (about "
+        f"{FIRST_COMPILE_SECONDS} s; cached afterwards)",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def walk_block(
+    compiled: CompiledModel,
+    state: TrialState,
+    window: EventWindow,
+    streams: TrialStreams,
+    trace: TraceBuffer | None = None,
+) -> None:
+    """Walk the trials of one window of events (see :func:`relplan.sim.timeline.walk_trials`).
+
+    The first walk of a process that has to compile the engine first says so on stderr
+    (once per process).
+
+    Parameters
+    ----------
+    compiled : CompiledModel
+        The model packed for compiled code.
+    state : TrialState
+        The block's trials, updated in place.
+    window : EventWindow
+        The trials to walk, their pre-drawn failures and the horizon.
+    streams : TrialStreams
+        The trials' random streams, advanced in place.
+    trace : TraceBuffer, optional
+        Where to write the timeline of one trial (default: none).
+
+    Raises
+    ------
+    RuntimeError
+        If a trial had more degradations at once than ``state`` has room for.
+    """
+    global _first_walk_checked
+    args = (compiled.job, compiled.modes, window, streams, state,
+            TraceBuffer.off() if trace is None else trace)  # fmt: skip
+    with _WALK_LOCK:
+        if not _first_walk_checked:
+            _first_walk_checked = True
+            if not walk_is_compiled(args):
+                announce_first_compile()
+        timeline.walk_trials(*args)
+    if state.overflow[0]:
+        raise RuntimeError(
+            f"more than {state.degradation_end_hours.shape[1]} degradations at once in one "
+            "trial"
         )
+
+
+def _outcomes(state: TrialState, modes: tuple[FailureMode, ...]) -> TrialOutcomes:
+    return TrialOutcomes(
+        wall_hours=state.wall_hours,
+        bucket_hours=state.bucket_hours,
+        failures_by_mode=state.failures_by_mode,
+        spares_used=state.spares_used,
+        mode_names=tuple(m.name for m in modes),
+        mode_impacts=tuple(m.impact for m in modes),
+    )
 
 
 def degradation_slots(model: SimulationModel) -> int:
@@ -268,8 +300,7 @@ def simulate_block(
     seed_sequence: np.random.SeedSequence,
     window_factor: float = 1.2,
     on_the_fly: bool = True,
-    trace: np.ndarray | None = None,
-    trace_trial: int = -1,
+    trace: TraceBuffer | None = None,
 ) -> TrialOutcomes:
     """Simulate one block of trials.
 
@@ -290,11 +321,9 @@ def simulate_block(
     on_the_fly : bool
         Draw exponential modes inside the compiled walk (the default); False pre-draws
         them in windows like the others (a check of one against the other).
-    trace : numpy.ndarray, optional
-        Shape (rows, 6), filled in place with the timeline of trial ``trace_trial`` of
-        the block (see :func:`relplan.sim.timeline.walk_trials`); unused rows keep code -1.
-    trace_trial : int
-        Index within the block of the trial to trace (-1: none).
+    trace : TraceBuffer, optional
+        Where to write the timeline of one trial of the block (see
+        :func:`relplan.sim.timeline.walk_trial_slots`); default: none.
 
     Returns
     -------
@@ -302,17 +331,22 @@ def simulate_block(
         One row per trial.
     """
     job, modes = model.job, model.modes
-    compiled = _compile(model, on_the_fly)
+    compiled = compile_model(model, on_the_fly)
     trial_seeds, window_seed = seed_sequence.spawn(2)
     rng_state = seed_states(trial_seeds, n_trials)
     rng = np.random.Generator(np.random.PCG64(window_seed))
-    next_exp = timeline.first_arrivals(rng_state, compiled.exp_total_rate)
+    trial_streams = TrialStreams(
+        rng_state=rng_state,
+        next_exponential_hours=timeline.first_arrivals(
+            rng_state, compiled.modes.exponential_rate_per_hour
+        ),
+    )
     streams = {
         index: RenewalStream(modes[index].job_units, modes[index].lifetime, n_trials, rng,
                              start=modes[index].start)
         for index in compiled.window_modes
     }  # fmt: skip
-    state = _BlockState(n_trials, len(modes), job.spares, degradation_slots(model))
+    state = TrialState.at_start(n_trials, len(modes), job.spares, degradation_slots(model))
 
     first_window = window_factor * first_window_hours(model)
     step = 0.25 * first_window
@@ -343,10 +377,17 @@ def simulate_block(
             event_time = event_repair = np.empty(0)
             event_mode = np.empty(0, dtype=np.int64)
         offsets = np.searchsorted(event_trial, np.append(active, n_trials)).astype(np.int64)
-        state.walk(compiled, active, offsets, event_time, event_mode, event_repair, horizon,
-                   rng_state, next_exp, trace, trace_trial)
-        active = active[state.phase[active] != timeline.FINISHED]
-    return state.outcomes(modes)
+        window = EventWindow(
+            active_trials=active,
+            offsets=offsets,
+            event_exposure_hours=event_time,
+            event_mode=event_mode,
+            event_repair_hours=event_repair,
+            horizon_hours=float(horizon),
+        )
+        walk_block(compiled, state, window, trial_streams, trace)
+        active = active[state.phase[active] != FINISHED]
+    return _outcomes(state, modes)
 
 
 def walk_trial(
@@ -354,6 +395,7 @@ def walk_trial(
     failure_exposure_hours: list[float] | np.ndarray,
     failure_modes: list[int] | np.ndarray,
     repair_hours: list[float] | np.ndarray,
+    trace: TraceBuffer | None = None,
 ) -> TrialOutcomes:
     """Walk one trial through a given list of failures (for checks and timelines).
 
@@ -367,6 +409,8 @@ def walk_trial(
         Index into ``model.modes`` of each failure.
     repair_hours : sequence of float
         Repair time of each failed unit (or length of each degradation), hours.
+    trace : TraceBuffer, optional
+        Where to write the trial's timeline (its trial is 0); default: none.
 
     Returns
     -------
@@ -376,14 +420,18 @@ def walk_trial(
     times = np.asarray(failure_exposure_hours, dtype=float)
     if np.any(np.diff(times) < 0):
         raise ValueError("failure times must be increasing")
-    compiled = _compile(model, on_the_fly=False)
-    state = _BlockState(1, len(model.modes), model.job.spares)
-    state.walk(
-        compiled, np.zeros(1, dtype=np.int64), np.array([0, times.size], dtype=np.int64),
-        times, np.asarray(failure_modes, dtype=np.int64), np.asarray(repair_hours, dtype=float),
-        np.inf, seed_states(np.random.SeedSequence(0), 1), np.full(1, np.inf),
-    )  # fmt: skip
-    return state.outcomes(model.modes)
+    state = TrialState.at_start(1, len(model.modes), model.job.spares)
+    window = EventWindow(
+        active_trials=np.zeros(1, dtype=np.int64),
+        offsets=np.array([0, times.size], dtype=np.int64),
+        event_exposure_hours=times,
+        event_mode=np.asarray(failure_modes, dtype=np.int64),
+        event_repair_hours=np.asarray(repair_hours, dtype=float),
+        horizon_hours=math.inf,
+    )
+    streams = TrialStreams(seed_states(np.random.SeedSequence(0), 1), np.full(1, np.inf))
+    walk_block(compile_model(model, on_the_fly=False), state, window, streams, trace)
+    return _outcomes(state, model.modes)
 
 
 def concatenate_outcomes(parts: list[TrialOutcomes]) -> TrialOutcomes:

@@ -12,6 +12,19 @@ import numpy as np
 import pandas as pd
 
 from relplan.sim import timeline
+from relplan.sim.compiled import (
+    TRACE_COLUMNS,
+    TRACE_DETECT,
+    TRACE_FAILURE,
+    TRACE_FINISH,
+    TRACE_RESTART,
+    TRACE_ROLLBACK,
+    TRACE_RUN,
+    TRACE_STALL,
+    TRACE_WAIT,
+    TraceBuffer,
+    compile_model,
+)
 from relplan.sim.engine import BLOCK_TRIALS, block_seed, block_sizes, simulate_block
 from relplan.sim.model import SimulationModel
 
@@ -49,17 +62,14 @@ def trace_trial(
         raise ValueError(f"trial {trial} is not in a run of {trials} trials")
     block, position = divmod(trial, BLOCK_TRIALS)
     size = block_sizes(trials)[block]
-    rows = np.full((MAX_TRACE_ROWS, 6), -1.0)
-    simulate_block(model, size, block_seed(seed, block), trace=rows, trace_trial=position)
-    rows = rows[rows[:, 2] >= 0]
-    return _expand(model, rows)
+    trace = TraceBuffer.for_trial(position, np.full((MAX_TRACE_ROWS, TRACE_COLUMNS), -1.0))
+    simulate_block(model, size, block_seed(seed, block), trace=trace)
+    return _expand(model, trace.written_rows())
 
 
 def _expand(model: SimulationModel, rows: np.ndarray) -> tuple[pd.DataFrame, pd.DataFrame]:
-    job = model.job
+    job = compile_model(model).job
     segment = job.segment_hours
-    fast = job.fast_write_hours if job.fast_interval_hours is not None else job.write_hours
-    every = job.durable_every
     names = [m.name for m in model.modes]
     impacts = ["fatal", "degraded", "transient", "elastic"]
     # [start, end, bucket, checkpoint number of the segment (0: not a segment)]
@@ -68,15 +78,14 @@ def _expand(model: SimulationModel, rows: np.ndarray) -> tuple[pd.DataFrame, pd.
     run: list[np.ndarray] = []
 
     def segment_time(start: int, count: int) -> float:
-        return timeline.segments_time(start, count, segment, fast, every, job.write_hours)
+        return timeline.segments_time(job, start, count)
 
     def close_run(lost: bool) -> None:
         if not run:
             return
         start_committed = int(run[0][5])
         j_end = run[-1][4]
-        done = timeline.completed_segments(start_committed, j_end, 10**12, segment, fast,
-                                           every, job.write_hours)
+        done = timeline.completed_segments(job, start_committed, j_end, 10**12)
         edges = [0.0]
         labels: list[tuple[str, int]] = []
         for k in range(1, done + 1):
@@ -105,9 +114,9 @@ def _expand(model: SimulationModel, rows: np.ndarray) -> tuple[pd.DataFrame, pd.
 
     for row in rows:
         code = int(row[2])
-        if code == timeline.TRACE_RUN:
+        if code == TRACE_RUN:
             run.append(row)
-        elif code == timeline.TRACE_FAILURE:
+        elif code == TRACE_FAILURE:
             impact = impacts[int(row[4])]
             failures.append((row[0], names[int(row[3])], impact))
             if impact == "fatal":
@@ -118,16 +127,16 @@ def _expand(model: SimulationModel, rows: np.ndarray) -> tuple[pd.DataFrame, pd.
                     if interval[2] == "stall" and interval[1] > when:
                         interval[1] = when
                 close_run(lost=True)
-        elif code == timeline.TRACE_ROLLBACK:
+        elif code == TRACE_ROLLBACK:
             # the fast checkpoints after the durable one are lost: their work is rework
             for interval in intervals:
                 if interval[2] in ("useful", "checkpoint") and interval[3] > row[3]:
                     interval[2] = "rework"
-        elif code == timeline.TRACE_FINISH:
+        elif code == TRACE_FINISH:
             close_run(lost=False)
         else:
-            bucket = {timeline.TRACE_RESTART: "restart", timeline.TRACE_DETECT: "detect",
-                      timeline.TRACE_WAIT: "waiting", timeline.TRACE_STALL: "stall"}[code]
+            bucket = {TRACE_RESTART: "restart", TRACE_DETECT: "detect",
+                      TRACE_WAIT: "waiting", TRACE_STALL: "stall"}[code]
             if row[1] > row[0]:
                 intervals.append([float(row[0]), float(row[1]), bucket, 0])
     frame = pd.DataFrame([i[:3] for i in intervals],

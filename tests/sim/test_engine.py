@@ -549,20 +549,13 @@ def _assert_trace_matches_buckets(model, times, modes, repairs) -> None:
     from relplan.sim.trace import _expand
 
     compiled_rows = np.full((10_000, 6), -1.0)
-    from relplan.sim.compiled import _compile
-    from relplan.sim.engine import _BlockState
-    from relplan.sim.rng import seed_states
+    from relplan.sim.compiled import TraceBuffer
 
-    state = _BlockState(1, len(model.modes), model.job.spares)
-    state.walk(_compile(model, on_the_fly=False), np.zeros(1, dtype=np.int64),
-               np.array([0, len(times)], dtype=np.int64), np.asarray(times, dtype=float),
-               np.asarray(modes, dtype=np.int64), np.asarray(repairs, dtype=float), np.inf,
-               seed_states(np.random.SeedSequence(0), 1), np.full(1, np.inf),
-               compiled_rows, 0)
+    state = walk_trial(model, times, modes, repairs, TraceBuffer.for_trial(0, compiled_rows))
     intervals, _ = _expand(model, compiled_rows[compiled_rows[:, 2] >= 0])
     lengths = (intervals.end_hours - intervals.start_hours).groupby(intervals.bucket).sum()
-    b = dict(zip(BUCKETS, state.buckets[0], strict=True))
-    assert lengths.sum() == pytest.approx(state.wall[0])
+    b = dict(zip(BUCKETS, state.bucket_hours[0], strict=True))
+    assert lengths.sum() == pytest.approx(state.wall_hours[0])
     for bucket in ("rework", "detect", "waiting", "restart", "stall"):
         assert lengths.get(bucket, 0.0) == pytest.approx(b[bucket], abs=1e-9), bucket
     assert np.all(np.diff(intervals.start_hours) >= -1e-12)
