@@ -28,9 +28,12 @@ from each trial's own xoshiro256** stream (a Poisson superposition: gap, mode, r
 three uniforms per event), and pre-drawn, sorted window events of non-exponential modes.
 
 Compilation. The trials are walked by :func:`walk_trial_slots`, a plain serial function
-compiled without the GIL; :func:`walk_trials` spreads them over the cores with Python
-threads. Numba's parallel passes (a ``prange`` loop) would compile the walk again into
-their parallel kernel: a serial function alone compiles in well under half the time.
+that runs without the GIL (with numpy's error model: a division by zero gives inf, as in
+a numba parallel loop); :func:`walk_trials` spreads them over the cores with Python
+threads. On an empty numba cache the walk compiles in about 8 s on two cores; as the body
+of a ``prange`` loop it took about 18 s (numba's parallel passes), and a ``prange`` loop
+that only calls the serial walk still about 4 s more (its kernel optimises the walk once
+more), for no gain in speed.
 """
 
 from __future__ import annotations
@@ -79,7 +82,22 @@ MIN_TRIALS_PER_THREAD = 64
 
 @numba.njit(cache=True, inline="always")
 def segments_time(job: CompiledJob, start_index: int, count: int) -> float:
-    """Job-time of ``count`` segments after checkpoint number ``start_index``, hours."""
+    """Job-time of ``count`` segments after checkpoint number ``start_index``.
+
+    Parameters
+    ----------
+    job : CompiledJob
+        The job's numbers.
+    start_index : int
+        Checkpoints committed before the first of the segments.
+    count : int
+        Segments, each its compute and its checkpoint write.
+
+    Returns
+    -------
+    float
+        Hours at full speed.
+    """
     if job.durable_every == 1:  # one tier: no integer division on the hot path
         return count * (job.segment_hours + job.durable_write_hours)
     durable = (start_index + count) // job.durable_every - start_index // job.durable_every
@@ -90,8 +108,24 @@ def segments_time(job: CompiledJob, start_index: int, count: int) -> float:
 
 @numba.njit(cache=True, inline="always")
 def completed_segments(job: CompiledJob, start_index: int, elapsed: float, most: int) -> int:
-    """Segments completed ``elapsed`` job-hours after checkpoint number ``start_index``
-    (at most ``most``)."""
+    """Segments completed ``elapsed`` job-hours after checkpoint number ``start_index``.
+
+    Parameters
+    ----------
+    job : CompiledJob
+        The job's numbers.
+    start_index : int
+        Checkpoints committed when the run began.
+    elapsed : float
+        Job-time run since then, hours.
+    most : int
+        The most segments the run can complete (those before the last segment).
+
+    Returns
+    -------
+    int
+        Segments whose checkpoint write has finished.
+    """
     if job.durable_every == 1:
         return min(max(int(elapsed / (job.segment_hours + job.durable_write_hours)), 0), most)
     average = job.segment_hours + job.fast_write_hours + (
@@ -197,9 +231,19 @@ def _current_slowdown(
 
 @numba.njit(cache=True, nogil=True)
 def first_arrivals(rng_state: np.ndarray, rate: float) -> np.ndarray:
-    """First failure time on the exposure clock of each trial's Poisson stream, hours.
+    """First failure time on the exposure clock of each trial's Poisson stream.
 
-    ``rate`` is the stream's rate per hour of exposure (0: no stream, every time inf).
+    Parameters
+    ----------
+    rng_state : numpy.ndarray of uint64
+        Shape (trials, 4): the trials' xoshiro256** states, advanced by one draw each.
+    rate : float
+        The stream's failures per hour of exposure (0: no stream).
+
+    Returns
+    -------
+    numpy.ndarray of float
+        One time per trial, hours (inf without a stream).
     """
     out = np.full(rng_state.shape[0], np.inf)
     if rate > 0.0:
@@ -208,7 +252,7 @@ def first_arrivals(rng_state: np.ndarray, rate: float) -> np.ndarray:
     return out
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, error_model="numpy")
 def walk_trial_slots(
     first_slot: int,
     stop_slot: int,
@@ -231,16 +275,52 @@ def walk_trial_slots(
     the restart, c = checkpoints committed at the restart), RESTART, DETECT and WAIT
     (a = mode), FAILURE (a point; a = mode, b = impact), STALL, FINISH and ROLLBACK (a
     fast tier lost: a = the durable checkpoint, b = the one rolled back from).
+
+    Parameters
+    ----------
+    first_slot, stop_slot : int
+        The trials to walk: ``window.active_trials[first_slot:stop_slot]``.
+    job : CompiledJob
+        The job's numbers.
+    modes : CompiledModes
+        The failure modes.
+    window : EventWindow
+        The active trials, their pre-drawn failures and the horizon.
+    streams : TrialStreams
+        The trials' random streams, advanced in place.
+    state : TrialState
+        The block's trials, updated in place.
+    trace : TraceBuffer
+        Where to write the timeline of ``trace.trial`` (-1: none).
     """
+    # Every field the loops read is bound once, here: reading an array field of a
+    # record inside a loop would cost a reference-count update at each read.
     restart = job.restart_hours
     segment = job.segment_hours
     last_work = job.last_segment_work_hours
     total_segments = job.total_segments
     every = job.durable_every
-    n_modes = modes.impact.shape[0]
+    mode_impact = modes.impact
+    mode_detect_hours = modes.detect_hours
+    mode_uses_spares = modes.uses_spares
+    mode_loses_fast = modes.loses_fast_checkpoint
+    mode_self_healing = modes.self_healing
+    mode_stall_hours = modes.stall_hours
+    mode_soft_hours = modes.soft_hours
+    n_modes = mode_impact.shape[0]
     slowdown_table = modes.slowdown_table
+    repair_kind = modes.repair_kind
+    repair_scale_hours = modes.repair_scale_hours
+    repair_shape = modes.repair_shape
+    exponential_rate = modes.exponential_rate_per_hour
     exponential_modes = modes.exponential_modes
+    exponential_probability = modes.exponential_probability
+    exponential_alias = modes.exponential_alias
+    active_trials = window.active_trials
+    offsets = window.offsets
     event_exposure_hours = window.event_exposure_hours
+    event_mode = window.event_mode
+    event_repair_hours = window.event_repair_hours
     horizon = window.horizon_hours
     rng_state = streams.rng_state
     next_exponential_hours = streams.next_exponential_hours
@@ -251,17 +331,23 @@ def walk_trial_slots(
     committed = state.committed_checkpoints
     durable = state.durable_checkpoint
     idle = state.idle_hours
+    wall_hours = state.wall_hours
     buckets = state.bucket_hours
+    failures_by_mode = state.failures_by_mode
+    spare_return_hours = state.spare_return_hours
+    spares_away = state.spares_away
+    spares_used = state.spares_used
     degradation_end = state.degradation_end_hours
     degradation_row = state.degradation_row
     degradation_count = state.degradation_count
     degradations_by_row = state.degradations_by_row
+    overflow = state.overflow
     traced = trace.trial
 
     for slot in range(first_slot, stop_slot):
-        trial = window.active_trials[slot]
-        pointer = window.offsets[slot]
-        end = window.offsets[slot + 1]
+        trial = active_trials[slot]
+        pointer = offsets[slot]
+        end = offsets[slot + 1]
         slowdown = 1.0
         if degradation_count[trial] > 0:
             slowdown = _current_slowdown(trial, degradations_by_row, slowdown_table)
@@ -318,10 +404,10 @@ def walk_trial_slots(
                     job, committed[trial], left
                 ) - left * segment
                 committed[trial] = total_segments
-                state.wall_hours[trial] = x_next + idle[trial]
+                wall_hours[trial] = x_next + idle[trial]
                 phase[trial] = FINISHED
                 if trial == traced:
-                    _emit(trace, state.wall_hours[trial], state.wall_hours[trial], TRACE_FINISH,
+                    _emit(trace, wall_hours[trial], wall_hours[trial], TRACE_FINISH,
                           0.0, 0.0, 0.0)
                 break
 
@@ -340,23 +426,23 @@ def walk_trial_slots(
                 # Walker's alias method: one uniform picks a column, its fraction the mode
                 pick = uniform(rng_state, trial) * exponential_modes.size
                 column = min(int(pick), exponential_modes.size - 1)
-                if pick - column < modes.exponential_probability[column]:
+                if pick - column < exponential_probability[column]:
                     mode = exponential_modes[column]
                 else:
-                    mode = modes.exponential_alias[column]
+                    mode = exponential_alias[column]
                 repair = duration_from_uniform(
-                    modes.repair_kind[mode], modes.repair_scale_hours[mode],
-                    modes.repair_shape[mode], uniform(rng_state, trial),
+                    repair_kind[mode], repair_scale_hours[mode], repair_shape[mode],
+                    uniform(rng_state, trial),
                 )
                 next_exponential_hours[trial] = e_exp - math.log(
                     uniform(rng_state, trial)
-                ) / modes.exponential_rate_per_hour
+                ) / exponential_rate
             else:
-                mode = window.event_mode[pointer]
-                repair = window.event_repair_hours[pointer]
+                mode = event_mode[pointer]
+                repair = event_repair_hours[pointer]
                 pointer += 1
-            state.failures_by_mode[trial, mode] += 1
-            impact = modes.impact[mode]
+            failures_by_mode[trial, mode] += 1
+            impact = mode_impact[mode]
             if trial == traced:
                 _emit(trace, e_fail + idle[trial], e_fail + idle[trial], TRACE_FAILURE, mode,
                       impact, 0.0)
@@ -379,7 +465,7 @@ def walk_trial_slots(
                     buckets[trial, B_REWORK] += elapsed - done_time
                     committed[trial] += done
                     durable[trial] = (committed[trial] // every) * every
-                if modes.loses_fast_checkpoint[mode] and committed[trial] > durable[trial]:
+                if mode_loses_fast[mode] and committed[trial] > durable[trial]:
                     # the fast checkpoints since the last durable one are gone: their
                     # compute and their writes become rework
                     lost = committed[trial] - durable[trial]
@@ -391,17 +477,17 @@ def walk_trial_slots(
                         _emit(trace, e_fail + idle[trial], e_fail + idle[trial], TRACE_ROLLBACK,
                               durable[trial], committed[trial], 0.0)
                     committed[trial] = durable[trial]
-                detect = modes.detect_hours[mode]
+                detect = mode_detect_hours[mode]
                 buckets[trial, B_DETECT] += detect
                 noticed = e_fail + idle[trial] + detect
                 wait = repair
-                if modes.self_healing[mode]:  # back by itself `repair` after the failure
+                if mode_self_healing[mode]:  # back by itself `repair` after the failure
                     wait = max(0.0, repair - detect)
-                elif modes.uses_spares[mode]:
-                    wait = _replacement_wait(trial, state.spare_return_hours, state.spares_away,
+                elif mode_uses_spares[mode]:
+                    wait = _replacement_wait(trial, spare_return_hours, spares_away,
                                              noticed, repair)
                     if wait < repair:
-                        state.spares_used[trial] += 1
+                        spares_used[trial] += 1
                 buckets[trial, B_WAITING] += wait
                 if trial == traced:
                     _emit(trace, noticed - detect, noticed, TRACE_DETECT, mode, 0.0, 0.0)
@@ -419,7 +505,7 @@ def walk_trial_slots(
             begin = e_fail
             if impact == ELASTIC or impact == TRANSIENT:
                 # transient: failover; elastic: detection and reconfiguration
-                stall = modes.stall_hours[mode]
+                stall = mode_stall_hours[mode]
                 if phase[trial] == RUNNING:
                     start = max(phase_start[trial], e_fail)
                     begin = start + stall
@@ -430,19 +516,19 @@ def walk_trial_slots(
                     phase_start[trial] = begin
             if impact == ELASTIC:
                 wait = repair
-                if modes.uses_spares[mode]:
-                    wait = _replacement_wait(trial, state.spare_return_hours, state.spares_away,
+                if mode_uses_spares[mode]:
+                    wait = _replacement_wait(trial, spare_return_hours, spares_away,
                                              begin + idle[trial], repair)
                     if wait < repair:
-                        state.spares_used[trial] += 1
-                duration = wait + modes.soft_hours[mode]  # soft hours: the rejoin
+                        spares_used[trial] += 1
+                duration = wait + mode_soft_hours[mode]  # soft hours: the rejoin
             elif impact == TRANSIENT:
-                duration = modes.soft_hours[mode]
+                duration = mode_soft_hours[mode]
                 table_row = n_modes + mode  # the soft rows follow the repair rows
                 if duration <= 0.0:
                     continue
             if degradation_count[trial] >= degradation_end.shape[1]:
-                state.overflow[0] = True
+                overflow[0] = True
                 continue
             k = degradation_count[trial]
             degradation_end[trial, k] = begin + idle[trial] + duration
