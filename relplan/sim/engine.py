@@ -175,12 +175,16 @@ def walk_is_compiled(args: tuple) -> bool:
     ----------
     args : tuple
         The arguments of :func:`relplan.sim.timeline.walk_trials`.
+
+    Returns
+    -------
+    bool
+        False if the next walk will compile the engine.
     """
     dispatcher = timeline.walk_trial_slots
     try:
-        first_slot = stop_slot = 0
-        call = (first_slot, stop_slot, *args)
-        signature = tuple(dispatcher.typeof_pyval(arg) for arg in call)
+        slot_range = (0, 0)  # walk_trial_slots takes the first and stop slots first
+        signature = tuple(dispatcher.typeof_pyval(arg) for arg in (*slot_range, *args))
         if signature in dispatcher.overloads:
             return True
         cache = dispatcher._cache
