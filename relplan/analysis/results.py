@@ -10,14 +10,16 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from relplan.sim.engine import TrialOutcomes
 from relplan.sim.model import SimulationModel
 from relplan.vocab import BUCKETS, METRICS, PERCENTILES
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 Z_95 = 1.959963984540054
 """Two-sided 95% quantile of the standard normal."""
@@ -106,26 +108,31 @@ class SimulationResult:
 
     @functools.cached_property
     def _trials(self) -> pd.DataFrame:
+        import pandas as pd  # only tables need pandas; summaries are numpy
+
+        return pd.DataFrame(self._columns)
+
+    @functools.cached_property
+    def _columns(self) -> dict[str, np.ndarray]:
+        """The per-trial columns of :meth:`trials_frame`, as numpy arrays."""
         outcomes, job = self.outcomes, self.model.job
         wall = outcomes.wall_hours
         lost = wall - job.work_hours
-        frame = pd.DataFrame(
-            {
-                "trial": np.arange(outcomes.trials, dtype=np.int64),
-                "wall_hours": wall,
-                "goodput": job.work_hours / wall,
-                "lost_hours": lost,
-                "gpu_hours_lost": lost * job.gpus,
-                "interruptions": outcomes.interruptions_by_mode.sum(axis=1),
-                "failures": outcomes.failures_by_mode.sum(axis=1),
-                "spares_used": outcomes.spares_used,
-            }
-        )
+        columns = {
+            "trial": np.arange(outcomes.trials, dtype=np.int64),
+            "wall_hours": wall,
+            "goodput": job.work_hours / wall,
+            "lost_hours": lost,
+            "gpu_hours_lost": lost * job.gpus,
+            "interruptions": outcomes.interruptions_by_mode.sum(axis=1),
+            "failures": outcomes.failures_by_mode.sum(axis=1),
+            "spares_used": outcomes.spares_used,
+        }
         for index, bucket in enumerate(BUCKETS):
-            frame[f"{bucket}_hours"] = outcomes.bucket_hours[:, index]
+            columns[f"{bucket}_hours"] = outcomes.bucket_hours[:, index]
         for index, mode in enumerate(outcomes.mode_names):
-            frame[f"failures_{mode}"] = outcomes.failures_by_mode[:, index]
-        return frame
+            columns[f"failures_{mode}"] = outcomes.failures_by_mode[:, index]
+        return columns
 
     def summary(self) -> dict[str, Any]:
         """The JSON-ready summary of the ``simulate --json`` contract (README).
@@ -138,7 +145,7 @@ class SimulationResult:
             hours per bucket), ``interruptions_by_class`` (mean per fatal failure mode)
             and ``failures_by_class`` (mean failures and impact of every mode).
         """
-        frame = self.trials_frame()
+        columns = self._columns
         job = self.model.job
         result: dict[str, Any] = {
             "config": self.config_name,
@@ -152,20 +159,20 @@ class SimulationResult:
             "job_mtti_hours": finite_or_none(self.model.job_mtti_hours),
         }
         for metric in METRICS:
-            result[metric] = summarize(frame[metric].to_numpy())
+            result[metric] = summarize(columns[metric])
         result["lost_hours_breakdown"] = {
-            bucket: float(frame[f"{bucket}_hours"].mean())
+            bucket: float(columns[f"{bucket}_hours"].mean())
             for bucket in BUCKETS
             if bucket != "useful"
         }
         outcomes = self.outcomes
         result["interruptions_by_class"] = {
-            mode: float(frame[f"failures_{mode}"].mean())
+            mode: float(columns[f"failures_{mode}"].mean())
             for mode, impact in zip(outcomes.mode_names, outcomes.mode_impacts, strict=True)
             if impact == "fatal"
         }
         result["failures_by_class"] = {
-            mode: {"impact": impact, "mean": float(frame[f"failures_{mode}"].mean())}
+            mode: {"impact": impact, "mean": float(columns[f"failures_{mode}"].mean())}
             for mode, impact in zip(outcomes.mode_names, outcomes.mode_impacts, strict=True)
         }
         return result
@@ -191,6 +198,8 @@ class SimulationResult:
             rows.append((f"{bucket}_hours", "mean", hours))
         for mode, entry in summary["failures_by_class"].items():
             rows.append((f"failures_{mode}", "mean", entry["mean"]))
+        import pandas as pd
+
         return pd.DataFrame(rows, columns=["metric", "statistic", "value"])
 
 

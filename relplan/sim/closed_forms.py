@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import special
 
 
 def young_interval(write_hours: float, mtbf_hours: float) -> float:
@@ -99,6 +98,8 @@ def exact_interval(write_hours: float, mtbf_hours: float) -> float:
     """
     m = mtbf_hours
     argument = -math.exp(-(write_hours / m + 1.0))
+    from scipy import special  # imported on first use: the engine itself never needs it
+
     return m * (1.0 + float(np.real(special.lambertw(argument, 0))))
 
 

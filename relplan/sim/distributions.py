@@ -18,14 +18,29 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Literal
 
 import numpy as np
-from scipy import special, stats
 
 from relplan.config.schema import DistributionConfig
 
 FloatArray = np.ndarray
+
+
+def _stats() -> ModuleType:
+    """``scipy.stats``, imported on first use: it takes most of a second to import, and a
+    job whose lifetimes are all exponential never needs it."""
+    from scipy import stats
+
+    return stats
+
+
+def _special() -> ModuleType:
+    """``scipy.special``, imported on first use (see :func:`_stats`)."""
+    from scipy import special
+
+    return special
 
 
 def _bisect_increasing(
@@ -70,11 +85,11 @@ class Distribution:
     @property
     def _frozen(self):
         if self.kind == "exponential":
-            return stats.expon(scale=self.scale_hours)
+            return _stats().expon(scale=self.scale_hours)
         if self.kind == "weibull":
-            return stats.weibull_min(self.shape, scale=self.scale_hours)
+            return _stats().weibull_min(self.shape, scale=self.scale_hours)
         if self.kind == "lognormal":
-            return stats.lognorm(self.shape, scale=self.scale_hours)
+            return _stats().lognorm(self.shape, scale=self.scale_hours)
         raise AssertionError("fixed durations have no scipy form")  # pragma: no cover
 
     def scipy(self):
@@ -134,7 +149,7 @@ class Distribution:
         if self.kind == "exponential":
             return self.cdf(x)
         if self.kind == "weibull":
-            return special.gammainc(1.0 / self.shape, (x / self.scale_hours) ** self.shape)
+            return _special().gammainc(1.0 / self.shape, (x / self.scale_hours) ** self.shape)
         if self.kind == "fixed":
             return np.minimum(x / self.scale_hours, 1.0)
         return 1.0 - self.equilibrium_sf(x)
@@ -145,14 +160,14 @@ class Distribution:
         if self.kind == "exponential":
             return self.sf(x)
         if self.kind == "weibull":
-            return special.gammaincc(1.0 / self.shape, (x / self.scale_hours) ** self.shape)
+            return _special().gammaincc(1.0 / self.shape, (x / self.scale_hours) ** self.shape)
         if self.kind == "fixed":
             return np.maximum(1.0 - x / self.scale_hours, 0.0)
         # lognormal: integral_x^inf sf(u) du = mean * Phi_bar(z - sigma) - x * sf(x)
         sigma = self.shape
         with np.errstate(divide="ignore"):
             z = (np.log(x) - math.log(self.scale_hours)) / sigma
-        tail = special.ndtr(sigma - z) - x * special.ndtr(-z) / self.mean_hours
+        tail = _special().ndtr(sigma - z) - x * _special().ndtr(-z) / self.mean_hours
         return np.clip(tail, 0.0, 1.0)
 
     def equilibrium_ppf(self, probability: FloatArray) -> FloatArray:
@@ -161,7 +176,8 @@ class Distribution:
         if self.kind == "exponential":
             return self.ppf(q)
         if self.kind == "weibull":
-            return self.scale_hours * special.gammaincinv(1.0 / self.shape, q) ** (1.0 / self.shape)
+            inverse = _special().gammaincinv(1.0 / self.shape, q)
+            return self.scale_hours * inverse ** (1.0 / self.shape)
         if self.kind == "fixed":
             return q * self.scale_hours
         return self._lognormal_equilibrium_inverse(q, upper_tail=False)
@@ -172,7 +188,7 @@ class Distribution:
         if self.kind == "exponential":
             return self.isf(q)
         if self.kind == "weibull":
-            return self.scale_hours * special.gammainccinv(1.0 / self.shape, q) ** (
+            return self.scale_hours * _special().gammainccinv(1.0 / self.shape, q) ** (
                 1.0 / self.shape
             )
         if self.kind == "fixed":
