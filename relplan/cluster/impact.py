@@ -5,17 +5,20 @@ of the network (README, "The model"), unless the config overrides it:
 
 - gpu, host, job-level modes: fatal (with elastic recovery, a server-level failure
   drops one data-parallel replica instead).
-- nic, server links and their optics, leaf: fatal when single-homed; with dual-ToR
-  the server keeps its other homing and runs at half bandwidth (degraded); with an
-  LACP bundle a lost member degrades the bundle while ``members - 1 >= min_links``,
-  else the link is down (fatal unless dual-homed).
-- fabric links and their optics, spines, cores: ECMP routes around them; capacity
-  falls by the lost path's share (one of ``ecmp_width`` paths, one of the spines a
-  leaf reaches, a bundle member) and the job runs slowed.
+- nic (a NIC card, all its ports): fatal, or with ``network.nic_failover = "pxn"``
+  degraded (its GPU sends through a neighbour's NIC).
+- server links and their optics, leaf (ToR): fatal when single-homed with one link per
+  NIC; a NIC with more links (LACP members, dual-ToR legs) loses one and runs its
+  slowest flow at ``(links - 1) / links`` (degraded) while ``min_links`` hold.
+- fabric links and their optics, spines, cores: ECMP routes around them; the slowest
+  flow loses its path's share (one of the leaf's equal-cost paths, one of an aggregation
+  switch's core uplinks, a member of its bundle) and ECMP rehashes onto what is left.
 - transient modes (flaps, reroutes): a stall for detection plus failover (BFD
   interval x multiplier + ECMP reconvergence on the fabric, LACP's timeout on a
-  bundle, the flap itself where nothing fails over). A stall as long as the
-  collective timeout is fatal: the job hangs until the timeout, then restarts.
+  bundle, the flap itself where nothing fails over). A stall as long as the transport's
+  retry window (about 30 s) or the collective timeout is fatal: the job crashes when the
+  window runs out, then restarts. A soft phase after the stall (PFC congestion
+  spreading) runs at a slowdown derived from ``network.pfc_pause_share``.
 
 The slowdown of a degraded state is the step time with the reduced bandwidth over
 the step time at full bandwidth, from :mod:`relplan.comm.step` when the config has a
@@ -71,41 +74,32 @@ class Impact:
     reason: str = ""
 
 
-@dataclass(frozen=True)
-class CapacityLoss:
-    """Remaining share of each path's bandwidth after one or more losses."""
-
-    fabric: float = 1.0
-    server_nic: float = 1.0
-
-
-def capacity_slowdown(config: RelplanConfig, loss: CapacityLoss) -> float:
-    """Step time with reduced capacity over step time at full capacity (>= 1).
+def capacity_slowdown(config: RelplanConfig, loss: CapacityScale) -> float:
+    """Step time with the slowest flow's reduced capacity over step time at full (>= 1).
 
     Parameters
     ----------
     config : RelplanConfig
         The config (its ``[workload]`` and ``[network]``).
-    loss : CapacityLoss
-        Remaining share of the fabric's and of one server's NIC bandwidth.
+    loss : CapacityScale
+        What the slowest flow keeps of its uplink path, of its server's NICs, and how many
+        equal-cost paths its leaf lost.
 
     Returns
     -------
     float
-        The slowdown; 1 at full capacity.
+        The slowdown; 1 at full capacity. Without a ``[workload]``:
+        ``1 + comm_share x (1 / min(fabric, server_nic) - 1)``.
     """
-    fabric = max(loss.fabric, 1e-6)
-    server_nic = max(loss.server_nic, 1e-6)
     inputs = workload_model(config)
     if inputs is None:
         share = config.network.comm_share
-        return 1.0 + share * (1.0 / min(fabric, server_nic) - 1.0)
+        return 1.0 + share * (1.0 / min(loss.fabric, loss.server_nic) - 1.0)
     training, parallelism, hardware, overlap = inputs
-    capacity = CapacityScale(fabric=fabric, server_nic=server_nic)
-    return slowdown(training, parallelism, hardware, capacity, overlap)
+    return slowdown(training, parallelism, hardware, loss, overlap)
 
 
-def _degraded(config: RelplanConfig, losses: list[CapacityLoss], reason: str) -> Impact:
+def _degraded(config: RelplanConfig, losses: list[CapacityScale], reason: str) -> Impact:
     return Impact(
         "degraded", tuple(capacity_slowdown(config, loss) for loss in losses), reason=reason
     )
@@ -124,13 +118,29 @@ def _fatal_or_elastic(config: RelplanConfig, unit: str, reason: str) -> Impact:
 
 
 def _server_side(config: RelplanConfig, inventory: Inventory, unit: str) -> Impact:
-    """nic, leaf, and a server link (or its optic)."""
-    if inventory.dual_tor:
-        return _degraded(config, [CapacityLoss(server_nic=0.5)], "dual-ToR: other homing")
+    """A NIC card, a leaf (ToR), and a server link or its optic.
+
+    A NIC's links are ``members`` LACP members to each of its legs (two with dual-ToR). A
+    lost link, optic or ToR takes one link of each NIC it serves: the slowest flow keeps
+    ``(links - 1) / links`` of that NIC, so losing a dual-ToR leg costs what losing one
+    member of a two-member bundle does. A NIC card takes all of its links with it: fatal,
+    unless ``network.nic_failover = "pxn"`` sends its GPU's traffic through a neighbour's
+    NIC over NVLink (that NIC then carries two GPUs' flows: half each).
+    """
     members, min_links = inventory.server_lacp_members, inventory.server_lacp_min_links
+    legs = 2 if inventory.dual_tor else 1
+    links = members * legs
+    if unit == "nic":
+        if config.network.nic_failover == "pxn" and inventory.nics_per_server > 1:
+            return _degraded(config, [CapacityScale(server_nic=0.5)],
+                             "NIC lost: PXN through a neighbour's NIC")  # fmt: skip
+        return _fatal_or_elastic(config, "nic", "NIC card lost (all its ports)")
+    if inventory.dual_tor:
+        return _degraded(config, [CapacityScale(server_nic=(links - 1) / links)],
+                         f"dual-ToR: one of {links} links of the NIC lost")  # fmt: skip
     if unit in ("link", "optic") and members > 1 and members - 1 >= min_links:
         return _degraded(
-            config, [CapacityLoss(server_nic=(members - 1) / members)],
+            config, [CapacityScale(server_nic=(members - 1) / members)],
             f"LACP: {members - 1} of {members} members left (min_links {min_links})",
         )  # fmt: skip
     if unit in ("link", "optic") and members > 1:
@@ -141,25 +151,48 @@ def _server_side(config: RelplanConfig, inventory: Inventory, unit: str) -> Impa
 
 
 def _fabric_side(config: RelplanConfig, inventory: Inventory, unit: str) -> Impact:
-    """Spine, core, and a fabric link (or its optic): ECMP routes around them."""
-    if unit in FABRIC_CLASSES:
-        paths = inventory.spines_per_leaf or inventory.spines or 1
-        if unit == "core":
-            paths = max(inventory.cluster_units("core"), 1)
-        reason = f"ECMP: one of {paths} {unit} paths lost"
-    else:
-        members, min_links = inventory.fabric_lacp_members, inventory.fabric_lacp_min_links
-        if members > 1 and members - 1 >= min_links:
-            paths = inventory.ecmp_width * members or 1
-            reason = f"LACP fabric bundle: {members - 1} of {members} members left"
-        else:
-            paths = inventory.ecmp_width or 1
-            reason = f"ECMP: one of {paths} uplinks lost"
+    """Spine, core, and a fabric link (or its optic): ECMP routes around them.
+
+    The slowest flow sets the pace: a lost spine leaves every leaf ``P - 1`` of its ``P``
+    equal-cost paths (ECMP rehashes onto them); a lost fat-tree core takes one of the
+    ``k/2`` uplinks of the aggregation switches it serves; a lost fabric link takes one
+    path from its leaf; a lost member of a fabric bundle leaves the flows hashed onto
+    that bundle ``(M - 1)/M`` of it (while ``min_links`` hold). Concurrent losses are
+    taken at the worst place: the same leaf, bundle or aggregation switch.
+    """
+    paths = max(inventory.ecmp_width, 1)
+    if unit == "core":
+        half = config.network.switch_ports // 2
+        if half <= 1:
+            return Impact("fatal", reason="no other core path")
+        losses = [CapacityScale(fabric=1.0 - k / half, fabric_paths_lost=k)
+                  for k in range(1, min(half - 1, MAX_CONCURRENT) + 1)]  # fmt: skip
+        return _degraded(config, losses, f"fat-tree: an aggregation switch loses one of "
+                                         f"{half} core uplinks")  # fmt: skip
+    members, min_links = inventory.fabric_lacp_members, inventory.fabric_lacp_min_links
+    if unit not in FABRIC_CLASSES and members > 1 and members - 1 >= min_links:
+        spare = members - min_links
+        losses = [CapacityScale(fabric=(members - k) / members)
+                  for k in range(1, min(spare, MAX_CONCURRENT) + 1)]  # fmt: skip
+        return _degraded(config, losses,
+                         f"LACP fabric bundle: {members - 1} of {members} members left")
+    what = "spine" if unit in FABRIC_CLASSES else "uplink"
     if paths <= 1:
         return Impact("fatal", reason=f"no other {unit} path")
-    most = min(paths - 1, MAX_CONCURRENT)
-    losses = [CapacityLoss(fabric=1.0 - k / paths) for k in range(1, most + 1)]
-    return _degraded(config, losses, reason)
+    losses = [CapacityScale(fabric=1.0 - k / paths, fabric_paths_lost=k)
+              for k in range(1, min(paths - 1, MAX_CONCURRENT) + 1)]  # fmt: skip
+    return _degraded(config, losses, f"ECMP: one of {paths} {what} paths lost")
+
+
+def pfc_soft_slowdown(config: RelplanConfig) -> float:
+    """Slowdown while PFC congestion spreads after a flap, from the communication model.
+
+    Links the pauses spread to carry traffic ``1 - network.pfc_pause_share`` of the time,
+    both at the servers' NICs and on the uplinks: the step time at that capacity over the
+    healthy one. ``soft_slowdown`` in a failure mode overrides it.
+    """
+    left = 1.0 - config.network.pfc_pause_share
+    return capacity_slowdown(config, CapacityScale(fabric=left, server_nic=left))
 
 
 def default_stall_hours(config: RelplanConfig, inventory: Inventory, unit: str,
@@ -214,18 +247,25 @@ def resolve_impact(
         elif unit in FABRIC_CLASSES or fabric:
             impact = _fabric_side(config, inventory, unit)
         else:
-            impact = _degraded(config, [CapacityLoss(server_nic=0.5)], "half a server's NICs")
+            impact = _degraded(config, [CapacityScale(server_nic=0.5)], "half a server's NICs")
     else:  # transient
         stall = mode.stall
         if stall is None:
             stall = default_stall_hours(config, inventory, unit, mode, fabric)
-        timeout = config.network.failover.collective_timeout
-        if stall >= timeout:
-            return Impact("fatal", detect_hours=timeout, self_healing=True,
-                          reason="stall reaches the collective timeout: the job hangs")
+        failover = config.network.failover
+        window = min(failover.transport_timeout, failover.collective_timeout)
+        if stall >= window:
+            what = ("the transport's retry window" if window < failover.collective_timeout
+                    else "the collective timeout")  # fmt: skip
+            return Impact("fatal", detect_hours=window, self_healing=True,
+                          reason=f"stall outlasts {what}: the job crashes")  # fmt: skip
+        soft_hours = mode.soft_duration or 0.0
+        soft = mode.soft_slowdown
+        if soft is None:
+            soft = pfc_soft_slowdown(config) if soft_hours > 0 else 1.0
         impact = Impact(
-            "transient", stall_hours=stall, soft_slowdown=mode.soft_slowdown or 1.0,
-            soft_hours=mode.soft_duration or 0.0, reason="stall for detection + failover",
+            "transient", stall_hours=stall, soft_slowdown=soft, soft_hours=soft_hours,
+            reason="stall for detection + failover",
         )  # fmt: skip
     if kind == "auto" and impact.kind == "degraded" and mode.slowdown is not None:
         impact = Impact("degraded", (mode.slowdown,), reason=impact.reason)

@@ -27,7 +27,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from relplan.config.derived import ceil_div, job_servers, nics_per_server, two_tier_shape
+from relplan.config.derived import (
+    ceil_div,
+    job_servers,
+    leaf_uplinks,
+    nics_per_server,
+    two_tier_shape,
+)
 from relplan.config.schema import NetworkConfig, RelplanConfig
 from relplan.vocab import COMPONENT_CLASSES
 
@@ -392,6 +398,7 @@ def build_inventory(config: RelplanConfig) -> Inventory:
                  ceil_div(servers_in_job, cluster.servers_per_rack)),
     }
     bundles = fabric.uplinks_per_leaf // network.fabric_lacp.members
+    uplinks = leaf_uplinks(config)
     return Inventory(
         components=tuple(ComponentCount(name, *counts[name]) for name in COMPONENT_CLASSES),
         job_servers=servers_in_job,
@@ -406,14 +413,14 @@ def build_inventory(config: RelplanConfig) -> Inventory:
         uplink_bundles_per_leaf=bundles,
         spines=fabric.job.spines,
         spines_per_leaf=fabric.spines_per_leaf,
-        ecmp_width=network.ecmp_width or fabric.spines_per_leaf,
+        ecmp_width=uplinks.ecmp_paths,
         job_pods=fabric.job.pods,
         server_lacp_members=network.server_lacp.members,
         server_lacp_min_links=network.server_lacp.min_links,
         fabric_lacp_members=network.fabric_lacp.members,
         fabric_lacp_min_links=network.fabric_lacp.min_links,
         dual_tor=network.dual_tor,
-        oversubscription=fabric.leaf_down_ports / fabric.uplinks_per_leaf,
+        oversubscription=uplinks.oversubscription,
         link_speed_bytes_per_s=network.link_speed,
         port_budget=fabric.port_budget,
         job_server_links=fabric.job.server_links,

@@ -188,8 +188,8 @@ def baseline_report(config: RelplanConfig) -> dict[str, Any]:
         and available, latency share, exposed time; step time; RTT sensitivity; bytes,
         seconds, bytes/s), ``gradients`` (bytes per GPU, per step over the job, and the
         document's per-GPU bandwidth formula), ``moe`` (the document's MoE arithmetic,
-        when the model has experts) and ``cluster_mtbf_hours`` (each failure mode's
-        MTBF over its units in the job).
+        when the model has experts, with ``reconciliation``: the document's per-GPU average
+        beside the baseline's own per-GPU need, by dimension).
 
     Raises
     ------
@@ -235,4 +235,32 @@ def baseline_report(config: RelplanConfig) -> dict[str, Any]:
             workload.headroom,
         )
         report["moe"] = {"expert_data_parallel": parallelism.expert_data, **asdict(moe)}
+        report["moe"]["reconciliation"] = _reconcile_document_average(
+            moe.average_bandwidth_per_gpu_bytes_per_s, report["baseline"]["dimensions"]
+        )
     return report
+
+
+def _reconcile_document_average(
+    document_average_bytes_per_s: float, dimensions: dict[str, dict[str, Any]]
+) -> dict[str, Any]:
+    """The source document's per-GPU average beside the baseline's own per-GPU need.
+
+    The document divides one step's All-to-All bytes summed over the whole cluster (4 GB)
+    plus one data-parallel group's share of the dense gradients (10 GB) by the step time:
+    2.8 GB/s. What one GPU must move is per dimension: every MoE layer's dispatch and
+    combine, forward and backward, and each gradient AllReduce's ``2(n-1)/n`` of its own
+    buffer, over the communication window. The ratio says how far apart the two are.
+    """
+    scale_out = {
+        name: entry["bandwidth_needed_bytes_per_s"]
+        for name, entry in dimensions.items()
+        if entry["path"] == "scale_out" and entry["volume_per_step_bytes"] > 0
+    }
+    need = sum(scale_out.values())
+    return {
+        "document_average_per_gpu_bytes_per_s": document_average_bytes_per_s,
+        "baseline_need_per_gpu_bytes_per_s": need,
+        "baseline_need_by_dimension_bytes_per_s": scale_out,
+        "ratio": need / document_average_bytes_per_s if document_average_bytes_per_s else None,
+    }

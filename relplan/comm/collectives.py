@@ -17,7 +17,8 @@ Modelling choices (each documented where it is made):
   one-way latency of the textbook alpha.
 - Exposed communication is computed per dimension: each dimension hides behind its own,
   disjoint share of the compute time (its overlap fraction; the fractions sum to <= 1).
-- All scale-out traffic is assumed to cross the spine layer (conservative for rail-local rings).
+- A group spanning servers is node-aware (:func:`node_aware_allreduce_times_s`): its ranks on
+  one server share that server's NICs and pipeline the NVLink hops with the network hops.
 """
 
 from __future__ import annotations
@@ -273,3 +274,131 @@ _ALLREDUCE_TIME: dict[str, Callable[[int, float, float, float], float]] = {
     "tree": tree_allreduce_time_s,
     "halving_doubling": halving_doubling_allreduce_time_s,
 }
+
+
+def node_aware_allreduce_times_s(
+    ranks: int,
+    ranks_per_server: int,
+    buffer_bytes: float,
+    nvlink_latency_s: float,
+    nvlink_bandwidth_bytes_per_s: float,
+    network_latency_s: float,
+    network_bandwidth_bytes_per_s: float,
+) -> dict[str, tuple[float, float]]:
+    """AllReduce over ``n`` ranks, ``g`` to a server, by each algorithm NCCL could pick.
+
+    A group inside one server rides NVLink (ring and tree). A group spanning ``N = n/g``
+    servers (comm-model notes 1.2, 1.4):
+
+    - ``ring``: NCCL's rings cross each server boundary once per channel, and the channels
+      spread the crossings over the ``g`` ranks' NICs, so the bus bandwidth is
+      ``B_bus = min(g B_net, g/(g-1) B_nvl)`` and ``T = 2(n-N) a_nvl + 2(N-1) a_net +
+      2(n-1)/n S / B_bus``. For 175B pure data parallel on 8-GPU servers with 8 x 400G
+      (``S`` = 700 GB) that is 3.5 s, not the 28 s of a ring that gave each rank one NIC.
+    - ``tree``: ``T = 2 ceil(log2 N) a_net + 2(g-1) a_nvl + 2 S / B_bus`` (NCCL: tree
+      algbw = busbw / 2).
+    - ``hierarchical`` (``g > 1``): a ReduceScatter and AllGather inside the server on
+      NVLink around ``g`` concurrent inter-server rings (or trees) on ``S/g`` shards, one
+      phase after the other (:func:`hierarchical_allreduce_time_s`).
+
+    Parameters
+    ----------
+    ranks, ranks_per_server : int
+        ``n`` and ``g`` (``g`` divides ``n`` or ``n < g``).
+    buffer_bytes : float
+        AllReduce buffer ``S``, bytes.
+    nvlink_latency_s, network_latency_s : float
+        Per-step latency inside a server and between servers, seconds.
+    nvlink_bandwidth_bytes_per_s : float
+        Per-GPU NVLink bandwidth, bytes/s.
+    network_bandwidth_bytes_per_s : float
+        Per-GPU network bandwidth (its share of the server's NICs, after the fabric),
+        bytes/s.
+
+    Returns
+    -------
+    dict
+        Algorithm name -> ``(time, latency part)``, seconds. The fastest is NCCL's pick.
+
+    Examples
+    --------
+    >>> times = node_aware_allreduce_times_s(5000, 8, 700e9, 3.4e-6, 450e9, 10e-6, 50e9)
+    >>> round(min(time_s for time_s, _ in times.values()), 2)  # not 28 s
+    3.5
+    """
+    require(ranks_per_server >= 1, "ranks_per_server must be >= 1")
+    g = min(ranks_per_server, ranks)
+    servers = -(-ranks // g)
+    if servers == 1:
+        return {
+            name: (function(ranks, buffer_bytes, nvlink_latency_s, nvlink_bandwidth_bytes_per_s),
+                   function(ranks, 0.0, nvlink_latency_s, nvlink_bandwidth_bytes_per_s))
+            for name, function in (("ring", ring_allreduce_time_s),
+                                   ("tree", tree_allreduce_time_s))
+        }  # fmt: skip
+    _check_collective(ranks, buffer_bytes, network_latency_s, network_bandwidth_bytes_per_s)
+    bus = g * network_bandwidth_bytes_per_s
+    if g > 1:
+        bus = min(bus, g / (g - 1) * nvlink_bandwidth_bytes_per_s)
+    ring_latency = 2 * (ranks - servers) * nvlink_latency_s + 2 * (servers - 1) * network_latency_s
+    tree_latency = 2 * _ceil_log2(servers) * network_latency_s + 2 * (g - 1) * nvlink_latency_s
+    times = {
+        "ring": (ring_latency + ring_allreduce_bytes_per_rank(ranks, buffer_bytes) / bus,
+                 ring_latency),
+        "tree": (tree_latency + tree_allreduce_bytes_per_rank(ranks, buffer_bytes) / bus,
+                 tree_latency),
+    }  # fmt: skip
+    if g > 1:
+        args = (g, servers, nvlink_latency_s, nvlink_bandwidth_bytes_per_s, network_latency_s,
+                network_bandwidth_bytes_per_s)  # fmt: skip
+        times["hierarchical"] = min(
+            (hierarchical_allreduce_time_s(args[0], args[1], buffer_bytes, *args[2:], inter),
+             hierarchical_allreduce_time_s(args[0], args[1], 0.0, *args[2:], inter))
+            for inter in ("ring", "tree")
+        )  # fmt: skip
+    return times
+
+
+def node_aware_all_to_all_time_s(
+    ranks: int,
+    ranks_per_server: int,
+    buffer_bytes: float,
+    nvlink_bandwidth_bytes_per_s: float,
+    network_latency_s: float,
+    network_bandwidth_bytes_per_s: float,
+    concurrency: int | None = None,
+) -> tuple[float, float]:
+    """All-to-All over ``n`` ranks, ``g`` to a server, with ``c`` peers in flight at once.
+
+    Each rank sends ``S/n`` to every peer: ``(g-1)/n S`` over NVLink and ``(n-g)/n S`` over
+    its NIC, at the same time. The latency term is ``ceil((n-1)/c) a_net`` (``c`` = all
+    peers: one ``a_net``). DeepEP posts every peer's writes together and measures about
+    0.2 ms per dispatch at EP 256, where a pairwise exchange would charge ``255 a``.
+
+    Returns
+    -------
+    tuple of float
+        ``(time, latency part)``, seconds.
+
+    Examples
+    --------
+    >>> time_s, latency_s = node_aware_all_to_all_time_s(256, 8, 0.0, 450e9, 10e-6, 50e9)
+    >>> round(latency_s * 1e6, 3)  # all peers in flight: one alpha
+    10.0
+    >>> round(node_aware_all_to_all_time_s(256, 8, 0.0, 450e9, 10e-6, 50e9, 1)[1] * 1e3, 2)
+    2.55
+    """
+    require(ranks_per_server >= 1, "ranks_per_server must be >= 1")
+    require(concurrency is None or concurrency >= 1, "concurrency must be >= 1")
+    _check_collective(ranks, buffer_bytes, network_latency_s, network_bandwidth_bytes_per_s)
+    if ranks <= 1:
+        return 0.0, 0.0
+    g = min(ranks_per_server, ranks)
+    peers = ranks - 1
+    in_flight = peers if concurrency is None else min(concurrency, peers)
+    off_server = (ranks - g) / ranks * buffer_bytes
+    on_server = (g - 1) / ranks * buffer_bytes
+    latency = -(-peers // in_flight) * network_latency_s if ranks > g else network_latency_s
+    transfer = max(off_server / network_bandwidth_bytes_per_s,
+                   on_server / nvlink_bandwidth_bytes_per_s)  # fmt: skip
+    return latency + transfer, latency

@@ -9,12 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from relplan.comm.collectives import require
-from relplan.config.derived import data_parallel_degree, nics_per_server
+from relplan.config.derived import data_parallel_degree, leaf_uplinks, nics_per_server
 from relplan.config.schema import RelplanConfig
-
-# --------------------------------------------------------------------------------------------
-# Inputs: workload, parallelism, hardware, capacity, overlap
-# --------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -91,25 +87,39 @@ class Parallelism:
 
 @dataclass(frozen=True)
 class NetworkHardware:
-    """Per-GPU links. Defaults: H100-class node, one 400 Gb/s NIC per GPU (comm-model.md 5).
+    """Per-GPU links and the leaf they hang from. Defaults: H100-class node, one 400 Gb/s NIC
+    per GPU, a non-blocking fabric with adaptive routing (comm-model notes, section 5).
 
     Scale-out ``alpha = network_rtt_s * alpha_per_rtt`` (1.0: the seed's one RTT per sync step).
     ``nvlink_latency_s`` is NCCL 2.30.7's NVLink ring Simple per-step latency (3.4 us).
-    ``all_to_all_concurrent_peers``: see :func:`all_to_all_time_s` (1 = pairwise, ``(n-1)`` steps).
+    ``nic_bandwidth_bytes_per_s`` is one GPU's share of its server's NICs.
+
+    The leaf: ``servers_per_leaf`` servers talk to each other without touching its uplinks,
+    which carry ``1 / oversubscription`` of its downlinks over ``ecmp_paths`` equal-cost paths.
+    ``load_balancing = "ecmp"`` hashes ``flows_per_connection`` flows per connection onto the
+    paths like balls into bins; ``"adaptive"`` spreads them evenly. ``ecmp_efficiency``, when
+    given, is a fixed share of the uplinks the slowest flow sees instead.
+    ``all_to_all_concurrency``: peers an All-to-All keeps in flight (None: all of them).
     """
 
     gpus_per_server: int = 8
+    nics_per_server: int = 8
     nvlink_bandwidth_bytes_per_s: float = 450e9
     nvlink_latency_s: float = 3.4e-6
     nic_bandwidth_bytes_per_s: float = 50e9
     network_rtt_s: float = 10e-6
     alpha_per_rtt: float = 1.0
+    servers_per_leaf: int = 1
     oversubscription: float = 1.0
-    ecmp_efficiency: float = 1.0
-    all_to_all_concurrent_peers: int = 1
+    ecmp_paths: int = 1
+    load_balancing: str = "adaptive"
+    flows_per_connection: int = 1
+    ecmp_efficiency: float | None = None
+    all_to_all_concurrency: int | None = None
 
     def __post_init__(self) -> None:
-        require(self.gpus_per_server >= 1, "gpus_per_server must be >= 1")
+        require(self.gpus_per_server >= 1 and self.nics_per_server >= 1,
+                "gpus_per_server and nics_per_server must be >= 1")  # fmt: skip
         require(
             self.nvlink_bandwidth_bytes_per_s > 0 and self.nic_bandwidth_bytes_per_s > 0,
             "bandwidths must be > 0",
@@ -119,7 +129,15 @@ class NetworkHardware:
             "latencies must be >= 0",
         )
         require(self.oversubscription > 0, "oversubscription must be > 0")
-        require(0 < self.ecmp_efficiency <= 1, "ecmp_efficiency must be in (0, 1]")
+        require(self.servers_per_leaf >= 1 and self.ecmp_paths >= 1,
+                "servers_per_leaf and ecmp_paths must be >= 1")  # fmt: skip
+        require(self.load_balancing in ("ecmp", "adaptive"),
+                "load_balancing must be 'ecmp' or 'adaptive'")  # fmt: skip
+        require(self.flows_per_connection >= 1, "flows_per_connection must be >= 1")
+        require(self.ecmp_efficiency is None or 0 < self.ecmp_efficiency <= 1,
+                "ecmp_efficiency must be in (0, 1]")  # fmt: skip
+        require(self.all_to_all_concurrency is None or self.all_to_all_concurrency >= 1,
+                "all_to_all_concurrency must be >= 1")  # fmt: skip
 
     @property
     def network_latency_s(self) -> float:
@@ -128,17 +146,32 @@ class NetworkHardware:
 
 @dataclass(frozen=True)
 class CapacityScale:
-    """Remaining fraction of each path's bandwidth, in (0, 1]; 1 = healthy."""
+    """What is left after losses, for the slowest flow; 1 (and 0 lost) = healthy.
+
+    Attributes
+    ----------
+    nvlink : float
+        Share of a GPU's NVLink bandwidth.
+    fabric : float
+        Share of the uplink capacity the slowest crossing flow's path keeps (a bundle with
+        a member lost, a leaf with an uplink lost).
+    server_nic : float
+        Share of the slowest server's NIC bandwidth (a lost LACP member or dual-ToR leg).
+    fabric_paths_lost : int
+        Equal-cost paths the worst leaf lost: ECMP rehashes onto those left.
+    """
 
     nvlink: float = 1.0
     fabric: float = 1.0
     server_nic: float = 1.0
+    fabric_paths_lost: int = 0
 
     def __post_init__(self) -> None:
         require(
             all(0 < s <= 1 for s in (self.nvlink, self.fabric, self.server_nic)),
             "capacity scales must be in (0, 1]",
         )
+        require(self.fabric_paths_lost >= 0, "fabric_paths_lost must be >= 0")
 
 
 @dataclass(frozen=True)
@@ -162,43 +195,6 @@ class OverlapFractions:
         )
 
 
-def spine_loss_fabric_scale(spines: int, lost: int = 1) -> float:
-    """Fabric capacity left after losing spines under ECMP: ``1 - lost/spines``."""
-    require(0 <= lost < spines, "need 0 <= lost < spines")
-    return 1.0 - lost / spines
-
-
-def lacp_member_loss_scale(members: int, lost: int = 1, min_links: int = 1) -> float:
-    """Bundle capacity left after losing LACP members: ``(M - m)/M``; 0.0 below ``min_links``."""
-    require(0 <= lost <= members, "need 0 <= lost <= members")
-    remaining = members - lost
-    return remaining / members if remaining >= min_links else 0.0
-
-
-def nic_port_loss_scale(ports_per_server: int = 2, lost: int = 1) -> float:
-    """Server NIC capacity left when ports fail on a multi-homed server (dual-homed: 0.5)."""
-    require(0 <= lost < ports_per_server, "need 0 <= lost < ports_per_server")
-    return (ports_per_server - lost) / ports_per_server
-
-
-def nvlink_bandwidth_bytes_per_s(hardware: NetworkHardware, capacity: CapacityScale) -> float:
-    """Per-GPU NVLink bandwidth after degradation, bytes/s."""
-    return hardware.nvlink_bandwidth_bytes_per_s * capacity.nvlink
-
-
-def scale_out_bandwidth_bytes_per_s(hardware: NetworkHardware, capacity: CapacityScale) -> float:
-    """Effective per-GPU scale-out bandwidth, bytes/s.
-
-    ``min(B_nic * server_nic, B_nic * ecmp_efficiency * fabric / oversubscription)``: the
-    server's NIC, or its share of the spine layer (all GPUs sending across it at once), which
-    ever is smaller. A synchronous collective runs at its slowest member, so one degraded server
-    sets the bandwidth of every group it belongs to.
-    """
-    nic = hardware.nic_bandwidth_bytes_per_s
-    fabric_share = nic * hardware.ecmp_efficiency * capacity.fabric / hardware.oversubscription
-    return min(nic * capacity.server_nic, fabric_share)
-
-
 Inputs = tuple[TrainingWorkload, Parallelism, NetworkHardware, OverlapFractions]
 """What the communication model needs of a config: workload, degrees, hardware, overlap."""
 
@@ -216,7 +212,8 @@ def workload_model(config: RelplanConfig) -> Inputs | None:
     tuple or None
         ``(TrainingWorkload, Parallelism, NetworkHardware, OverlapFractions)``: the
         per-GPU NIC bandwidth is the server's NIC links (``link_speed`` x LACP members x
-        NICs) shared by its GPUs.
+        legs (two with dual-ToR) x NICs) shared by its GPUs; the leaf's facts come from
+        :func:`relplan.config.derived.leaf_uplinks`.
     """
     workload = config.workload
     if workload is None:
@@ -240,13 +237,21 @@ def workload_model(config: RelplanConfig) -> Inputs | None:
     parallelism = Parallelism(data, degrees.tensor, degrees.pipeline, degrees.expert)
     net, cluster = config.network, config.cluster
     nics = nics_per_server(cluster)
+    leaf = leaf_uplinks(config)
     hardware = NetworkHardware(
         gpus_per_server=cluster.gpus_per_server,
+        nics_per_server=nics,
         nvlink_bandwidth_bytes_per_s=net.nvlink_bandwidth,
-        nic_bandwidth_bytes_per_s=net.link_speed * net.server_lacp.members * nics
+        nic_bandwidth_bytes_per_s=net.link_speed * leaf.links_per_nic * nics
         / cluster.gpus_per_server,
         network_rtt_s=net.rtt * 3600.0,
+        servers_per_leaf=leaf.servers_per_leaf,
+        oversubscription=leaf.oversubscription,
+        ecmp_paths=leaf.ecmp_paths,
+        load_balancing=net.load_balancing,
+        flows_per_connection=net.flows_per_connection,
         ecmp_efficiency=net.ecmp_efficiency,
+        all_to_all_concurrency=workload.all_to_all_concurrency,
     )
     overlap = OverlapFractions(
         workload.overlap.data, workload.overlap.tensor, workload.overlap.pipeline,

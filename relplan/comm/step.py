@@ -15,16 +15,17 @@ from relplan.comm.collectives import (
     _ALLREDUCE_TIME,
     AllReduceAlgorithm,
     all_to_all_time_s,
+    node_aware_all_to_all_time_s,
+    node_aware_allreduce_times_s,
     point_to_point_time_s,
 )
+from relplan.comm.fabric import crossing_share, ecmp_hashing_efficiency, fabric_bandwidth_factor
 from relplan.comm.inputs import (
     CapacityScale,
     NetworkHardware,
     OverlapFractions,
     Parallelism,
     TrainingWorkload,
-    nvlink_bandwidth_bytes_per_s,
-    scale_out_bandwidth_bytes_per_s,
 )
 
 # --------------------------------------------------------------------------------------------
@@ -51,6 +52,12 @@ class DimensionTraffic:
     buffer_bytes: float
     collectives_per_step: int
     path: str
+    ranks_per_server: int = 1
+
+    @property
+    def servers(self) -> int:
+        """Servers the group spans (its ranks fill them ``ranks_per_server`` at a time)."""
+        return -(-self.group_ranks // self.ranks_per_server)
 
     @property
     def volume_per_gpu_bytes(self) -> float:
@@ -63,7 +70,7 @@ class DimensionTraffic:
 def traffic_per_step(
     workload: TrainingWorkload, parallelism: Parallelism, gpus_per_server: int = 8
 ) -> tuple[DimensionTraffic, ...]:
-    """Collectives per training step for each dimension (comm-model.md, Suggested model C).
+    """Collectives per training step for each dimension (comm-model notes, Suggested model C).
 
     - data: one gradient AllReduce over ``data`` ranks of ``dense / (TP PP) * bytes_per_gradient``.
     - tensor: ``tp_allreduces_per_layer * ceil(layers/PP) * micro_batches`` AllReduces of one
@@ -73,7 +80,8 @@ def traffic_per_step(
       backward), each rank sending ``tokens / (DP m TP) * top_k * bytes_per_token_expert``.
     - expert_data: one AllReduce over ``DP TP / EP`` ranks of ``experts / (EP PP) * bytes``.
 
-    Tensor and expert groups that fit in a server ride NVLink; everything else the scale-out path.
+    A group whose ranks all share one server rides NVLink; the others span servers
+    (:func:`group_ranks_per_server` says how many of their ranks share one).
 
     Parameters
     ----------
@@ -94,52 +102,61 @@ def traffic_per_step(
     activation_bytes = tokens_per_micro_batch * w.hidden_size * w.bytes_per_activation
     layers_per_stage = math.ceil(w.layers / p.pipeline)
     moe_layers_per_stage = math.ceil(w.moe_layer_count / p.pipeline)
+    per_server = group_ranks_per_server(parallelism, gpus_per_server)
 
-    def path(ranks: int) -> str:
-        return "nvlink" if ranks <= gpus_per_server else "scale_out"
+    def path(ranks: int, dimension: str) -> str:
+        return "nvlink" if ranks <= per_server[dimension] else "scale_out"
 
-    return (
-        DimensionTraffic(
-            "data",
-            "allreduce",
-            p.data,
-            w.dense_parameters / (p.tensor * p.pipeline) * w.bytes_per_gradient,
-            1 if p.data > 1 else 0,
-            "scale_out",
-        ),
-        DimensionTraffic(
-            "tensor",
-            "allreduce",
-            p.tensor,
-            activation_bytes,
-            w.tp_allreduces_per_layer * layers_per_stage * w.micro_batches if p.tensor > 1 else 0,
-            path(p.tensor),
-        ),
-        DimensionTraffic(
-            "pipeline",
-            "point_to_point",
-            p.pipeline,
-            activation_bytes / p.tensor,
-            2 * w.micro_batches if p.pipeline > 1 else 0,
-            "scale_out",
-        ),
-        DimensionTraffic(
-            "expert",
-            "all_to_all",
-            p.expert,
-            tokens_per_micro_batch / p.tensor * w.top_k * w.token_expert_bytes,
-            4 * moe_layers_per_stage * w.micro_batches if p.expert > 1 else 0,
-            path(p.expert),
-        ),
-        DimensionTraffic(
-            "expert_data",
-            "allreduce",
-            p.expert_data,
-            w.expert_parameters / (p.expert * p.pipeline) * w.bytes_per_gradient,
-            1 if p.expert_data > 1 and w.expert_parameters > 0 else 0,
-            "scale_out",
-        ),
-    )
+    rows = (
+        ("data", "allreduce", p.data,
+         w.dense_parameters / (p.tensor * p.pipeline) * w.bytes_per_gradient,
+         1 if p.data > 1 else 0),
+        ("tensor", "allreduce", p.tensor, activation_bytes,
+         w.tp_allreduces_per_layer * layers_per_stage * w.micro_batches if p.tensor > 1 else 0),
+        ("pipeline", "point_to_point", p.pipeline, activation_bytes / p.tensor,
+         2 * w.micro_batches if p.pipeline > 1 else 0),
+        ("expert", "all_to_all", p.expert,
+         tokens_per_micro_batch / p.tensor * w.top_k * w.token_expert_bytes,
+         4 * moe_layers_per_stage * w.micro_batches if p.expert > 1 else 0),
+        ("expert_data", "allreduce", p.expert_data,
+         w.expert_parameters / (p.expert * p.pipeline) * w.bytes_per_gradient,
+         1 if p.expert_data > 1 and w.expert_parameters > 0 else 0),
+    )  # fmt: skip
+    return tuple(
+        DimensionTraffic(dimension, collective, ranks, buffer, count,
+                         path(ranks, dimension), per_server[dimension])
+        for dimension, collective, ranks, buffer, count in rows
+    )  # fmt: skip
+
+
+def group_ranks_per_server(parallelism: Parallelism, gpus_per_server: int) -> dict[str, int]:
+    """How many ranks of one group of each dimension share a server (Megatron rank order).
+
+    Ranks are numbered tensor fastest, then data, then pipeline, and fill servers in order;
+    expert groups are carved out of consecutive data x tensor ranks. So a tensor or expert
+    group packs ``min(degree, G)`` ranks into a server, a data-parallel group (stride
+    ``tensor``) ``G / tensor`` when ``tensor < G``, an expert-data group (stride ``expert``)
+    ``G / expert``; a pipeline's stages are on different servers.
+
+    Examples
+    --------
+    >>> group_ranks_per_server(Parallelism(data=5000), 8)["data"]  # pure data parallel
+    8
+    >>> group_ranks_per_server(Parallelism(data=1280, tensor=8, expert=256), 8)
+    {'data': 1, 'tensor': 8, 'pipeline': 1, 'expert': 8, 'expert_data': 1}
+    """
+    g, p = gpus_per_server, parallelism
+
+    def strided(stride: int, degree: int) -> int:
+        return max(1, min(degree, g // stride)) if stride < g else 1
+
+    return {
+        "data": strided(p.tensor, p.data),
+        "tensor": min(p.tensor, g),
+        "pipeline": 1,
+        "expert": min(p.expert, g),
+        "expert_data": strided(p.expert, p.expert_data),
+    }
 
 
 # --------------------------------------------------------------------------------------------
@@ -155,39 +172,93 @@ class _Timed:
     exposed_s: float
 
 
+def _uplink_flows(traffic: DimensionTraffic, hardware: NetworkHardware) -> int:
+    """Flows that leave one leaf for this dimension: a ring's crossings are one per NIC (each
+    rail's ring), an All-to-All's every pair of ranks split by the leaf."""
+    per_connection = hardware.flows_per_connection
+    if traffic.collective != "all_to_all":
+        return hardware.nics_per_server * per_connection
+    inside = min(hardware.servers_per_leaf, traffic.servers) * traffic.ranks_per_server
+    outside = traffic.group_ranks - inside
+    return max(1, min(inside * outside * per_connection, 1 << 16))
+
+
+def network_bandwidth_bytes_per_s(
+    traffic: DimensionTraffic, hardware: NetworkHardware, capacity: CapacityScale
+) -> float:
+    """Per-GPU network bandwidth of one dimension's slowest flow, bytes/s.
+
+    The GPU's share of its server's NICs (after a lost member or leg, ``server_nic``),
+    times what the leaf's uplinks give the traffic that crosses them
+    (:func:`relplan.comm.fabric.fabric_bandwidth_factor`): rings cross a leaf once per
+    channel, an All-to-All sends its off-leaf share; the uplinks run at ``1 /
+    oversubscription`` of the downlinks, less what the slowest path lost, less ECMP
+    hash collisions on the paths left.
+    """
+    nic = hardware.nic_bandwidth_bytes_per_s * capacity.server_nic
+    if traffic.path == "nvlink":
+        return nic
+    pattern = "all_to_all" if traffic.collective == "all_to_all" else "ring"
+    if traffic.collective == "point_to_point":
+        share = 1.0 if hardware.servers_per_leaf <= 1 else 1.0 / hardware.servers_per_leaf
+    else:
+        share = crossing_share(pattern, traffic.servers, hardware.servers_per_leaf)
+    paths = max(1, hardware.ecmp_paths - capacity.fabric_paths_lost)
+    if hardware.ecmp_efficiency is not None:
+        hashing = hardware.ecmp_efficiency
+    elif hardware.load_balancing == "adaptive" or share == 0.0:
+        hashing = 1.0
+    else:
+        hashing = ecmp_hashing_efficiency(_uplink_flows(traffic, hardware), paths)
+    factor = fabric_bandwidth_factor(share, hardware.oversubscription, capacity.fabric, hashing)
+    return nic * factor
+
+
 def _time_dimension(
     traffic: DimensionTraffic,
-    alpha: float,
-    bandwidth: float,
+    hardware: NetworkHardware,
+    capacity: CapacityScale,
     algorithm: AllReduceAlgorithm,
-    concurrent_peers: int,
-) -> tuple[str, float, float]:
-    """Return (algorithm, time of all the step's collectives, their latency part), seconds."""
-    ranks, count = traffic.group_ranks, traffic.collectives_per_step
+) -> tuple[str, float, float, float]:
+    """(algorithm, time of the step's collectives, their latency part, bus bandwidth)."""
+    ranks, count, per_server = traffic.group_ranks, traffic.collectives_per_step, 1
+    nvlink = hardware.nvlink_bandwidth_bytes_per_s * capacity.nvlink
+    network = network_bandwidth_bytes_per_s(traffic, hardware, capacity)
+    per_server = traffic.ranks_per_server
     if traffic.collective == "allreduce":
-        names = ("ring", "tree") if algorithm == "auto" else (algorithm,)
-        chosen = min(
-            names, key=lambda a: _ALLREDUCE_TIME[a](ranks, traffic.buffer_bytes, alpha, bandwidth)
-        )
-        cost = _ALLREDUCE_TIME[chosen]
+        if traffic.path == "nvlink" or algorithm == "auto":
+            times = node_aware_allreduce_times_s(
+                ranks, per_server, traffic.buffer_bytes, hardware.nvlink_latency_s, nvlink,
+                hardware.network_latency_s, network,
+            )  # fmt: skip
+        else:  # a named algorithm over a flat group (no node awareness)
+            function = _ALLREDUCE_TIME[algorithm]
+            alpha = hardware.network_latency_s
+            times = {algorithm: (function(ranks, traffic.buffer_bytes, alpha, network),
+                                 function(ranks, 0.0, alpha, network))}  # fmt: skip
+        chosen = min(times, key=lambda name: times[name][0])
+        one, latency = times[chosen]
+        g = min(per_server, ranks)
+        bus = nvlink if traffic.path == "nvlink" else (
+            min(g * network, g / (g - 1) * nvlink) if g > 1 else network)
     elif traffic.collective == "all_to_all":
-        chosen = "direct"
-
-        def cost(n: int, s: float, a: float, b: float) -> float:
-            return all_to_all_time_s(n, s, a, b, concurrent_peers)
+        chosen, bus = "direct", network if traffic.path == "scale_out" else nvlink
+        if traffic.path == "nvlink":
+            one = all_to_all_time_s(ranks, traffic.buffer_bytes, hardware.nvlink_latency_s,
+                                    nvlink, ranks - 1 if ranks > 1 else 1)  # fmt: skip
+            latency = hardware.nvlink_latency_s if ranks > 1 else 0.0
+        else:
+            one, latency = node_aware_all_to_all_time_s(
+                ranks, per_server, traffic.buffer_bytes, nvlink, hardware.network_latency_s,
+                network, hardware.all_to_all_concurrency,
+            )  # fmt: skip
     else:
-        chosen = "p2p"
-
-        def cost(n: int, s: float, a: float, b: float) -> float:
-            return point_to_point_time_s(s, a, b)
-
+        chosen, bus = "p2p", network
+        one = point_to_point_time_s(traffic.buffer_bytes, hardware.network_latency_s, network)
+        latency = hardware.network_latency_s
     if ranks <= 1 or count == 0:
-        return chosen, 0.0, 0.0
-    return (
-        chosen,
-        count * cost(ranks, traffic.buffer_bytes, alpha, bandwidth),
-        count * cost(ranks, 0.0, alpha, bandwidth),
-    )
+        return chosen, 0.0, 0.0, bus
+    return chosen, count * one, count * latency, bus
 
 
 def _evaluate(
@@ -200,18 +271,10 @@ def _evaluate(
 ) -> tuple[_Timed, ...]:
     if algorithm not in (*_ALLREDUCE_TIME, "auto"):
         raise ValueError(f"unknown AllReduce algorithm {algorithm!r}")
-    rows = []
-    for traffic in traffic_per_step(workload, parallelism, hardware.gpus_per_server):
-        if traffic.path == "nvlink":
-            alpha = hardware.nvlink_latency_s
-            bandwidth = nvlink_bandwidth_bytes_per_s(hardware, capacity)
-        else:
-            alpha = hardware.network_latency_s
-            bandwidth = scale_out_bandwidth_bytes_per_s(hardware, capacity)
-        timing = _time_dimension(
-            traffic, alpha, bandwidth, algorithm, hardware.all_to_all_concurrent_peers
-        )
-        rows.append((traffic, *timing, bandwidth))
+    rows = [
+        (traffic, *_time_dimension(traffic, hardware, capacity, algorithm))
+        for traffic in traffic_per_step(workload, parallelism, hardware.gpus_per_server)
+    ]
     # Exposure: each overlap slot hides behind its own slice of compute; data and expert_data
     # (both gradient syncs) share the data slot, the exposed part split in proportion to time.
     slot = {
@@ -244,9 +307,11 @@ def step_time(
     """Time of one training step: compute plus exposed communication.
 
     ``T = compute + sum_d max(0, T_d - phi_d * compute)`` (per-dimension exposure; see
-    :class:`OverlapFractions`). TP rides NVLink (if the group fits in a server), the rest rides
-    the scale-out path (:func:`scale_out_bandwidth_bytes_per_s`). Latency terms do not change with
-    capacity. ``allreduce_algorithm="auto"`` takes the faster of ring and tree, as NCCL does.
+    :class:`OverlapFractions`). A group inside one server rides NVLink; a group across
+    servers is node-aware (:func:`relplan.comm.collectives.node_aware_allreduce_times_s`) at
+    the bandwidth its slowest flow gets (:func:`network_bandwidth_bytes_per_s`). Latency
+    terms do not change with capacity. ``allreduce_algorithm="auto"`` takes the fastest of
+    ring, tree and hierarchical, as NCCL's tuner does; a named one runs over a flat group.
 
     Parameters
     ----------

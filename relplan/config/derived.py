@@ -137,3 +137,59 @@ def uplink_bundles_per_leaf(config: RelplanConfig) -> int:
     if network.topology == "fat-tree":
         return network.switch_ports // 2
     return two_tier_shape(network, nics_per_server(config.cluster)).uplink_bundles_per_leaf
+
+
+@dataclass(frozen=True)
+class LeafUplinks:
+    """What a job's traffic meets at a leaf (rail leaf, edge switch), in any topology.
+
+    Attributes
+    ----------
+    servers_per_leaf : int
+        Servers whose traffic to each other stays under one leaf (pair, rail unit, edge).
+    oversubscription : float
+        The leaf's downlink over uplink capacity (1.0 is non-blocking; 2.0 is 2:1).
+    ecmp_paths : int
+        Equal-cost uplink paths (bundles) ECMP spreads the leaf's crossing flows over.
+    links_per_nic : int
+        Links of one NIC: LACP members, times two legs with dual-ToR.
+    """
+
+    servers_per_leaf: int
+    oversubscription: float
+    ecmp_paths: int
+    links_per_nic: int
+
+
+def leaf_uplinks(config: RelplanConfig) -> LeafUplinks:
+    """The leaf facts of a config's fabric (see :class:`LeafUplinks`).
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> config = load_config("configs/seed-moe-10k.toml")
+    >>> leaf_uplinks(config)
+    LeafUplinks(servers_per_leaf=10, oversubscription=1.0, ecmp_paths=80, links_per_nic=1)
+    >>> leaf_uplinks(load_config("configs/seed-moe-10k.toml", ["network.uplinks_per_leaf=40"]))
+    LeafUplinks(servers_per_leaf=10, oversubscription=2.0, ecmp_paths=40, links_per_nic=1)
+    """
+    network = config.network
+    nics = nics_per_server(config.cluster)
+    links_per_nic = network.server_lacp.members * (2 if network.dual_tor else 1)
+    if network.topology == "fat-tree":
+        half = network.switch_ports // 2
+        ports_per_server = nics * network.server_lacp.members
+        return LeafUplinks(
+            servers_per_leaf=max(1, half // ports_per_server),
+            oversubscription=1.0 / network.fabric_lacp.members,
+            ecmp_paths=network.ecmp_width or half,
+            links_per_nic=links_per_nic,
+        )
+    shape = two_tier_shape(network, nics)
+    spines = network.spines or shape.uplink_bundles_per_leaf
+    return LeafUplinks(
+        servers_per_leaf=shape.servers_per_group,
+        oversubscription=shape.leaf_down_ports / shape.uplinks_per_leaf,
+        ecmp_paths=network.ecmp_width or min(spines, shape.uplink_bundles_per_leaf),
+        links_per_nic=links_per_nic,
+    )

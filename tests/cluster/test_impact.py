@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from relplan.cluster.impact import CapacityLoss, capacity_slowdown
-from relplan.comm.inputs import spine_loss_fabric_scale
+from relplan.cluster.impact import capacity_slowdown
+from relplan.comm.inputs import CapacityScale as CapacityLoss
 from relplan.config.loading import parse_config
 from relplan.sim.engine import simulate
 from relplan.sim.model import build_model
@@ -57,7 +57,8 @@ def test_dual_tor_turns_leaf_and_nic_failures_into_degraded_time(minimal_raw) ->
     dual_config = _config(minimal_raw, {"servers_per_leaf": 4, "dual_tor": True}, failures)
     dual = _modes(dual_config)
     assert single["leaf"].impact == single["nic"].impact == "fatal"
-    assert dual["leaf"].impact == dual["nic"].impact == "degraded"
+    assert dual["leaf"].impact == "degraded"
+    assert dual["nic"].impact == "fatal"  # a NIC card takes both of its legs with it
     assert dual["gpu"].impact == "fatal"
     half = capacity_slowdown(dual_config, CapacityLoss(server_nic=0.5))
     assert dual["leaf"].slowdown_by_count[0] == pytest.approx(half)
@@ -77,7 +78,6 @@ def test_losing_one_of_s_spines_cuts_fabric_capacity_by_one_over_s(minimal_raw) 
     for lost, slowdown in enumerate(spine.slowdown_by_count[:3], start=1):
         capacity = 1.0 - lost / 8
         assert slowdown == pytest.approx(1.0 + share * (1.0 / capacity - 1.0))
-    assert spine_loss_fabric_scale(8, 1) == pytest.approx(1 - 1 / 8)
 
 
 def test_fabric_links_are_degraded_and_server_links_fatal_when_single_homed(minimal_raw):
@@ -93,13 +93,38 @@ def test_fabric_links_are_degraded_and_server_links_fatal_when_single_homed(mini
 @pytest.mark.parametrize(("stall", "impact"), [("9min", "transient"), ("10min", "fatal"),
                                                ("11min", "fatal"), ("1s", "transient")])
 def test_a_stall_reaching_the_collective_timeout_is_fatal(minimal_raw, stall, impact) -> None:
-    config = _config(minimal_raw, {"servers_per_leaf": 4},
+    # a transport that retries for an hour leaves the collective timeout (10 min) in charge
+    config = _config(minimal_raw, {"servers_per_leaf": 4, "failover": {"transport_timeout": "1h"}},
                      {"flap": {"unit": "link", "impact": "transient", "stall": stall,
                                "lifetime": EXP}})
     flap = _modes(config)["flap"]
     assert flap.impact == impact
     if impact == "fatal":
         assert flap.detect_hours == pytest.approx(10 / 60)  # hangs until the timeout
+
+
+@pytest.mark.parametrize(("stall", "impact"), [("29s", "transient"), ("31s", "fatal"),
+                                               ("90s", "fatal"), ("1s", "transient")])
+def test_a_stall_outlasting_the_transport_retry_window_is_fatal(minimal_raw, stall, impact):
+    """NCCL_IB_TIMEOUT 20 x NCCL_IB_RETRY_CNT 7: 4.096 us x 2^20 x 7 = 30.06 s of retries."""
+    config = _config(minimal_raw, {"servers_per_leaf": 4},
+                     {"flap": {"unit": "link", "impact": "transient", "stall": stall,
+                               "lifetime": EXP}})
+    flap = _modes(config)["flap"]
+    assert flap.impact == impact
+    if impact == "fatal":
+        assert flap.detect_hours * 3600 == pytest.approx(4.096e-6 * 2**20 * 7)
+
+
+def test_a_slow_lacp_blackhole_crashes_the_job(minimal_raw) -> None:
+    """LACP's slow rate notices a dead partner after 90 s: past the 30 s retry window."""
+    config = _config(minimal_raw, {"servers_per_leaf": 4, "server_lacp": {"members": 2},
+                                   "failover": {"lacp_rate": "slow"}},
+                     {"flap": {"unit": "link", "impact": "transient", "lifetime": EXP}})
+    assert _modes(config)["flap"].impact == "fatal"
+    fast = _config(minimal_raw, {"servers_per_leaf": 4, "server_lacp": {"members": 2}},
+                   {"flap": {"unit": "link", "impact": "transient", "lifetime": EXP}})
+    assert _modes(fast)["flap"].impact == "transient"
 
 
 def test_default_stall_is_bfd_detection_plus_reconvergence_on_the_fabric(minimal_raw) -> None:
@@ -155,7 +180,7 @@ def test_failure_free_upper_bound_has_no_modes(minimal_raw) -> None:
 
 def test_a_hung_flap_waits_only_for_what_is_left_of_it(minimal_raw) -> None:
     """A 15 min flap hangs the job until the 10 min timeout, then 5 more minutes."""
-    config = _config(minimal_raw, {"servers_per_leaf": 4},
+    config = _config(minimal_raw, {"servers_per_leaf": 4, "failover": {"transport_timeout": "1h"}},
                      {"flap": {"unit": "link", "impact": "transient", "stall": "15min",
                                "repair": {"dist": "fixed", "mean": "15min"}, "lifetime": EXP}})
     model = build_model(config)
@@ -168,3 +193,86 @@ def test_a_hung_flap_waits_only_for_what_is_left_of_it(minimal_raw) -> None:
     b = dict(zip(BUCKETS, outcome.bucket_hours[0], strict=True))
     assert b["detect"] == pytest.approx(10 / 60)
     assert b["waiting"] == pytest.approx(5 / 60)
+
+
+MOE_WORKLOAD = {"parameters": 50e9, "expert_parameters": 950e9, "tokens_per_step": 2e6,
+                "hidden_size": 8192, "layers": 64, "step_compute": "5s", "top_k": 2,
+                "bytes_per_token_expert": "1KB", "overlap": {"data": 0.0},
+                "parallelism": {"tensor": 8, "expert": 64}}
+
+
+def _with_workload(minimal_raw, network, failures):
+    raw = copy.deepcopy(minimal_raw)
+    raw["job"]["gpus"] = 512
+    raw["network"] = network
+    raw["failures"] = failures
+    raw["workload"] = copy.deepcopy(MOE_WORKLOAD)
+    return parse_config(raw)
+
+
+def test_losing_a_fabric_bundle_member_halves_the_flows_on_that_bundle(minimal_raw) -> None:
+    """Two-member leaf-spine bundles: the flows hashed onto the bundle keep half of it; the
+    average over every bundle of the leaf (1 - 1/(2 x bundles)) is not what they see."""
+    network = {"servers_per_leaf": 4, "uplinks_per_leaf": 32,
+               "fabric_lacp": {"members": 2, "min_links": 1}, "load_balancing": "adaptive"}
+    config = _with_workload(minimal_raw, network, {"link": {"lifetime": EXP}})
+    link = _modes(config)["link.fabric"]
+    assert link.impact == "degraded"
+    assert link.slowdown_by_count[0] == pytest.approx(
+        capacity_slowdown(config, CapacityLoss(fabric=0.5)))
+    average = capacity_slowdown(config, CapacityLoss(fabric=1 - 1 / 32))
+    assert link.slowdown_by_count[0] > average >= 1.0
+    assert link.slowdown_by_count[0] > 1.0
+
+
+def test_losing_a_fat_tree_core_cuts_an_aggregation_switch_by_two_over_k(minimal_raw) -> None:
+    network = {"topology": "fat-tree", "switch_ports": 16, "load_balancing": "adaptive"}
+    config = _config(minimal_raw, network, {"core": {"lifetime": EXP}})
+    core = _modes(config)["core"]
+    assert core.impact == "degraded"
+    share = config.network.comm_share
+    assert core.slowdown_by_count[0] == pytest.approx(1.0 + share * (1.0 / (1 - 2 / 16) - 1.0))
+
+
+def test_dual_tor_leg_costs_what_an_lacp_member_costs(minimal_raw) -> None:
+    failures = {"link": {"lifetime": EXP}, "leaf": {"lifetime": EXP}}
+    # the same leaf (4 servers, 1:1, no hash collisions); two links per NIC either way
+    dual = _with_workload(minimal_raw, {"servers_per_leaf": 4, "dual_tor": True,
+                                        "load_balancing": "adaptive"}, failures)
+    lacp = _with_workload(minimal_raw, {"servers_per_leaf": 4, "load_balancing": "adaptive",
+                                        "server_lacp": {"members": 2, "min_links": 1}}, failures)
+    dual_modes, lacp_modes = _modes(dual), _modes(lacp)
+    assert dual_modes["link"].impact == lacp_modes["link"].impact == "degraded"
+    assert dual_modes["link"].slowdown_by_count[0] == pytest.approx(
+        lacp_modes["link"].slowdown_by_count[0])
+    assert dual_modes["leaf"].slowdown_by_count[0] == pytest.approx(
+        dual_modes["link"].slowdown_by_count[0])
+    half = capacity_slowdown(dual, CapacityLoss(server_nic=0.5))
+    assert dual_modes["link"].slowdown_by_count[0] == pytest.approx(half)
+
+
+def test_a_nic_card_under_dual_tor_is_fatal_unless_pxn_reroutes(minimal_raw) -> None:
+    failures = {"nic": {"lifetime": EXP}}
+    plain = _modes(_config(minimal_raw, {"servers_per_leaf": 4, "dual_tor": True}, failures))
+    assert plain["nic"].impact == "fatal"
+    pxn = _config(minimal_raw, {"servers_per_leaf": 4, "dual_tor": True, "nic_failover": "pxn"},
+                  failures)
+    rerouted = _modes(pxn)["nic"]
+    assert rerouted.impact == "degraded"
+    assert rerouted.slowdown_by_count[0] == pytest.approx(
+        capacity_slowdown(pxn, CapacityLoss(server_nic=0.5)))
+
+
+def test_pfc_soft_slowdown_comes_from_the_pause_share(minimal_raw) -> None:
+    flap = {"unit": "link", "impact": "transient", "lifetime": EXP, "soft_duration": "5min"}
+    config = _with_workload(minimal_raw, {"servers_per_leaf": 4, "pfc_pause_share": "30%"},
+                            {"flap": flap})
+    derived = _modes(config)["flap.fabric"]
+    expected = capacity_slowdown(config, CapacityLoss(fabric=0.7, server_nic=0.7))
+    assert derived.soft_slowdown == pytest.approx(expected) and expected > 1.0
+    override = _with_workload(minimal_raw, {"servers_per_leaf": 4},
+                              {"flap": {**flap, "soft_slowdown": 1.3}})
+    assert _modes(override)["flap.fabric"].soft_slowdown == 1.3
+    calmer = _with_workload(minimal_raw, {"servers_per_leaf": 4, "pfc_pause_share": "10%"},
+                            {"flap": flap})
+    assert 1.0 < _modes(calmer)["flap.fabric"].soft_slowdown < derived.soft_slowdown

@@ -34,12 +34,14 @@ from relplan.comm.inputs import (
     OverlapFractions,
     Parallelism,
     TrainingWorkload,
-    lacp_member_loss_scale,
-    nic_port_loss_scale,
-    scale_out_bandwidth_bytes_per_s,
-    spine_loss_fabric_scale,
 )
-from relplan.comm.step import slowdown, step_time, traffic_per_step
+from relplan.comm.step import (
+    DimensionTraffic,
+    network_bandwidth_bytes_per_s,
+    slowdown,
+    step_time,
+    traffic_per_step,
+)
 
 # Small collective: S = 8 MB, alpha = 1 us, B = 1 GB/s, so S/B = 8 ms.
 S, ALPHA, B = 8e6, 1e-6, 1e9
@@ -277,19 +279,23 @@ DP_WORKLOAD = TrainingWorkload(
 )
 DP_PARALLELISM = Parallelism(data=4)
 DP_RING_S = 2 * 3 * 10e-6 + (2 * 3 / 4) * 4e9 / 50e9  # 60 us + 120 ms
+# One GPU and one NIC per server: every rank is its own server, so the rings are flat.
+DP_HARDWARE = NetworkHardware(gpus_per_server=1, nics_per_server=1)
+# A flat 4-rank ring, one rank per server and one server per leaf: every hop crosses.
+DP_RING = DimensionTraffic("data", "allreduce", 4, 4e9, 1, "scale_out", 1)
 
 
 def test_step_time_by_hand() -> None:
     assert step_time(
-        DP_WORKLOAD, DP_PARALLELISM, SEED_HARDWARE, overlap=NO_OVERLAP, allreduce_algorithm="ring"
+        DP_WORKLOAD, DP_PARALLELISM, DP_HARDWARE, overlap=NO_OVERLAP, allreduce_algorithm="ring"
     ) == pytest.approx(1.0 + DP_RING_S)
     # 10% of compute hides 0.1 s of it
     partial = OverlapFractions(data=0.1)
     assert step_time(
-        DP_WORKLOAD, DP_PARALLELISM, SEED_HARDWARE, overlap=partial, allreduce_algorithm="ring"
+        DP_WORKLOAD, DP_PARALLELISM, DP_HARDWARE, overlap=partial, allreduce_algorithm="ring"
     ) == pytest.approx(1.0 + DP_RING_S - 0.1)
     # fully hidden behind 80% of compute
-    assert step_time(DP_WORKLOAD, DP_PARALLELISM, SEED_HARDWARE) == pytest.approx(1.0)
+    assert step_time(DP_WORKLOAD, DP_PARALLELISM, DP_HARDWARE) == pytest.approx(1.0)
 
 
 def test_slowdown_by_hand_for_half_fabric() -> None:
@@ -297,7 +303,7 @@ def test_slowdown_by_hand_for_half_fabric() -> None:
     result = slowdown(
         DP_WORKLOAD,
         DP_PARALLELISM,
-        SEED_HARDWARE,
+        DP_HARDWARE,
         CapacityScale(fabric=0.5),
         overlap=NO_OVERLAP,
         allreduce_algorithm="ring",
@@ -312,46 +318,39 @@ def test_slowdown_is_one_at_full_capacity() -> None:
 
 
 @pytest.mark.parametrize("spines", [2, 4, 16, 128])
-def test_losing_one_spine_cuts_fabric_bandwidth_by_one_over_spines(spines: int) -> None:
-    scale = spine_loss_fabric_scale(spines)
-    assert scale == pytest.approx(1 - 1 / spines)
-    full = scale_out_bandwidth_bytes_per_s(SEED_HARDWARE, CapacityScale())
-    degraded = scale_out_bandwidth_bytes_per_s(SEED_HARDWARE, CapacityScale(fabric=scale))
+def test_losing_one_spine_cuts_crossing_bandwidth_by_one_over_spines(spines: int) -> None:
+    hardware = NetworkHardware(ecmp_paths=spines)
+    full = network_bandwidth_bytes_per_s(DP_RING, hardware, CapacityScale())
+    lost = CapacityScale(fabric=1 - 1 / spines, fabric_paths_lost=1)
+    degraded = network_bandwidth_bytes_per_s(DP_RING, hardware, lost)
     assert full == 50e9
     assert degraded / full == pytest.approx(1 - 1 / spines)
 
 
 def test_spine_loss_is_free_on_an_undersubscribed_fabric() -> None:
-    # 1:2 (uplinks twice the downlinks): the spine share is 100 GB/s, the NIC 50 GB/s binds.
-    hardware = NetworkHardware(oversubscription=0.5)
-    degraded = CapacityScale(fabric=spine_loss_fabric_scale(16))
-    assert scale_out_bandwidth_bytes_per_s(hardware, degraded) == 50e9
+    # 1:2 (uplinks twice the downlinks): the uplinks give 100 GB/s, the NIC's 50 GB/s binds.
+    hardware = NetworkHardware(oversubscription=0.5, ecmp_paths=16)
+    degraded = CapacityScale(fabric=15 / 16, fabric_paths_lost=1)
+    assert network_bandwidth_bytes_per_s(DP_RING, hardware, degraded) == 50e9
 
 
 def test_ecmp_and_oversubscription_reduce_fabric_share() -> None:
     hardware = NetworkHardware(oversubscription=2.0, ecmp_efficiency=0.8)
-    assert scale_out_bandwidth_bytes_per_s(hardware, CapacityScale()) == pytest.approx(
+    assert network_bandwidth_bytes_per_s(DP_RING, hardware, CapacityScale()) == pytest.approx(
         50e9 * 0.8 / 2.0
     )
 
 
 def test_dual_homed_nic_port_loss_halves_server_bandwidth() -> None:
-    scale = nic_port_loss_scale(ports_per_server=2, lost=1)
-    assert scale == 0.5
-    bandwidth = scale_out_bandwidth_bytes_per_s(SEED_HARDWARE, CapacityScale(server_nic=scale))
+    bandwidth = network_bandwidth_bytes_per_s(DP_RING, SEED_HARDWARE, CapacityScale(server_nic=0.5))
     assert bandwidth == pytest.approx(50e9 / 2)
-
-
-def test_lacp_member_loss() -> None:
-    assert lacp_member_loss_scale(4, lost=1) == pytest.approx(3 / 4)
-    assert lacp_member_loss_scale(4, lost=1, min_links=4) == 0.0  # below min-links: bundle down
 
 
 def test_nvlink_loss_slows_only_through_tensor_parallel() -> None:
     half_nvlink = CapacityScale(nvlink=0.5)
     moe = slowdown(SEED_MOE_WORKLOAD, SEED_MOE_PARALLELISM, SEED_HARDWARE, half_nvlink, NO_OVERLAP)
     assert moe > 1.0
-    dp_only = slowdown(DP_WORKLOAD, DP_PARALLELISM, SEED_HARDWARE, half_nvlink, NO_OVERLAP)
+    dp_only = slowdown(DP_WORKLOAD, DP_PARALLELISM, DP_HARDWARE, half_nvlink, NO_OVERLAP)
     assert dp_only == 1.0
 
 
@@ -400,7 +399,7 @@ def test_auto_algorithm_is_no_slower_than_ring_or_tree() -> None:
 # --- baseline -------------------------------------------------------------------------------
 def test_baseline_dp_only_by_hand() -> None:
     result = baseline(
-        DP_WORKLOAD, DP_PARALLELISM, SEED_HARDWARE, overlap=NO_OVERLAP, allreduce_algorithm="ring"
+        DP_WORKLOAD, DP_PARALLELISM, DP_HARDWARE, overlap=NO_OVERLAP, allreduce_algorithm="ring"
     )
     data = result.dimension("data")
     assert data.time_s == pytest.approx(DP_RING_S)
@@ -417,7 +416,7 @@ def test_baseline_dp_only_by_hand() -> None:
 
 
 def test_baseline_alpha_per_rtt_half_is_one_way_latency() -> None:
-    hardware = NetworkHardware(alpha_per_rtt=0.5)
+    hardware = NetworkHardware(gpus_per_server=1, nics_per_server=1, alpha_per_rtt=0.5)
     result = baseline(
         DP_WORKLOAD, DP_PARALLELISM, hardware, overlap=NO_OVERLAP, allreduce_algorithm="ring"
     )
