@@ -21,41 +21,15 @@ from relplan.analysis.scenarios import run_scenario
 from relplan.analysis.sweep import answer_sentence
 from relplan.analysis.sweep import run_study as run_study_points
 from relplan.config import loading
+from relplan.config.loading import load_config
 from relplan.config.schema import RelplanConfig
 from relplan.config.study import Study, load_study
 from relplan.output.study_report import write_study_outputs
 
+__all__ = ["StudyResult", "load_config", "optimize_interval", "run_study", "simulate"]
+
 ConfigSource = str | Path | RelplanConfig
 """A config file's path, or a config already loaded."""
-
-
-def load_config(path: str | Path, overrides: list[str] | None = None) -> RelplanConfig:
-    """Read and validate a TOML config, with optional ``KEY=VALUE`` overrides.
-
-    Parameters
-    ----------
-    path : str or Path
-        The TOML file.
-    overrides : list of str, optional
-        Dotted keys, as ``--set`` takes them: ``["job.checkpoint.interval=30min"]``.
-
-    Returns
-    -------
-    RelplanConfig
-        The validated, immutable config.
-
-    Raises
-    ------
-    relplan.errors.ConfigError
-        Naming the key at fault.
-
-    Examples
-    --------
-    >>> config = load_config("configs/small.toml", ["job.spares=2"])
-    >>> config.job.gpus, config.job.spares
-    (512, 2)
-    """
-    return loading.load_config(path, overrides)
 
 
 def _config(config: ConfigSource, overrides: list[str] | None) -> tuple[RelplanConfig, str]:
@@ -63,7 +37,7 @@ def _config(config: ConfigSource, overrides: list[str] | None) -> tuple[RelplanC
         if overrides:
             config = loading.parse_config(config.source_document, overrides)
         return config, config.name or "config"
-    loaded = load_config(config, overrides)
+    loaded = loading.load_config(config, overrides)
     return loaded, loaded.name or Path(config).stem
 
 

@@ -139,6 +139,12 @@ def load_config(path: str | Path, overrides: list[str] | None = None) -> Relplan
     ------
     ConfigError
         If the file is missing or malformed, or any key is unknown or wrong.
+
+    Examples
+    --------
+    >>> config = load_config("configs/small.toml", ["job.spares=2"])
+    >>> config.job.gpus, config.job.spares
+    (512, 2)
     """
     return parse_config(read_toml(path, "CONFIG"), overrides)
 
