@@ -183,6 +183,23 @@ def validate_command(
         raise typer.Exit(code=1)
 
 
+@app.command("catalog")
+@reports_errors
+def catalog_command(as_json: JsonOption = False) -> None:
+    """Show the default failure model of every component class, with its sources."""
+    from relplan.config.catalog import CATALOG
+
+    entries = [entry.to_dict() for entry in CATALOG]
+    if as_json:
+        from relplan.output.files import to_json
+
+        typer.echo(to_json({"entries": entries}))
+        return
+    from relplan.cli.render import render_catalog
+
+    render_catalog(entries)
+
+
 @app.command("inventory")
 @reports_errors
 def inventory_command(

@@ -279,3 +279,29 @@ def render_comparison(data: dict[str, Any], priced: bool) -> None:
                       f"{row['net_value']:,.0f}", "-" if even is None else f"{even:,.2f}"]
         table.add_row(*cells)
     console.print(table)
+
+
+def render_catalog(entries: list[dict[str, Any]]) -> None:
+    """Print the failure-model catalogue: a table, then each entry's source and note."""
+    table = Table(title="Failure models (* = in the default set)")
+    _left_first(table, ("class", "mode", "per year", "MTBF", "repair", "detect", "rate",
+                        "year"), left=2)  # fmt: skip
+    for number, entry in enumerate(entries, start=1):
+        table.add_row(
+            entry["component"],
+            f"{entry['mode']}{' *' if entry['default'] else ''} [{number}]",
+            f"{entry['rate_per_year']:.3g}",
+            format_duration(entry["mtbf_hours"]),
+            entry["repair"],
+            entry["detect"],
+            entry["rate_basis"],
+            str(entry["year"]),
+        )
+    console.print(table)
+    for number, entry in enumerate(entries, start=1):
+        note = f" Note: {entry['note']}." if entry["note"] else ""
+        console.print(
+            f"[{number}] {entry['source']}. Fleet: {entry['fleet']}. Repair "
+            f"{entry['repair_basis']}, detection {entry['detect_basis']}.{note}",
+            highlight=False, markup=False,
+        )
