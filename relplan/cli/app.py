@@ -32,6 +32,7 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: brackets in help text stay as written
 )
 
 ConfigArgument = Annotated[
@@ -42,11 +43,14 @@ SetOption = Annotated[
     list[str] | None,
     typer.Option(
         "--set",
+        metavar="KEY=VALUE",
         help="Override a config key, e.g. --set job.checkpoint.interval=30min (repeatable).",
         show_default=False,
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
+TRIALS, SEED, WORKERS, DIR = "N", "SEED", "N", "DIR"
+"""Metavars of the options every command shares."""
 
 Command = TypeVar("Command", bound=Callable[..., Any])
 
@@ -83,8 +87,12 @@ def _show_version(value: bool) -> None:
 def main(
     version: Annotated[
         bool,
-        typer.Option("--version", callback=_show_version, is_eager=True,
-                     help="Show relplan's version and exit."),
+        typer.Option(
+            "--version",
+            callback=_show_version,
+            is_eager=True,
+            help="Show relplan's version and exit.",
+        ),
     ] = False,
 ) -> None:
     """Monte Carlo reliability and checkpoint planner for large AI training clusters."""
@@ -152,8 +160,11 @@ def validate_command(
     config_path: ConfigArgument,
     overrides: SetOption = None,
     strict: Annotated[
-        bool, typer.Option("--strict", help="Exit 1 when a warning is given (a design that "
-                                            "does not fit its switches).")
+        bool,
+        typer.Option(
+            "--strict",
+            help="Exit 1 when a warning is given (a design that does not fit its switches).",
+        ),
     ] = False,
 ) -> None:
     """Check a config: schema, units and consistency. Exit 0 when it is valid.
@@ -217,23 +228,31 @@ def inventory_command(
 def simulate_command(
     config_path: ConfigArgument,
     trials: Annotated[
-        int | None, typer.Option(min=1, help="Monte Carlo trials [default: from the config].")
+        int | None,
+        typer.Option(metavar=TRIALS, min=1, help="Monte Carlo trials [default: from the config]."),
     ] = None,
     seed: Annotated[
-        int | None, typer.Option(min=0, help="Seed of every random number [default: config].")
+        int | None,
+        typer.Option(metavar=SEED, min=0, help="Seed of every random number [default: config]."),
     ] = None,
     interval: Annotated[
         str | None,
-        typer.Option(help="Checkpoint interval, e.g. 45min (overrides job.checkpoint.interval)."),
+        typer.Option(
+            metavar="DURATION",
+            help="Checkpoint interval, e.g. 45min (overrides job.checkpoint.interval).",
+        ),
     ] = None,
     overrides: SetOption = None,
     workers: Annotated[
-        int | None, typer.Option(min=1, help="Threads running blocks of trials at once.")
+        int | None,
+        typer.Option(metavar=WORKERS, min=1, help="Threads running blocks of trials at once."),
     ] = None,
     as_json: JsonOption = False,
     out: Annotated[
         Path | None,
-        typer.Option(help="Write trials.parquet, summary.csv and summary.json to this folder."),
+        typer.Option(
+            metavar=DIR, help="Write trials.parquet, summary.csv and summary.json to this folder."
+        ),
     ] = None,
 ) -> None:
     """Simulate a training job many times; report wall time, goodput and lost hours."""
@@ -305,15 +324,20 @@ def baseline_command(
 def optimize_command(
     config_path: ConfigArgument,
     trials: Annotated[
-        int | None, typer.Option(min=2, help="Trials per interval [default: from the config].")
+        int | None,
+        typer.Option(metavar=TRIALS, min=2, help="Trials per interval [default: from the config]."),
     ] = None,
-    seed: Annotated[int | None, typer.Option(min=0, help="Seed shared by every interval.")] = None,
+    seed: Annotated[
+        int | None, typer.Option(metavar=SEED, min=0, help="Seed shared by every interval.")
+    ] = None,
     overrides: SetOption = None,
-    workers: Annotated[int | None, typer.Option(min=1, help="Threads.")] = None,
+    workers: Annotated[int | None, typer.Option(metavar=WORKERS, min=1, help="Threads.")] = None,
     as_json: JsonOption = False,
     out: Annotated[
         Path | None,
-        typer.Option(help="Write optimize.json, curve.csv and goodput-vs-interval plots here."),
+        typer.Option(
+            metavar=DIR, help="Write optimize.json, curve.csv and goodput-vs-interval plots here."
+        ),
     ] = None,
 ) -> None:
     """Find the checkpoint interval: Young, Daly and the Monte Carlo optimum with its CI."""
@@ -346,17 +370,22 @@ def optimize_command(
 @app.command("sweep")
 @reports_errors
 def sweep_command(
-    study_path: Annotated[Path, typer.Argument(help="Study file (see studies/).",
-                                               metavar="STUDY", show_default=False)],
-    trials: Annotated[int | None, typer.Option(min=1, help="Trials per point.")] = None,
-    workers: Annotated[int, typer.Option(min=1, help="Local threads running points.")] = 1,
+    study_path: Annotated[
+        Path, typer.Argument(help="Study file (see studies/).", metavar="STUDY", show_default=False)
+    ],
+    trials: Annotated[
+        int | None, typer.Option(metavar=TRIALS, min=1, help="Trials per point.")
+    ] = None,
+    workers: Annotated[
+        int, typer.Option(metavar=WORKERS, min=1, help="Local threads running points.")
+    ] = 1,
     dask: Annotated[
         str | None,
-        typer.Option(help='Run points on Dask: "local" or a scheduler address.'),
+        typer.Option(metavar="ADDRESS", help='Run points on Dask: "local" or a scheduler address.'),
     ] = None,
     out: Annotated[
         Path | None,
-        typer.Option(help="Output folder [default: out/<study name>]."),
+        typer.Option(metavar=DIR, help="Output folder [default: out/<study name>]."),
     ] = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -377,8 +406,16 @@ def sweep_command(
     answer = answer_sentence(study, results, per_point)
     records = json.loads(results.to_json(orient="records"))
     if as_json:
-        typer.echo(to_json({"study": study.spec.name, "answer": answer,
-                            "files": [str(p) for p in written], "results": records}))
+        typer.echo(
+            to_json(
+                {
+                    "study": study.spec.name,
+                    "answer": answer,
+                    "files": [str(p) for p in written],
+                    "results": records,
+                }
+            )
+        )
         return
     from relplan.cli.render import render_sweep
 
@@ -390,18 +427,23 @@ def sweep_command(
 @app.command("compare")
 @reports_errors
 def compare_command(
-    config_paths: Annotated[list[Path], typer.Argument(help="One or more configs.",
-                                                       metavar="CONFIG...")],
+    config_paths: Annotated[
+        list[Path], typer.Argument(help="One or more configs.", metavar="CONFIG...")
+    ],
     variant: Annotated[
         list[str] | None,
-        typer.Option(help='A variant of the first config: "LABEL: KEY=VALUE; KEY=VALUE" '
-                          "(repeatable)."),
+        typer.Option(
+            metavar="VARIANT",
+            help='A variant of the first config: "LABEL: KEY=VALUE; KEY=VALUE" (repeatable).',
+        ),
     ] = None,
     trials: Annotated[
-        int | None, typer.Option(min=1, help="Trials per scenario [default: from the config].")
+        int | None,
+        typer.Option(metavar=TRIALS, min=1, help="Trials per scenario [default: from the config]."),
     ] = None,
     seed: Annotated[
-        int | None, typer.Option(min=0, help="Seed shared by every scenario [default: config].")
+        int | None,
+        typer.Option(metavar=SEED, min=0, help="Seed shared by every scenario [default: config]."),
     ] = None,
     overrides: SetOption = None,
     as_json: JsonOption = False,

@@ -232,3 +232,15 @@ def test_validate_strict_passes_a_design_that_fits() -> None:
     result = runner.invoke(app, ["validate", str(CONFIGS / "small.toml"), "--strict"])
     assert result.exit_code == 0, result.output
     assert "warning" not in result.stderr
+
+
+@pytest.mark.parametrize("command", ["simulate", "optimize", "compare", "sweep"])
+def test_help_keeps_bracketed_words_and_names_its_metavars(command: str) -> None:
+    """Rich markup ate '[default: from the config]' and showed a type tag on every option."""
+    result = runner.invoke(app, [command, "--help"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0
+    assert "--trials N" in result.output
+    assert "<int" not in result.output and "<bool>" not in result.output
+    if command != "sweep":
+        assert "[default: from the config]" in result.output
+    assert max(len(line) for line in result.output.splitlines()) <= 80
