@@ -85,7 +85,10 @@ def _split(text: str) -> tuple[float, str]:
     match = _QUANTITY.match(text)
     if match is None:
         raise UnitError(f"{text!r} is not a number with a unit")
-    return float(match.group(1)), (match.group(2) or "")
+    number = float(match.group(1))
+    if not math.isfinite(number):
+        raise UnitError(f"{text!r} is too large to be a number")
+    return number, (match.group(2) or "")
 
 
 def parse_duration_hours(value: str | float | int) -> float:
@@ -128,6 +131,8 @@ def parse_duration_hours(value: str | float | int) -> float:
     if factor is None:
         known = "ns, us, ms, s, min, h, d, w, y"
         raise UnitError(f"{value!r}: unknown duration unit {unit!r} (known: {known})")
+    if not math.isfinite(number * factor):
+        raise UnitError(f"{value!r} is too long to be a duration")
     return number * factor
 
 

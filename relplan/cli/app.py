@@ -73,6 +73,11 @@ def reports_errors(command: Command) -> Command:
             raise _fail(error.key, error.message) from None
         except InfeasibleJobError as error:
             raise _fail("job", str(error)) from None
+        except KeyboardInterrupt:
+            from relplan.cli.render import error_console
+
+            error_console.print("interrupted", highlight=False)
+            raise typer.Exit(code=130) from None
 
     return wrapper  # type: ignore[return-value]
 
@@ -271,6 +276,10 @@ def simulate_command(
             raise ConfigError("--interval", f"must be greater than 0 (got {interval!r})")
         items.append(f"job.checkpoint.interval={json.dumps(interval)}")
     config = _load(config_path, items)
+    if out is not None:
+        from relplan.output.files import check_output_dir
+
+        check_output_dir(out)
     trials = trials if trials is not None else config.simulation.trials
     seed = seed if seed is not None else config.simulation.seed
     workers = workers if workers is not None else config.simulation.workers
@@ -345,6 +354,10 @@ def optimize_command(
     from relplan.output.files import to_json
 
     config = _load(config_path, overrides)
+    if out is not None:
+        from relplan.output.files import check_output_dir
+
+        check_output_dir(out)
     trials = trials if trials is not None else config.simulation.trials
     seed = seed if seed is not None else config.simulation.seed
     workers = workers if workers is not None else config.simulation.workers
@@ -393,14 +406,15 @@ def sweep_command(
     from relplan.analysis.sweep import answer_sentence, run_study
     from relplan.cli.render import error_console
     from relplan.config.study import load_study
-    from relplan.output.files import to_json
+    from relplan.output.files import check_output_dir, to_json
     from relplan.output.study_report import write_study_outputs
 
     study = load_study(study_path)
+    directory = out if out is not None else Path("out") / study.spec.name
+    check_output_dir(directory)
     show = not as_json and error_console.is_terminal
     with _progress(study.spec.name, len(study.points()), show) as advance:
         results = run_study(study, trials, workers, dask, progress=advance)
-    directory = out if out is not None else Path("out") / study.spec.name
     per_point = trials or study.spec.trials
     written = write_study_outputs(study, results, directory, per_point)
     answer = answer_sentence(study, results, per_point)

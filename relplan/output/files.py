@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from relplan.analysis.results import SimulationResult
+from relplan.errors import ConfigError
 
 
 def to_json(data: Any) -> str:
@@ -37,10 +38,51 @@ def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
     temporary_path = Path(temporary)
     try:
         write(temporary_path)
+        # mkstemp makes the file private (0600); a result is a file like any other
+        os.chmod(temporary_path, 0o666 & ~_current_umask())
         os.replace(temporary_path, path)
     except BaseException:
         temporary_path.unlink(missing_ok=True)
         raise
+
+
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def check_output_dir(directory: Path, key: str = "--out") -> None:
+    """Refuse, before any work, an output folder that cannot be written.
+
+    Parameters
+    ----------
+    directory : Path
+        The folder results will go to (created if missing).
+    key : str
+        The argument the error names.
+
+    Raises
+    ------
+    ConfigError
+        If the path is a file, lies under a file, or is a folder this process cannot
+        write to.
+
+    Examples
+    --------
+    >>> check_output_dir(Path("README.md"))
+    Traceback (most recent call last):
+    ...
+    relplan.errors.ConfigError: --out: README.md is a file, not a folder
+    """
+    for parent in (directory, *directory.parents):
+        if parent.exists():
+            if not parent.is_dir():
+                what = "is a file" if parent == directory else f"lies under a file ({parent})"
+                raise ConfigError(key, f"{directory} {what}, not a folder")
+            if not os.access(parent, os.W_OK | os.X_OK):
+                raise ConfigError(key, f"{directory}: {parent} is not writable")
+            return
 
 
 def write_text_atomic(path: Path, text: str) -> None:
