@@ -30,6 +30,13 @@ def check_consistency(config: RelplanConfig) -> None:
             f"({cluster.servers} servers x {cluster.gpus_per_server})",
         )
     servers = job_servers(config)
+    if servers + job.spares > cluster.servers and job.gpus % cluster.gpus_per_server:
+        raise ConfigError(
+            "job.gpus",
+            f"{job.gpus} GPUs do not fill whole {cluster.gpus_per_server}-GPU servers: the job "
+            f"takes {servers} (the last one partly), and with job.spares = {job.spares} that "
+            f"is {servers + job.spares} of the cluster's {cluster.servers} servers",
+        )
     if servers + job.spares > cluster.servers:
         raise ConfigError(
             "job.spares",

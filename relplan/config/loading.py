@@ -20,7 +20,19 @@ from relplan.config.schema import RelplanConfig
 from relplan.errors import ConfigError
 
 
-def _describe(error: Any, root: tuple[str, ...]) -> tuple[str, str]:
+def _raw_value(document: dict[str, Any] | None, loc: tuple[Any, ...]) -> Any:
+    """The value at ``loc`` as the user wrote it (before units were converted), or None."""
+    value: Any = document
+    for part in loc:
+        if not isinstance(value, dict) or part not in value:
+            return None
+        value = value[part]
+    return value
+
+
+def _describe(
+    error: Any, root: tuple[str, ...], document: dict[str, Any] | None = None
+) -> tuple[str, str]:
     key = ".".join(str(part) for part in (*root, *error["loc"])) or "(config)"
     kind = error["type"]
     message = error["msg"]
@@ -30,12 +42,16 @@ def _describe(error: Any, root: tuple[str, ...]) -> tuple[str, str]:
         message = "is required but missing"
     elif message.startswith("Value error, "):
         message = message[len("Value error, ") :]
-    elif kind in ("greater_than", "greater_than_equal", "less_than"):
-        message = f"{message[0].lower()}{message[1:]} (got {error.get('input')!r})"
+    elif kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
+        typed = _raw_value(document, tuple(error["loc"]))
+        shown = typed if typed is not None else error.get("input")
+        message = f"{message[0].lower()}{message[1:]} (got {shown!r})"
     return key, message
 
 
-def config_error(error: ValidationError, root: tuple[str, ...] = ()) -> ConfigError:
+def config_error(
+    error: ValidationError, root: tuple[str, ...] = (), document: dict[str, Any] | None = None
+) -> ConfigError:
     """One :class:`~relplan.errors.ConfigError` for all that pydantic found wrong.
 
     Parameters
@@ -44,13 +60,15 @@ def config_error(error: ValidationError, root: tuple[str, ...] = ()) -> ConfigEr
         From validating a config or study table.
     root : tuple of str
         Keys above the validated table (``("study",)`` for a study file).
+    document : dict, optional
+        The validated document, so that a value is echoed as the user wrote it.
 
     Returns
     -------
     ConfigError
         Naming the first wrong dotted key; its message lists any others.
     """
-    problems = [_describe(e, root) for e in error.errors()]
+    problems = [_describe(e, root, document) for e in error.errors()]
     key, message = problems[0]
     for other_key, other_message in problems[1:]:
         message += f"; {other_key}: {other_message}"
@@ -114,7 +132,7 @@ def parse_config(raw: dict[str, Any], overrides: list[str] | None = None) -> Rel
     try:
         config = RelplanConfig.model_validate(document)
     except ValidationError as error:
-        raise config_error(error) from None
+        raise config_error(error, document=document) from None
     config._source_document = document
     check_consistency(config)
     return config
@@ -165,6 +183,8 @@ def read_toml(path: str | Path, key: str) -> dict[str, Any]:
         The parsed document.
     """
     file = Path(path)
+    if file.is_dir():
+        raise ConfigError(key, f"{file} is a folder, not a TOML file")
     if not file.is_file():
         raise ConfigError(key, f"no such file: {file}")
     try:

@@ -138,8 +138,8 @@ class FailureModeConfig(_Strict):
 class ClusterConfig(_Strict):
     """``[cluster]``: the servers and what is in them."""
 
-    servers: int = Field(gt=0)
-    gpus_per_server: int = Field(default=8, gt=0)
+    servers: int = Field(gt=0, strict=True)
+    gpus_per_server: int = Field(default=8, gt=0, strict=True)
     nics_per_server: int | None = Field(default=None, gt=0)
     servers_per_rack: int = Field(default=4, gt=0)
 
@@ -304,10 +304,10 @@ class ElasticConfig(_Strict):
 class JobConfig(_Strict):
     """``[job]``: the training run."""
 
-    gpus: int = Field(gt=0)
+    gpus: int = Field(gt=0, strict=True)
     work: Hours = Field(gt=0)
     restart: Hours = Field(default=0.0, ge=0)
-    spares: int = Field(default=0, ge=0)
+    spares: int = Field(default=0, ge=0, strict=True)
     checkpoint: CheckpointConfig
     recovery: Literal["checkpoint-restart", "elastic", "failure-free"] = "checkpoint-restart"
     elastic: ElasticConfig | None = None

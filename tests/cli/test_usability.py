@@ -81,3 +81,20 @@ def test_ctrl_c_stops_with_one_line_and_exit_130(monkeypatch) -> None:
     result = runner.invoke(app, ["simulate", SMALL, "--trials", "5"])
     assert result.exit_code == 130
     assert result.stderr.strip() == "interrupted"
+
+
+@pytest.mark.parametrize(("override", "key", "words"), [
+    ("job.restart=-5min", "job.restart", "(got '-5min')"),  # as typed, not -0.0833 h
+    ("job.spares=true", "job.spares", "valid integer"),  # a bool is not a count
+    ("job.gpus=513", "job.gpus", "do not fill whole 8-GPU servers"),  # not the spares' fault
+])
+def test_messages_name_the_real_culprit_as_typed(override, key, words) -> None:
+    result = runner.invoke(app, ["simulate", SMALL, "--set", override])
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"error: {key}:") and words in result.stderr
+
+
+def test_a_folder_given_as_config_says_so(tmp_path) -> None:
+    result = runner.invoke(app, ["simulate", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "is a folder, not a TOML file" in result.stderr
