@@ -10,17 +10,27 @@ runs, so ``relplan --help`` and ``relplan --version`` pay for none of them.
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from relplan import __version__
-from relplan.errors import ConfigError, InfeasibleJobError
+from relplan.cli.calibration import analyze_command, fit_command
+from relplan.cli.common import (
+    DIR,
+    SEED,
+    TRIALS,
+    WORKERS,
+    ConfigArgument,
+    JsonOption,
+    SetOption,
+    reports_errors,
+)
+from relplan.errors import ConfigError
 from relplan.units import UnitError, parse_duration_hours
 
 if TYPE_CHECKING:
@@ -34,53 +44,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,  # plain help: brackets in help text stay as written
 )
-
-ConfigArgument = Annotated[
-    Path,
-    typer.Argument(help="TOML config file (see configs/).", show_default=False, metavar="CONFIG"),
-]
-SetOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--set",
-        metavar="KEY=VALUE",
-        help="Override a config key, e.g. --set job.checkpoint.interval=30min (repeatable).",
-        show_default=False,
-    ),
-]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
-TRIALS, SEED, WORKERS, DIR = "N", "SEED", "N", "DIR"
-"""Metavars of the options every command shares."""
-
-Command = TypeVar("Command", bound=Callable[..., Any])
-
-
-def _fail(key: str, message: str) -> typer.Exit:
-    from relplan.cli.render import error_console
-
-    error_console.print(f"[bold red]error:[/] {key}: {message}", highlight=False, soft_wrap=True)
-    return typer.Exit(code=2)
-
-
-def reports_errors(command: Command) -> Command:
-    """Turn the library's input errors into one message and exit code 2."""
-
-    @functools.wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return command(*args, **kwargs)
-        except ConfigError as error:
-            raise _fail(error.key, error.message) from None
-        except InfeasibleJobError as error:
-            raise _fail("job", str(error)) from None
-        except KeyboardInterrupt:
-            from relplan.cli.render import error_console
-
-            error_console.print("interrupted", highlight=False)
-            raise typer.Exit(code=130) from None
-
-    return wrapper  # type: ignore[return-value]
-
 
 def _show_version(value: bool) -> None:
     if value:
@@ -482,3 +445,7 @@ def compare_command(
     from relplan.cli.render import render_comparison
 
     render_comparison(data, priced="net_value" in data["scenarios"][0])
+
+
+app.command("fit")(reports_errors(fit_command))
+app.command("analyze")(reports_errors(analyze_command))

@@ -7,8 +7,9 @@ recalibrated to it. Both print a table that fits 80 columns, or one JSON object 
 
 Like the rest of :mod:`relplan.cli`, this module imports no heavy library at module level:
 each command imports the library it needs when it runs. The commands raise
-:class:`~relplan.errors.ConfigError` on bad input; the app registers them wrapped in its
-``reports_errors``, which prints one line naming the key and exits with code 2.
+:class:`~relplan.errors.ConfigError` on bad input; the app registers them wrapped in
+:func:`relplan.cli.common.reports_errors`, which prints one line naming the key and exits
+with code 2.
 """
 
 from __future__ import annotations
@@ -18,13 +19,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from relplan.cli.common import JsonOption
 from relplan.errors import ConfigError
 from relplan.units import HOURS_PER_YEAR, format_duration
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
 WriteConfigOption = Annotated[
     Path | None,
     typer.Option(
