@@ -142,8 +142,8 @@ class SimulationResult:
         dict
             ``trials``, ``seed``, ``interval_hours``, the job's figures, a summary
             (:func:`summarize`) of each metric, ``lost_hours_breakdown`` (mean
-            hours per bucket), ``interruptions_by_class`` (mean per fatal failure mode)
-            and ``failures_by_class`` (mean failures and impact of every mode).
+            hours per bucket), ``interruptions_by_class`` (mean per failure mode that
+            can stop the job) and ``failures_by_class`` (mean failures and impact of every mode).
         """
         columns = self._columns
         job = self.model.job
@@ -166,10 +166,11 @@ class SimulationResult:
             if bucket != "useful"
         }
         outcomes = self.outcomes
+        interruptions = outcomes.interruptions_by_mode.mean(axis=0)
         result["interruptions_by_class"] = {
-            mode: float(columns[f"failures_{mode}"].mean())
-            for mode, impact in zip(outcomes.mode_names, outcomes.mode_impacts, strict=True)
-            if impact == "fatal"
+            mode: float(interruptions[index])
+            for index, mode in enumerate(outcomes.mode_names)
+            if outcomes.mode_interrupts[index]
         }
         result["failures_by_class"] = {
             mode: {"impact": impact, "mean": float(columns[f"failures_{mode}"].mean())}

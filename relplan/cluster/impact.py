@@ -36,7 +36,8 @@ from relplan.config.schema import FailureModeConfig, RelplanConfig
 from relplan.vocab import FABRIC_CLASSES, SERVER_CLASSES
 
 MAX_CONCURRENT = 16
-"""Concurrent losses of one mode tabulated for compounding capacity losses."""
+"""Concurrent losses of one mode tabulated where they compound (spines, elastic replicas);
+the last entry holds for more."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,9 @@ class Impact:
     self_healing : bool
         The failed unit comes back by itself its repair time after the failure (a flap),
         so a fatal failure waits only for what is left of it after detection.
+    survivable_count : int or None
+        Concurrent failures of the mode the job runs through degraded; one more is fatal
+        (every spine lost, say). None: no limit (the last slowdown holds for more).
     reason : str
         Why, in a few words (shown by ``relplan inventory``).
     """
@@ -71,6 +75,7 @@ class Impact:
     soft_hours: float = 0.0
     detect_hours: float | None = None
     self_healing: bool = False
+    survivable_count: int | None = None
     reason: str = ""
 
 
@@ -99,10 +104,14 @@ def capacity_slowdown(config: RelplanConfig, loss: CapacityScale) -> float:
     return slowdown(training, parallelism, hardware, loss, overlap)
 
 
-def _degraded(config: RelplanConfig, losses: list[CapacityScale], reason: str) -> Impact:
+def _degraded(
+    config: RelplanConfig, losses: list[CapacityScale], reason: str,
+    survivable_count: int | None = None,
+) -> Impact:  # fmt: skip
     return Impact(
-        "degraded", tuple(capacity_slowdown(config, loss) for loss in losses), reason=reason
-    )
+        "degraded", tuple(capacity_slowdown(config, loss) for loss in losses),
+        survivable_count=survivable_count, reason=reason,
+    )  # fmt: skip
 
 
 def _fatal_or_elastic(config: RelplanConfig, unit: str, reason: str) -> Impact:
@@ -157,31 +166,41 @@ def _fabric_side(config: RelplanConfig, inventory: Inventory, unit: str) -> Impa
     equal-cost paths (ECMP rehashes onto them); a lost fat-tree core takes one of the
     ``k/2`` uplinks of the aggregation switches it serves; a lost fabric link takes one
     path from its leaf; a lost member of a fabric bundle leaves the flows hashed onto
-    that bundle ``(M - 1)/M`` of it (while ``min_links`` hold). Concurrent losses are
-    taken at the worst place: the same leaf, bundle or aggregation switch.
+    that bundle ``(M - 1)/M`` of it (while ``min_links`` hold) under static ECMP, while
+    adaptive routing spreads the load over the leaf's ``P x M - 1`` links left.
+
+    Spines are shared by every leaf, so concurrent spine losses compound (``k`` lost
+    leave ``P - k`` paths) and losing every spine is fatal. A core, a fabric link or a
+    bundle member is one of many: concurrent losses land at different aggregation
+    switches, leaves or bundles, and the slowest flow sees one of them.
     """
     paths = max(inventory.ecmp_width, 1)
     if unit == "core":
         half = config.network.switch_ports // 2
         if half <= 1:
             return Impact("fatal", reason="no other core path")
-        losses = [CapacityScale(fabric=1.0 - k / half, fabric_paths_lost=k)
-                  for k in range(1, min(half - 1, MAX_CONCURRENT) + 1)]  # fmt: skip
-        return _degraded(config, losses, f"fat-tree: an aggregation switch loses one of "
+        loss = CapacityScale(fabric=1.0 - 1.0 / half, fabric_paths_lost=1)
+        return _degraded(config, [loss], f"fat-tree: an aggregation switch loses one of "
                                          f"{half} core uplinks")  # fmt: skip
     members, min_links = inventory.fabric_lacp_members, inventory.fabric_lacp_min_links
     if unit not in FABRIC_CLASSES and members > 1 and members - 1 >= min_links:
-        spare = members - min_links
-        losses = [CapacityScale(fabric=(members - k) / members)
-                  for k in range(1, min(spare, MAX_CONCURRENT) + 1)]  # fmt: skip
-        return _degraded(config, losses,
+        if config.network.load_balancing == "adaptive":
+            # load-aware routing weighs the thinner bundle down
+            links = paths * members
+            return _degraded(config, [CapacityScale(fabric=(links - 1) / links)],
+                             f"LACP fabric bundle, adaptive routing: {links - 1} of the "
+                             f"leaf's {links} uplinks left")  # fmt: skip
+        return _degraded(config, [CapacityScale(fabric=(members - 1) / members)],
                          f"LACP fabric bundle: {members - 1} of {members} members left")
-    what = "spine" if unit in FABRIC_CLASSES else "uplink"
     if paths <= 1:
         return Impact("fatal", reason=f"no other {unit} path")
-    losses = [CapacityScale(fabric=1.0 - k / paths, fabric_paths_lost=k)
-              for k in range(1, min(paths - 1, MAX_CONCURRENT) + 1)]  # fmt: skip
-    return _degraded(config, losses, f"ECMP: one of {paths} {what} paths lost")
+    if unit in FABRIC_CLASSES:
+        losses = [CapacityScale(fabric=1.0 - k / paths, fabric_paths_lost=k)
+                  for k in range(1, min(paths - 1, MAX_CONCURRENT) + 1)]  # fmt: skip
+        return _degraded(config, losses, f"ECMP: one of {paths} spine paths lost",
+                         survivable_count=paths - 1)  # fmt: skip
+    loss = CapacityScale(fabric=1.0 - 1.0 / paths, fabric_paths_lost=1)
+    return _degraded(config, [loss], f"ECMP: one of {paths} uplink paths lost")
 
 
 def pfc_soft_slowdown(config: RelplanConfig) -> float:
@@ -268,5 +287,6 @@ def resolve_impact(
             reason="stall for detection + failover",
         )  # fmt: skip
     if kind == "auto" and impact.kind == "degraded" and mode.slowdown is not None:
-        impact = Impact("degraded", (mode.slowdown,), reason=impact.reason)
+        impact = Impact("degraded", (mode.slowdown,),
+                        survivable_count=impact.survivable_count, reason=impact.reason)
     return impact

@@ -39,6 +39,9 @@ IMPACT_CODES = {"fatal": FATAL, "degraded": DEGRADED, "transient": TRANSIENT,
 RUNNING, RESTARTING, FINISHED = 0, 1, 2
 """Phase codes of a trial (:attr:`TrialState.phase`)."""
 
+NO_LIMIT = 2**62
+""":attr:`CompiledModes.survivable_count` of a mode with no limit."""
+
 MAX_DEGRADATIONS = 256
 """Default room for concurrent degradations per trial (the engine sizes it per model);
 more sets the overflow flag."""
@@ -110,6 +113,9 @@ class CompiledModes(NamedTuple):
         reconfiguration), hours.
     soft_hours : numpy.ndarray of float
         Soft slowdown after a transient stall, or the rejoin of an elastic replica, hours.
+    survivable_count : numpy.ndarray of int64
+        Unrepaired failures of a degraded mode the job runs through; one more is fatal
+        (:data:`NO_LIMIT` where there is none).
     slowdown_table : numpy.ndarray of float
         Shape (2 x modes, depth): row ``m`` is the step-time ratio with ``k`` concurrent
         degradations of mode ``m`` (column ``k``; the last column holds for more), row
@@ -140,6 +146,7 @@ class CompiledModes(NamedTuple):
     self_healing: np.ndarray
     stall_hours: np.ndarray
     soft_hours: np.ndarray
+    survivable_count: np.ndarray
     slowdown_table: np.ndarray
     repair_kind: np.ndarray
     repair_scale_hours: np.ndarray
@@ -220,6 +227,9 @@ class TrialState(NamedTuple):
         Shape (trials, len(BUCKETS)): wall hours in each bucket.
     failures_by_mode : numpy.ndarray of int64
         Shape (trials, modes): failures that reached the job.
+    interruptions_by_mode : numpy.ndarray of int64
+        Shape (trials, modes): failures that stopped the job (fatal ones, and degraded
+        ones beyond their mode's survivable count).
     spare_return_hours : numpy.ndarray of float
         Shape (trials, spares): a min-heap of the wall-clock times at which the spares
         away in repair come back (the first ``spares_away`` entries).
@@ -250,6 +260,7 @@ class TrialState(NamedTuple):
     wall_hours: np.ndarray
     bucket_hours: np.ndarray
     failures_by_mode: np.ndarray
+    interruptions_by_mode: np.ndarray
     spare_return_hours: np.ndarray
     spares_away: np.ndarray
     spares_used: np.ndarray
@@ -289,6 +300,7 @@ class TrialState(NamedTuple):
             wall_hours=np.zeros(n),
             bucket_hours=np.zeros((n, len(BUCKETS))),
             failures_by_mode=np.zeros((n, n_modes), dtype=np.int64),
+            interruptions_by_mode=np.zeros((n, n_modes), dtype=np.int64),
             spare_return_hours=np.zeros((n, n_spares)),
             spares_away=np.zeros(n, dtype=np.int64),
             spares_used=np.zeros(n, dtype=np.int64),
@@ -404,6 +416,10 @@ def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledMo
         self_healing=np.array([m.self_healing for m in modes], dtype=np.bool_),
         stall_hours=np.array([m.stall_hours for m in modes], dtype=float),
         soft_hours=np.array([m.soft_hours for m in modes], dtype=float),
+        survivable_count=np.array(
+            [NO_LIMIT if m.survivable_count is None else m.survivable_count for m in modes],
+            dtype=np.int64,
+        ),
         slowdown_table=table,
         repair_kind=np.array([duration_code(m.repair.kind) for m in modes], dtype=np.int64),
         repair_scale_hours=np.array([m.repair.scale_hours for m in modes], dtype=float),

@@ -74,26 +74,28 @@ class TrialOutcomes:
         Shape (trials, len(BUCKETS)): wall hours in each bucket; rows sum to wall_hours.
     failures_by_mode : numpy.ndarray
         Shape (trials, modes): failures that reached the job, per failure mode.
+    interruptions_by_mode : numpy.ndarray
+        Shape (trials, modes): failures that stopped the job: every failure of a fatal
+        mode, and those of a degraded mode beyond its survivable count.
     spares_used : numpy.ndarray
         Times a spare server was swapped in.
     mode_names : tuple of str
         Column names of ``failures_by_mode``.
     mode_impacts : tuple of str
         Impact of each mode: fatal, degraded, transient or elastic.
+    mode_interrupts : tuple of bool
+        Whether a failure of each mode can stop the job (fatal modes, and degraded ones
+        with a survivable count).
     """
 
     wall_hours: np.ndarray
     bucket_hours: np.ndarray
     failures_by_mode: np.ndarray
+    interruptions_by_mode: np.ndarray
     spares_used: np.ndarray
     mode_names: tuple[str, ...]
     mode_impacts: tuple[str, ...]
-
-    @property
-    def interruptions_by_mode(self) -> np.ndarray:
-        """Shape (trials, modes): failures that stopped the job (zero for non-fatal modes)."""
-        fatal = np.array([impact == "fatal" for impact in self.mode_impacts], dtype=bool)
-        return self.failures_by_mode * fatal
+    mode_interrupts: tuple[bool, ...]
 
     @property
     def trials(self) -> int:
@@ -255,9 +257,11 @@ def _outcomes(state: TrialState, modes: tuple[FailureMode, ...]) -> TrialOutcome
         wall_hours=state.wall_hours,
         bucket_hours=state.bucket_hours,
         failures_by_mode=state.failures_by_mode,
+        interruptions_by_mode=state.interruptions_by_mode,
         spares_used=state.spares_used,
         mode_names=tuple(m.name for m in modes),
         mode_impacts=tuple(m.impact for m in modes),
+        mode_interrupts=tuple(m.is_fatal or m.survivable_count is not None for m in modes),
     )
 
 
@@ -444,9 +448,11 @@ def concatenate_outcomes(parts: list[TrialOutcomes]) -> TrialOutcomes:
         wall_hours=np.concatenate([p.wall_hours for p in parts]),
         bucket_hours=np.concatenate([p.bucket_hours for p in parts]),
         failures_by_mode=np.concatenate([p.failures_by_mode for p in parts]),
+        interruptions_by_mode=np.concatenate([p.interruptions_by_mode for p in parts]),
         spares_used=np.concatenate([p.spares_used for p in parts]),
         mode_names=parts[0].mode_names,
         mode_impacts=parts[0].mode_impacts,
+        mode_interrupts=parts[0].mode_interrupts,
     )
 
 

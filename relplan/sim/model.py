@@ -43,6 +43,9 @@ class FailureMode:
     slowdown_by_count : tuple of float
         Step-time ratio while ``k`` failures of this mode are unrepaired (entry
         ``k - 1``; the last entry holds for more), for ``degraded`` modes.
+    survivable_count : int or None
+        Unrepaired failures of a ``degraded`` mode the job runs through; a failure
+        beyond them is fatal (every spine lost). None: no limit.
     stall_hours : float
         Stall of a ``transient`` failure (detection plus failover), hours.
     soft_slowdown : float
@@ -71,6 +74,7 @@ class FailureMode:
     soft_hours: float = 0.0
     loses_fast_checkpoint: bool = False
     self_healing: bool = False
+    survivable_count: int | None = None
 
     @property
     def job_rate_per_hour(self) -> float:
@@ -255,6 +259,7 @@ def build_model(config: RelplanConfig) -> SimulationModel:
                     and fast.survives == "none"
                     and unit in SERVER_CLASSES,
                     self_healing=impact.self_healing,
+                    survivable_count=impact.survivable_count,
                 )
             )
     return SimulationModel(

@@ -16,7 +16,8 @@ Impacts of a failure:
 
 - FATAL: work since the last surviving checkpoint is lost; detection, then a spare or a
   wait for the repair (idle: no exposure), then a restart (exposure: may fail again).
-- DEGRADED: the job runs on, slowed, until the unit's repair ends (wall clock).
+- DEGRADED: the job runs on, slowed, until the unit's repair ends (wall clock); a
+  failure beyond the mode's survivable count (every spine lost) is FATAL instead.
 - TRANSIENT: the job stalls for the mode's stall time (exposure, no progress), then
   optionally runs slowed for a while (soft degradation, such as PFC congestion).
 - ELASTIC: the job drops the failed data-parallel replica instead of rolling back: it
@@ -46,6 +47,7 @@ import numba
 import numpy as np
 
 from relplan.sim.compiled import (
+    DEGRADED,
     ELASTIC,
     FATAL,
     FINISHED,
@@ -307,6 +309,7 @@ def walk_trial_slots(
     mode_self_healing = modes.self_healing
     mode_stall_hours = modes.stall_hours
     mode_soft_hours = modes.soft_hours
+    mode_survivable = modes.survivable_count
     n_modes = mode_impact.shape[0]
     slowdown_table = modes.slowdown_table
     repair_kind = modes.repair_kind
@@ -334,6 +337,7 @@ def walk_trial_slots(
     wall_hours = state.wall_hours
     buckets = state.bucket_hours
     failures_by_mode = state.failures_by_mode
+    interruptions_by_mode = state.interruptions_by_mode
     spare_return_hours = state.spare_return_hours
     spares_away = state.spares_away
     spares_used = state.spares_used
@@ -443,11 +447,14 @@ def walk_trial_slots(
                 pointer += 1
             failures_by_mode[trial, mode] += 1
             impact = mode_impact[mode]
+            if impact == DEGRADED and degradations_by_row[trial, mode] >= mode_survivable[mode]:
+                impact = FATAL  # nothing left to run on (every spine lost)
             if trial == traced:
                 _emit(trace, e_fail + idle[trial], e_fail + idle[trial], TRACE_FAILURE, mode,
                       impact, 0.0)
 
             if impact == FATAL:
+                interruptions_by_mode[trial, mode] += 1
                 if phase[trial] == RESTARTING:
                     buckets[trial, B_RESTART] += e_fail - phase_start[trial]
                     if trial == traced:

@@ -80,6 +80,22 @@ def test_losing_one_of_s_spines_cuts_fabric_capacity_by_one_over_s(minimal_raw) 
         assert slowdown == pytest.approx(1.0 + share * (1.0 / capacity - 1.0))
 
 
+def test_spine_losses_compound_until_the_last_while_link_losses_land_apart(minimal_raw):
+    """Every leaf uses every spine: k of P lost leave P - k paths and the P-th stops the
+    job. A fabric link is one of many: concurrent ones land on different leaves."""
+    failures = {"spine": {"lifetime": EXP}, "link": {"lifetime": EXP}}
+    config = _config(minimal_raw, {"servers_per_leaf": 4, "spines": 4, "uplinks_per_leaf": 32},
+                     failures)  # fmt: skip
+    modes = _modes(config)
+    paths = build_model(config).inventory.ecmp_width
+    assert modes["spine"].survivable_count == paths - 1
+    assert len(modes["spine"].slowdown_by_count) == paths - 1
+    assert list(modes["spine"].slowdown_by_count) == sorted(modes["spine"].slowdown_by_count)
+    assert modes["link.fabric"].survivable_count is None
+    assert modes["link.fabric"].slowdown_by_count == pytest.approx(
+        (capacity_slowdown(config, CapacityLoss(fabric=1 - 1 / paths, fabric_paths_lost=1)),))
+
+
 def test_fabric_links_are_degraded_and_server_links_fatal_when_single_homed(minimal_raw):
     config = _config(minimal_raw, {"servers_per_leaf": 4}, {"optic": {"lifetime": EXP}})
     modes = _modes(config)
@@ -211,10 +227,11 @@ def _with_workload(minimal_raw, network, failures):
 
 
 def test_losing_a_fabric_bundle_member_halves_the_flows_on_that_bundle(minimal_raw) -> None:
-    """Two-member leaf-spine bundles: the flows hashed onto the bundle keep half of it; the
-    average over every bundle of the leaf (1 - 1/(2 x bundles)) is not what they see."""
+    """Two-member leaf-spine bundles under static ECMP: the flows hashed onto the bundle
+    keep half of it; the average over every bundle of the leaf (1 - 1/(2 x bundles)) is
+    not what they see."""
     network = {"servers_per_leaf": 4, "uplinks_per_leaf": 32,
-               "fabric_lacp": {"members": 2, "min_links": 1}, "load_balancing": "adaptive"}
+               "fabric_lacp": {"members": 2, "min_links": 1}, "load_balancing": "ecmp"}
     config = _with_workload(minimal_raw, network, {"link": {"lifetime": EXP}})
     link = _modes(config)["link.fabric"]
     assert link.impact == "degraded"
@@ -222,7 +239,20 @@ def test_losing_a_fabric_bundle_member_halves_the_flows_on_that_bundle(minimal_r
         capacity_slowdown(config, CapacityLoss(fabric=0.5)))
     average = capacity_slowdown(config, CapacityLoss(fabric=1 - 1 / 32))
     assert link.slowdown_by_count[0] > average >= 1.0
-    assert link.slowdown_by_count[0] > 1.0
+
+
+def test_adaptive_routing_spreads_a_bundle_member_loss_over_the_leaf(minimal_raw) -> None:
+    """Adaptive routing weighs the thinner bundle down: the leaf keeps 31 of its 32 uplinks,
+    and the slowdown is less than losing a whole one-member path of 16 would cost."""
+    network = {"servers_per_leaf": 4, "uplinks_per_leaf": 32,
+               "fabric_lacp": {"members": 2, "min_links": 1}, "load_balancing": "adaptive"}
+    config = _config(minimal_raw, network, {"link": {"lifetime": EXP}})
+    link = _modes(config)["link.fabric"]
+    assert link.impact == "degraded"
+    assert link.slowdown_by_count[0] == pytest.approx(
+        capacity_slowdown(config, CapacityLoss(fabric=1 - 1 / 32)))
+    path = capacity_slowdown(config, CapacityLoss(fabric=1 - 1 / 16, fabric_paths_lost=1))
+    assert 1.0 < link.slowdown_by_count[0] < path
 
 
 def test_losing_a_fat_tree_core_cuts_an_aggregation_switch_by_two_over_k(minimal_raw) -> None:

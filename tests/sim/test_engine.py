@@ -364,6 +364,30 @@ def test_hand_worked_overlapping_degradations() -> None:
     assert outcomes.wall_hours[0] == pytest.approx(13.25)
 
 
+def test_hand_worked_failure_beyond_the_survivable_count_stops_the_job() -> None:
+    # Two spines: the first lost at 1 runs the job at x2 until wall 4; the second at 2
+    # leaves no path: the job stops (the checkpoint at 3 is not reached; 1 h at x2
+    # from 1 to 2 did 0.5 h of work: 1.5 h of rework, and the other 0.5 h is the
+    # slowdown's), waits 2 h for that spine (no detection time here), restarts and
+    # redoes the 10 h with its 3 writes.
+    model = _hand_model(impact="degraded", slowdown=(2.0,), survivable=1)
+    outcomes = walk_trial(model, [1.0, 2.0], [0, 0], [3.0, 2.0])
+    b = _buckets(outcomes)
+    assert outcomes.interruptions_by_mode[0, 0] == 1
+    assert outcomes.failures_by_mode[0, 0] == 2
+    assert b["rework"] == pytest.approx(1.5)
+    assert b["waiting"] == pytest.approx(2.0)
+    assert b["restart"] == pytest.approx(1.0)
+    # the first spine is back at wall 4, when the restart begins: the restart and what
+    # follows run at full speed
+    assert b["degraded"] == pytest.approx(0.5)
+    assert outcomes.wall_hours[0] == pytest.approx(2.0 + 2.0 + 1.0 + 11.5)
+    # with no limit the second loss only slows the job
+    unlimited = walk_trial(_hand_model(impact="degraded", slowdown=(2.0,)),
+                           [1.0, 2.0], [0, 0], [3.0, 2.0])  # fmt: skip
+    assert unlimited.interruptions_by_mode[0, 0] == 0
+
+
 def test_hand_worked_repair_goes_on_while_the_job_is_down() -> None:
     # Degraded x2 at exposure 2 for 10 wall hours; a fatal failure at exposure 4
     # (detect 0.1, wait 2). The degradation ends at wall 12 = exposure 9.9.
