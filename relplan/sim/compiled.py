@@ -9,6 +9,8 @@ records instead of dozens of positional arrays:
 - :class:`EventWindow`: one window of pre-drawn failures of the non-exponential modes;
 - :class:`TrialStreams`: each trial's random stream and its next on-the-fly failure;
 - :class:`TrialState`: where each trial stands, updated in place by the walk;
+- :class:`HeldHours`: the slowed extra time and stalls a failure may still roll back,
+  kept by the walk as a local value while it walks a trial;
 - :class:`TraceBuffer`: the timeline of one trial, written row by row.
 
 Every array indexed by trial is indexed by the trial's place in its block. Durations
@@ -59,7 +61,8 @@ class CompiledJob(NamedTuple):
 
     The job runs ``total_segments`` segments: all but the last are ``segment_hours``
     of compute followed by a blocking checkpoint write; the last has
-    ``last_segment_work_hours`` of compute and no write.
+    ``last_segment_work_hours`` of compute and no write. A degradation slows the
+    compute, and the writes too if ``storage_on_fabric``.
 
     Attributes
     ----------
@@ -81,6 +84,9 @@ class CompiledJob(NamedTuple):
         Every how many checkpoints one is durable (1 with one tier).
     total_segments : int
         Segments of the job: its checkpoints plus the last segment.
+    storage_on_fabric : bool
+        Whether checkpoint writes share the compute fabric (a degraded job writes at
+        its slowed pace); if not, a write takes its normal time.
     """
 
     work_hours: float
@@ -91,6 +97,7 @@ class CompiledJob(NamedTuple):
     last_segment_work_hours: float
     durable_every: int
     total_segments: int
+    storage_on_fabric: bool
 
 
 class CompiledModes(NamedTuple):
@@ -211,14 +218,23 @@ class TrialState(NamedTuple):
     exposure_hours : numpy.ndarray of float
         How far the trial has walked on the exposure clock, hours.
     phase_start_hours : numpy.ndarray of float
-        Exposure time from which the current phase is timed: the start of a restart,
-        or of the running stretch since the last change of speed or stall, hours.
+        Exposure time from which the current phase is timed, hours: while running, the
+        start of the running stretch since the last change of speed, or the end of the
+        stall in progress; while restarting, when the restart last went on (or goes on
+        again after the stall in progress).
     run_progress_hours : numpy.ndarray of float
         Job-time run since the last restart (or the start) up to ``phase_start_hours``.
+    restart_done_hours : numpy.ndarray of float
+        Restart done up to ``phase_start_hours`` in the restart in progress, hours (a
+        stall pauses a restart).
     committed_checkpoints : numpy.ndarray of int64
         Checkpoints written so far that still hold.
     durable_checkpoint : numpy.ndarray of int64
         Number of the last durable checkpoint at the last fatal failure.
+    rollback_segment, rollback_degraded_hours, rollback_stall_hours : numpy.ndarray
+    fast_tier_durable, fast_tier_degraded_hours, fast_tier_stall_hours : numpy.ndarray
+        The fields of each trial's :class:`HeldHours` (int64 for the checkpoint
+        numbers, float for the hours) between two windows.
     idle_hours : numpy.ndarray of float
         Detection and waiting so far (wall clock off the exposure clock), hours.
     wall_hours : numpy.ndarray of float
@@ -254,8 +270,15 @@ class TrialState(NamedTuple):
     exposure_hours: np.ndarray
     phase_start_hours: np.ndarray
     run_progress_hours: np.ndarray
+    restart_done_hours: np.ndarray
     committed_checkpoints: np.ndarray
     durable_checkpoint: np.ndarray
+    rollback_segment: np.ndarray
+    rollback_degraded_hours: np.ndarray
+    rollback_stall_hours: np.ndarray
+    fast_tier_durable: np.ndarray
+    fast_tier_degraded_hours: np.ndarray
+    fast_tier_stall_hours: np.ndarray
     idle_hours: np.ndarray
     wall_hours: np.ndarray
     bucket_hours: np.ndarray
@@ -294,8 +317,15 @@ class TrialState(NamedTuple):
             exposure_hours=np.zeros(n),
             phase_start_hours=np.zeros(n),
             run_progress_hours=np.zeros(n),
+            restart_done_hours=np.zeros(n),
             committed_checkpoints=np.zeros(n, dtype=np.int64),
             durable_checkpoint=np.zeros(n, dtype=np.int64),
+            rollback_segment=np.zeros(n, dtype=np.int64),
+            rollback_degraded_hours=np.zeros(n),
+            rollback_stall_hours=np.zeros(n),
+            fast_tier_durable=np.zeros(n, dtype=np.int64),
+            fast_tier_degraded_hours=np.zeros(n),
+            fast_tier_stall_hours=np.zeros(n),
             idle_hours=np.zeros(n),
             wall_hours=np.zeros(n),
             bucket_hours=np.zeros((n, len(BUCKETS))),
@@ -310,6 +340,45 @@ class TrialState(NamedTuple):
             degradations_by_row=np.zeros((n, 2 * n_modes), dtype=np.int64),
             overflow=np.zeros(1, dtype=np.bool_),
         )
+
+
+class HeldHours(NamedTuple):
+    """The slowed extra time and the stalls of one trial that a failure may still roll
+    back: they stay in the ``degraded`` and ``stall`` buckets until a failure moves them
+    to ``rework``.
+
+    Segments are numbered by the checkpoint that ends them (segment ``k`` ends with
+    checkpoint ``k``). The hours of the segment in progress are held in ``segment``; once
+    it has completed they are settled into the fast tier's hours, lazily: when hours of
+    a later segment come in, or at the next fatal failure (see
+    :mod:`relplan.sim.timeline`).
+
+    Attributes
+    ----------
+    segment : int
+        The segment of the run in progress that holds ``degraded_hours`` and
+        ``stall_hours`` (0: none). While it is the segment in progress, a fatal failure
+        rolls them back.
+    degraded_hours : float
+        Extra time of slowed running in it, hours.
+    stall_hours : float
+        Stalls while running in it, hours.
+    fast_tier_durable : int
+        The durable checkpoint after which lie the completed segments that hold the
+        fast tier's hours: losing the fast tier rolls them back if this is still the
+        last durable checkpoint; otherwise a later durable checkpoint keeps them safe.
+    fast_tier_degraded_hours : float
+        Extra time of slowed running in those segments, hours.
+    fast_tier_stall_hours : float
+        Stalls in those segments, hours.
+    """
+
+    segment: int
+    degraded_hours: float
+    stall_hours: float
+    fast_tier_durable: int
+    fast_tier_degraded_hours: float
+    fast_tier_stall_hours: float
 
 
 class TraceBuffer(NamedTuple):
@@ -395,6 +464,7 @@ def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledMo
         last_segment_work_hours=float(job.work_hours - checkpoints * segment),
         durable_every=int(job.durable_every),
         total_segments=int(checkpoints + 1),
+        storage_on_fabric=bool(job.storage_on_fabric),
     )
     depth = 1 + max([len(m.slowdown_by_count) for m in modes] + [1])
     table = np.ones((2 * len(modes), depth))

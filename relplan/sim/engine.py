@@ -14,10 +14,14 @@ checkpoint, so a failure ``A`` hours into the run has completed ``floor(A / (tau
 delta))`` segments; the rest is rework. A trial costs O(failures), not
 O(checkpoints). The per-trial walk is compiled with numba.
 
-Buckets (hours of wall time, summing to the wall time): ``useful``, ``rework``
-(everything since the last completed checkpoint, including a partly written one),
-``checkpoint`` (completed blocking writes), ``detect``, ``restart``, ``waiting``,
-and ``degraded`` and ``stall`` (zero until the network model adds them).
+Buckets (hours of wall time, summing to the wall time): ``useful`` (work that
+survives), ``rework`` (everything a failure rolls back: the time since the last
+surviving checkpoint, including a partly written one, with its slowed extra time and
+stalls), ``checkpoint`` (completed blocking writes that survive), ``detect``,
+``restart``, ``waiting``, ``degraded`` (the extra time of slowed compute, and of slowed
+writes when storage shares the fabric, in work that survives) and ``stall`` (stalled time
+in work that survives, and stalls that hold up a restart); see
+:mod:`relplan.sim.timeline`.
 
 Reproducibility. Trials are cut into canonical blocks of :data:`BLOCK_TRIALS`; block
 ``b`` draws from ``SeedSequence(seed, spawn_key=(b,))``, so the numbers depend on

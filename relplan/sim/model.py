@@ -110,6 +110,10 @@ class JobSpec:
         ``interval_hours / fast_interval_hours``-th checkpoint is durable instead.
     fast_write_hours : float
         Blocking write of a fast-tier checkpoint, hours.
+    storage_on_fabric : bool
+        Whether checkpoint writes share the compute fabric, so that a degraded fabric
+        slows them as it slows compute (``network.storage_on_fabric``); if not, a write
+        takes its normal time whatever the fabric's state.
     """
 
     gpus: int
@@ -120,6 +124,7 @@ class JobSpec:
     spares: int
     fast_interval_hours: float | None = None
     fast_write_hours: float = 0.0
+    storage_on_fabric: bool = False
 
     @property
     def segment_hours(self) -> float:
@@ -272,6 +277,7 @@ def build_model(config: RelplanConfig) -> SimulationModel:
             spares=job.spares,
             fast_interval_hours=fast.interval if fast is not None else None,
             fast_write_hours=fast.write * checkpoint.blocking_fraction if fast else 0.0,
+            storage_on_fabric=config.network.storage_on_fabric,
         ),
         modes=tuple(modes),
         inventory=inventory,

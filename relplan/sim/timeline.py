@@ -9,20 +9,33 @@ The job runs segments of ``segment_hours`` (tau) of compute each followed by a b
 write: ``fast_write_hours`` normally, ``durable_write_hours`` on every
 ``durable_every``-th checkpoint (one tier: ``durable_every = 1``); see
 :class:`relplan.sim.compiled.CompiledJob`. Progress is counted in *job-time*: hours at
-full speed. While degraded, the job advances at ``1 / slowdown`` job-hours per hour; the
-other ``1 - 1 / slowdown`` goes to the ``degraded`` bucket.
+full speed. While degraded at slowdown ``s``, the job computes at ``1 / s`` job-hours per
+hour; it writes checkpoints at that pace too if storage shares the compute fabric
+(``storage_on_fabric``), else at full speed. A stretch of ``n`` whole segments at ``s``
+takes ``n (s tau + delta)`` hours (the durable writes counted in with two tiers), so the
+progress a stretch reaches, and the time to the end of the job, come in closed form
+(:func:`progress_after`). The extra time goes to the ``degraded`` bucket.
 
 Impacts of a failure:
 
-- FATAL: work since the last surviving checkpoint is lost; detection, then a spare or a
-  wait for the repair (idle: no exposure), then a restart (exposure: may fail again).
+- FATAL: everything since the last surviving checkpoint becomes ``rework``: the compute
+  and writes, and the extra time of slowed running and the stalls in them (moved from
+  ``degraded`` and ``stall``); detection, then a spare or a wait for the repair (idle: no
+  exposure), then a restart (exposure: may fail again). To know what to move in O(1),
+  each trial holds the degraded and stall hours of the segment they were spent in, and
+  those of completed segments after its last durable checkpoint
+  (:class:`relplan.sim.compiled.HeldHours`); they are settled only when more come in or
+  a failure strikes (:func:`_hold_hours`), so running at full speed costs nothing more.
 - DEGRADED: the job runs on, slowed, until the unit's repair ends (wall clock); a
   failure beyond the mode's survivable count (every spine lost) is FATAL instead.
-- TRANSIENT: the job stalls for the mode's stall time (exposure, no progress), then
-  optionally runs slowed for a while (soft degradation, such as PFC congestion).
+- TRANSIENT: the network stalls for the mode's stall time (exposure): the job makes no
+  progress, and a restart under way pauses; then the job optionally runs slowed for a
+  while (soft degradation, such as PFC congestion). Stalls that overlap count their
+  union: one that starts during another adds only what reaches beyond it.
 - ELASTIC: the job drops the failed data-parallel replica instead of rolling back: it
-  stalls for detection plus reconfiguration, then runs on with fewer replicas
-  (slowdown ``DP / (DP - k)``) until a spare, or the repaired unit, rejoins.
+  stalls for detection plus reconfiguration (as a transient stall does), then runs on
+  with fewer replicas (slowdown ``DP / (DP - k)``) until a spare, or the repaired unit,
+  rejoins.
 
 Failures come from two sources, merged in time: exponential modes drawn on the fly
 from each trial's own xoshiro256** stream (a Poisson superposition: gap, mode, repair,
@@ -65,6 +78,7 @@ from relplan.sim.compiled import (
     CompiledJob,
     CompiledModes,
     EventWindow,
+    HeldHours,
     TraceBuffer,
     TrialState,
     TrialStreams,
@@ -109,6 +123,47 @@ def segments_time(job: CompiledJob, start_index: int, count: int) -> float:
 
 
 @numba.njit(cache=True, inline="always")
+def _segments_within(
+    job: CompiledJob, start_index: int, span: float, most: int, added_per_segment: float
+) -> int:
+    """Segments after checkpoint number ``start_index`` that end within ``span`` hours,
+    each taking its job-time plus ``added_per_segment`` hours.
+
+    Parameters
+    ----------
+    job : CompiledJob
+        The job's numbers.
+    start_index : int
+        Checkpoints committed before the first of the segments.
+    span : float
+        Hours from the start of the first segment.
+    most : int
+        The most segments to count.
+    added_per_segment : float
+        Hours each segment takes beyond its job-time (0: job-time itself).
+
+    Returns
+    -------
+    int
+        The segments.
+    """
+    if job.durable_every == 1:  # one tier: no integer division on the hot path
+        per_segment = job.segment_hours + job.durable_write_hours + added_per_segment
+        return min(max(int(span / per_segment), 0), most)
+    average = job.segment_hours + job.fast_write_hours + (
+        job.durable_write_hours - job.fast_write_hours
+    ) / job.durable_every + added_per_segment
+    count = min(max(int(span / average), 0), most)
+    while count < most and (
+        segments_time(job, start_index, count + 1) + (count + 1) * added_per_segment <= span
+    ):
+        count += 1
+    while count > 0 and segments_time(job, start_index, count) + count * added_per_segment > span:
+        count -= 1
+    return count
+
+
+@numba.njit(cache=True, inline="always")
 def completed_segments(job: CompiledJob, start_index: int, elapsed: float, most: int) -> int:
     """Segments completed ``elapsed`` job-hours after checkpoint number ``start_index``.
 
@@ -128,17 +183,253 @@ def completed_segments(job: CompiledJob, start_index: int, elapsed: float, most:
     int
         Segments whose checkpoint write has finished.
     """
-    if job.durable_every == 1:
-        return min(max(int(elapsed / (job.segment_hours + job.durable_write_hours)), 0), most)
-    average = job.segment_hours + job.fast_write_hours + (
-        job.durable_write_hours - job.fast_write_hours
-    ) / job.durable_every
-    count = min(max(int(elapsed / average), 0), most)
-    while count < most and segments_time(job, start_index, count + 1) <= elapsed:
-        count += 1
-    while count > 0 and segments_time(job, start_index, count) > elapsed:
-        count -= 1
-    return count
+    return _segments_within(job, start_index, elapsed, most, 0.0)
+
+
+@numba.njit(cache=True, inline="always")
+def slowed_job_hours(
+    job: CompiledJob, start_index: int, progress: float, done: int, most: int
+) -> float:
+    """Job-time in the first ``progress`` job-hours of a run that a degradation slows.
+
+    All of it if checkpoint writes share the compute fabric; otherwise only the compute
+    (``segment_hours`` per completed segment and the compute of the segment in
+    progress), not the writes.
+
+    Parameters
+    ----------
+    job : CompiledJob
+        The job's numbers.
+    start_index : int
+        Checkpoints committed when the run began.
+    progress : float
+        Job-time run since then, hours.
+    done : int
+        ``completed_segments(job, start_index, progress, most)``.
+    most : int
+        The most segments the run can complete (those before the last segment).
+
+    Returns
+    -------
+    float
+        Hours at full speed.
+    """
+    if job.storage_on_fabric:
+        return progress
+    into = progress - segments_time(job, start_index, done)
+    if done < most:  # past the segment's compute, the job is writing
+        into = min(into, job.segment_hours)
+    return done * job.segment_hours + into
+
+
+@numba.njit(cache=True, inline="always")
+def completed_segments_hinted(
+    job: CompiledJob, start_index: int, elapsed: float, most: int, hint: int
+) -> int:
+    """:func:`completed_segments`, trying ``hint`` first: no division if the run is in
+    segment ``hint + 1`` (after ``hint`` completed segments)."""
+    if 0 <= hint <= most and segments_time(job, start_index, hint) <= elapsed and (
+        hint == most or elapsed < segments_time(job, start_index, hint + 1)
+    ):
+        return hint
+    return completed_segments(job, start_index, elapsed, most)
+
+
+@numba.njit(cache=True, inline="always")
+def completed_segments_after(
+    job: CompiledJob, start_index: int, done_before: int, elapsed: float, most: int
+) -> int:
+    """:func:`completed_segments` at ``elapsed``, knowing that the run had completed
+    ``done_before`` segments at an earlier point: no division while the run is still in
+    the same segment.
+    """
+    if done_before == most or elapsed < segments_time(job, start_index, done_before + 1):
+        return done_before
+    return completed_segments(job, start_index, elapsed, most)
+
+
+@numba.njit(cache=True, inline="always")
+def progress_after(
+    job: CompiledJob, start_index: int, progress: float, done_before: int,
+    slowed_before: float, wall_hours: float, slowdown: float, most: int,
+) -> float:  # fmt: skip
+    """Job-time a run reaches ``wall_hours`` after ``progress``, at ``slowdown``.
+
+    At slowdown ``s`` the compute advances ``1 / s`` job-hours per hour and a write (off
+    the compute fabric) one. Within the segment in progress that is direct; beyond it,
+    the run's first ``n`` segments take ``s tau n + writes`` hours: the segments
+    completed by the end of the stretch come in closed form (as in
+    :func:`completed_segments`), then the offset into the one in progress.
+
+    Parameters
+    ----------
+    job : CompiledJob
+        The job's numbers.
+    start_index : int
+        Checkpoints committed when the run began.
+    progress : float
+        Job-time run since then, hours.
+    done_before : int
+        :func:`completed_segments` at ``progress``.
+    slowed_before : float
+        :func:`slowed_job_hours` at ``progress``, hours.
+    wall_hours : float
+        Hours of running from ``progress`` on, at ``slowdown`` throughout.
+    slowdown : float
+        Step-time ratio.
+    most : int
+        The most segments the run can complete (those before the last segment).
+
+    Returns
+    -------
+    float
+        Job-time since the run began, hours.
+    """
+    if slowdown == 1.0 or job.storage_on_fabric or done_before == most:
+        return progress + wall_hours / slowdown  # all slowed (the last segment: compute)
+    tau = job.segment_hours
+    # within the segment in progress: the rest of its compute, then its write
+    segment_start = segments_time(job, start_index, done_before)
+    compute_left = segment_start + tau - progress
+    write_wall = wall_hours
+    if compute_left > 0.0:
+        if wall_hours <= slowdown * compute_left:
+            return progress + wall_hours / slowdown
+        write_wall = wall_hours - slowdown * compute_left
+    write_start = max(progress, segment_start + tau)
+    if write_start + write_wall < segments_time(job, start_index, done_before + 1):
+        return write_start + write_wall
+    added = (slowdown - 1.0) * tau  # per segment, beyond its job-time
+    # hours from the run's start to the end of the stretch, had it all run at `slowdown`
+    target = progress + (slowdown - 1.0) * slowed_before + wall_hours
+    done = _segments_within(job, start_index, target, most, added)
+    reached = segments_time(job, start_index, done)
+    into = target - reached - done * added
+    if done == most or into <= slowdown * tau:
+        return reached + into / slowdown
+    return reached + tau + (into - slowdown * tau)
+
+
+@numba.njit(cache=True, inline="always")
+def _settle_held_hours(held: HeldHours, every: int) -> HeldHours:
+    """``held`` once its segment has completed: a fatal failure no longer rolls its hours
+    back; losing the fast tier does, unless a durable checkpoint ends the segment or
+    comes after it.
+
+    Parameters
+    ----------
+    held : HeldHours
+        A trial's held hours, with ``held.segment > 0``.
+    every : int
+        Every how many checkpoints one is durable.
+
+    Returns
+    -------
+    HeldHours
+        With no segment's hours held.
+    """
+    durable_after = held.fast_tier_durable
+    fast_degraded = held.fast_tier_degraded_hours
+    fast_stall = held.fast_tier_stall_hours
+    if every > 1:  # with one tier every checkpoint is durable: nothing to keep
+        last_durable = held.segment // every * every
+        if last_durable > durable_after:  # the fast tier's hours are safe now
+            durable_after = last_durable
+            fast_degraded = 0.0
+            fast_stall = 0.0
+        if held.segment > last_durable:
+            fast_degraded += held.degraded_hours
+            fast_stall += held.stall_hours
+    return HeldHours(0, 0.0, 0.0, durable_after, fast_degraded, fast_stall)
+
+
+@numba.njit(cache=True, inline="always")
+def _hold_hours(
+    held: HeldHours, segment: int, degraded_hours: float, stall_hours: float, every: int
+) -> HeldHours:
+    """``held`` with ``degraded_hours`` of slowed extra time and ``stall_hours`` of stalls
+    spent in segment ``segment`` of the run in progress; the hours of an earlier segment,
+    which has completed since, are settled first.
+
+    Parameters
+    ----------
+    held : HeldHours
+        A trial's held hours.
+    segment : int
+        The segment the hours were spent in (numbered by the checkpoint that ends it).
+    degraded_hours, stall_hours : float
+        Hours.
+    every : int
+        Every how many checkpoints one is durable.
+
+    Returns
+    -------
+    HeldHours
+    """
+    if held.segment != segment and held.segment > 0:
+        held = _settle_held_hours(held, every)
+    return HeldHours(segment, held.degraded_hours + degraded_hours,
+                     held.stall_hours + stall_hours, held.fast_tier_durable,
+                     held.fast_tier_degraded_hours, held.fast_tier_stall_hours)  # fmt: skip
+
+
+@numba.njit(cache=True, inline="always")
+def _hold_slowed_stretch(
+    job: CompiledJob, held: HeldHours, start_index: int, done_before: int, done_after: int,
+    reached: float, slowdown: float, extra_hours: float, most: int,
+) -> HeldHours:  # fmt: skip
+    """``held`` with the ``extra_hours`` of a stretch run at ``slowdown``, held segment by
+    segment, in O(1) whatever the checkpoints the stretch crosses.
+
+    The extra time accrues in proportion to the slowed job-time (:func:`slowed_job_hours`),
+    so the parts after the last checkpoint the stretch completes, and after its last
+    durable one, come in closed form.
+
+    Parameters
+    ----------
+    job : CompiledJob
+        The job's numbers.
+    held : HeldHours
+        The trial's held hours.
+    start_index : int
+        Checkpoints committed when the run began.
+    done_before, done_after : int
+        Segments the run had completed at the start and at the end of the stretch.
+    reached : float
+        Job-time since the run began at the end of the stretch, hours.
+    slowdown : float
+        Step-time ratio during the stretch.
+    extra_hours : float
+        The stretch's wall time beyond its job-time, hours.
+    most : int
+        The most segments the run can complete (those before the last segment).
+
+    Returns
+    -------
+    HeldHours
+    """
+    every = job.durable_every
+    first = start_index + done_before + 1  # the segment the stretch starts in
+    if done_after == done_before:
+        return _hold_hours(held, first, extra_hours, 0.0, every)
+    boundary = segments_time(job, start_index, done_after)
+    into = reached - boundary
+    if not job.storage_on_fabric and done_after < most:
+        into = min(into, job.segment_hours)
+    after = (slowdown - 1.0) * into  # in the segment in progress at the end
+    last_durable = (start_index + done_after) // every * every
+    if last_durable >= first:
+        # a durable checkpoint completes in the stretch: what came before it is safe
+        if job.storage_on_fabric:
+            kept = boundary - segments_time(job, start_index, last_durable - start_index)
+        else:
+            kept = (start_index + done_after - last_durable) * job.segment_hours
+        return HeldHours(start_index + done_after + 1, after, 0.0, last_durable,
+                         (slowdown - 1.0) * kept, 0.0)  # fmt: skip
+    settled = _settle_held_hours(_hold_hours(held, first, extra_hours - after, 0.0, every),
+                                 every)  # fmt: skip
+    return HeldHours(start_index + done_after + 1, after, 0.0, settled.fast_tier_durable,
+                     settled.fast_tier_degraded_hours, settled.fast_tier_stall_hours)  # fmt: skip
 
 
 @numba.njit(cache=True, inline="always")
@@ -275,8 +566,11 @@ def walk_trial_slots(
     If a trial is ``trace.trial``, every interval is written to ``trace.rows`` as a row
     ``[wall_start, wall_end, code, a, b, c]``: RUN (a, b = job-time at its ends since
     the restart, c = checkpoints committed at the restart), RESTART, DETECT and WAIT
-    (a = mode), FAILURE (a point; a = mode, b = impact), STALL, FINISH and ROLLBACK (a
-    fast tier lost: a = the durable checkpoint, b = the one rolled back from).
+    (a = mode), FAILURE (a point; a = mode, b = impact), STALL (a = mode, b = job-time
+    since the restart at which the job stalled, -1 during a restart; c = checkpoints
+    committed at the restart), FINISH and ROLLBACK (a fast tier lost: a = the durable
+    checkpoint, b = the one rolled back from). A stall row covers only the time it adds
+    to the stalls in progress.
 
     Parameters
     ----------
@@ -299,6 +593,7 @@ def walk_trial_slots(
     # record inside a loop would cost a reference-count update at each read.
     restart = job.restart_hours
     segment = job.segment_hours
+    on_fabric = job.storage_on_fabric
     last_work = job.last_segment_work_hours
     total_segments = job.total_segments
     every = job.durable_every
@@ -331,8 +626,15 @@ def walk_trial_slots(
     exposure_hours = state.exposure_hours
     phase_start = state.phase_start_hours
     run_progress = state.run_progress_hours
+    restart_done = state.restart_done_hours
     committed = state.committed_checkpoints
     durable = state.durable_checkpoint
+    rollback_segment = state.rollback_segment
+    rollback_degraded = state.rollback_degraded_hours
+    rollback_stall = state.rollback_stall_hours
+    fast_tier_durable = state.fast_tier_durable
+    fast_tier_degraded = state.fast_tier_degraded_hours
+    fast_tier_stall = state.fast_tier_stall_hours
     idle = state.idle_hours
     wall_hours = state.wall_hours
     buckets = state.bucket_hours
@@ -355,6 +657,11 @@ def walk_trial_slots(
         slowdown = 1.0
         if degradation_count[trial] > 0:
             slowdown = _current_slowdown(trial, degradations_by_row, slowdown_table)
+        # a local value while the trial is walked: passing the state's arrays to a
+        # helper would cost reference-count updates at each call
+        held = HeldHours(rollback_segment[trial], rollback_degraded[trial],
+                         rollback_stall[trial], fast_tier_durable[trial],
+                         fast_tier_degraded[trial], fast_tier_stall[trial])  # fmt: skip
         while True:
             x_now = exposure_hours[trial]
             # The next failure from either source.
@@ -369,13 +676,33 @@ def walk_trial_slots(
                 if x < x_deg:
                     x_deg = x
                     first_deg = k
-            # The end of the current phase.
+            # The end of the current phase. A degraded job computes at 1 / slowdown
+            # job-hours per hour; it writes so too only if storage shares the fabric.
+            start_index = committed[trial]
+            left = total_segments - 1 - start_index
+            finish = 0.0
+            done_before = 0
+            slowed_before = 0.0
             if phase[trial] == RESTARTING:
-                x_phase = phase_start[trial] + restart
+                x_phase = phase_start[trial] + (restart - restart_done[trial])
             else:
-                left = total_segments - 1 - committed[trial]
-                finish = segments_time(job, committed[trial], left) + last_work
-                x_phase = phase_start[trial] + (finish - run_progress[trial]) * slowdown
+                finish = segments_time(job, start_index, left) + last_work
+                if slowdown == 1.0 or on_fabric:
+                    x_phase = phase_start[trial] + (finish - run_progress[trial]) * slowdown
+                else:
+                    # writes at full speed; the segment in progress is usually the one
+                    # holding hours already (a stall's, before its soft phase)
+                    done_before = completed_segments_hinted(
+                        job, start_index, run_progress[trial], left,
+                        held.segment - start_index - 1,
+                    )  # fmt: skip
+                    slowed_before = slowed_job_hours(job, start_index, run_progress[trial],
+                                                     done_before, left)
+                    # no earlier than at full speed: exact only if it may come first
+                    x_phase = phase_start[trial] + (finish - run_progress[trial])
+                    if x_phase <= min(x_deg, e_fail):
+                        x_phase += (slowdown - 1.0) * (left * segment + last_work
+                                                       - slowed_before)
             x_next = min(x_phase, min(x_deg, e_fail))
             if x_next > horizon or x_next == np.inf:
                 break
@@ -383,30 +710,48 @@ def walk_trial_slots(
             # Advance a running job's progress up to x_next (nothing happens during a stall).
             if phase[trial] == RUNNING and x_next > phase_start[trial]:
                 stretch = x_next - phase_start[trial]
+                progress = run_progress[trial]
+                if slowdown == 1.0 or on_fabric:
+                    reached = progress + stretch / slowdown
+                    extra = stretch * (1.0 - 1.0 / slowdown)
+                else:
+                    reached = finish
+                    if x_next < x_phase:
+                        reached = min(finish, progress_after(job, start_index, progress,
+                                                             done_before, slowed_before,
+                                                             stretch, slowdown, left))
+                    extra = stretch - (reached - progress)
                 if trial == traced:
                     _emit(trace, phase_start[trial] + idle[trial], x_next + idle[trial],
-                          TRACE_RUN, run_progress[trial], run_progress[trial] + stretch / slowdown,
-                          committed[trial])
-                run_progress[trial] += stretch / slowdown
-                buckets[trial, B_DEGRADED] += stretch * (1.0 - 1.0 / slowdown)
+                          TRACE_RUN, progress, reached, start_index)
+                run_progress[trial] = reached
+                buckets[trial, B_DEGRADED] += extra
+                if slowdown != 1.0:  # hold the extra time for a failure to roll back
+                    if on_fabric:
+                        done_before = completed_segments(job, start_index, progress, left)
+                    held = _hold_slowed_stretch(
+                        job, held, start_index, done_before,
+                        completed_segments_after(job, start_index, done_before, reached, left),
+                        reached, slowdown, extra, left,
+                    )  # fmt: skip
                 phase_start[trial] = x_next
             exposure_hours[trial] = x_next
 
             if x_phase <= x_next:
                 if phase[trial] == RESTARTING:
-                    buckets[trial, B_RESTART] += restart
+                    buckets[trial, B_RESTART] += restart - restart_done[trial]
                     if trial == traced:
                         _emit(trace, phase_start[trial] + idle[trial], x_next + idle[trial],
                               TRACE_RESTART, 0.0, 0.0, 0.0)
+                    restart_done[trial] = 0.0
                     phase[trial] = RUNNING
                     phase_start[trial] = x_next
                     run_progress[trial] = 0.0
                     continue
-                left = total_segments - 1 - committed[trial]
                 buckets[trial, B_USEFUL] += left * segment + last_work
-                buckets[trial, B_CHECKPOINT] += segments_time(
-                    job, committed[trial], left
-                ) - left * segment
+                buckets[trial, B_CHECKPOINT] += segments_time(job, start_index, left) - (
+                    left * segment
+                )
                 committed[trial] = total_segments
                 wall_hours[trial] = x_next + idle[trial]
                 phase[trial] = FINISHED
@@ -456,30 +801,57 @@ def walk_trial_slots(
             if impact == FATAL:
                 interruptions_by_mode[trial, mode] += 1
                 if phase[trial] == RESTARTING:
-                    buckets[trial, B_RESTART] += e_fail - phase_start[trial]
-                    if trial == traced:
-                        _emit(trace, phase_start[trial] + idle[trial], e_fail + idle[trial],
-                              TRACE_RESTART, 0.0, 0.0, 0.0)
-                else:
-                    if phase_start[trial] > e_fail:  # cut a stall short
+                    if phase_start[trial] > e_fail:  # a stall pausing the restart ends here
                         buckets[trial, B_STALL] -= phase_start[trial] - e_fail
+                    else:
+                        buckets[trial, B_RESTART] += e_fail - phase_start[trial]
+                        if trial == traced:
+                            _emit(trace, phase_start[trial] + idle[trial], e_fail + idle[trial],
+                                  TRACE_RESTART, 0.0, 0.0, 0.0)
+                    restart_done[trial] = 0.0
+                else:
+                    if phase_start[trial] > e_fail:  # cut a stall short (held: it is in
+                        cut = phase_start[trial] - e_fail  # the segment in progress)
+                        buckets[trial, B_STALL] -= cut
+                        held = HeldHours(held.segment, held.degraded_hours,
+                                         held.stall_hours - cut, held.fast_tier_durable,
+                                         held.fast_tier_degraded_hours,
+                                         held.fast_tier_stall_hours)  # fmt: skip
+                    # everything since the last completed checkpoint is rework: the
+                    # compute and writes, the extra time of slowed running and the stalls
                     elapsed = run_progress[trial]
-                    most = total_segments - 1 - committed[trial]
-                    done = completed_segments(job, committed[trial], elapsed, most)
-                    done_time = segments_time(job, committed[trial], done)
+                    done = completed_segments(job, start_index, elapsed, left)
+                    done_time = segments_time(job, start_index, done)
                     buckets[trial, B_USEFUL] += done * segment
                     buckets[trial, B_CHECKPOINT] += done_time - done * segment
                     buckets[trial, B_REWORK] += elapsed - done_time
+                    if held.segment > start_index + done:
+                        # held in the segment the failure rolls back
+                        buckets[trial, B_REWORK] += held.degraded_hours + held.stall_hours
+                        buckets[trial, B_DEGRADED] -= held.degraded_hours
+                        buckets[trial, B_STALL] -= held.stall_hours
+                        held = HeldHours(0, 0.0, 0.0, held.fast_tier_durable,
+                                         held.fast_tier_degraded_hours,
+                                         held.fast_tier_stall_hours)  # fmt: skip
+                    elif held.segment > 0:  # held in a completed segment
+                        held = _settle_held_hours(held, every)
                     committed[trial] += done
                     durable[trial] = (committed[trial] // every) * every
                 if mode_loses_fast[mode] and committed[trial] > durable[trial]:
                     # the fast checkpoints since the last durable one are gone: their
-                    # compute and their writes become rework
+                    # compute, writes, slowed extra time and stalls become rework
                     lost = committed[trial] - durable[trial]
                     lost_time = segments_time(job, durable[trial], lost)
                     buckets[trial, B_USEFUL] -= lost * segment
                     buckets[trial, B_CHECKPOINT] -= lost_time - lost * segment
                     buckets[trial, B_REWORK] += lost_time
+                    if held.fast_tier_durable == durable[trial]:  # held after the durable one
+                        buckets[trial, B_REWORK] += (held.fast_tier_degraded_hours
+                                                     + held.fast_tier_stall_hours)
+                        buckets[trial, B_DEGRADED] -= held.fast_tier_degraded_hours
+                        buckets[trial, B_STALL] -= held.fast_tier_stall_hours
+                    held = HeldHours(held.segment, held.degraded_hours, held.stall_hours,
+                                     durable[trial], 0.0, 0.0)
                     if trial == traced:
                         _emit(trace, e_fail + idle[trial], e_fail + idle[trial], TRACE_ROLLBACK,
                               durable[trial], committed[trial], 0.0)
@@ -507,19 +879,37 @@ def walk_trial_slots(
             # Degraded, transient and elastic failures: the job keeps its progress.
             duration = repair
             table_row = mode
-            # ``begin``: when the job resumes after the stall (exposure), from which a
-            # soft phase or a shrunk run is timed
+            # ``begin``: the end of this failure's own stall (exposure), from which a soft
+            # phase or a shrunk run is timed
             begin = e_fail
             if impact == ELASTIC or impact == TRANSIENT:
-                # transient: failover; elastic: detection and reconfiguration
-                stall = mode_stall_hours[mode]
-                if phase[trial] == RUNNING:
-                    start = max(phase_start[trial], e_fail)
-                    begin = start + stall
-                    buckets[trial, B_STALL] += stall
+                # transient: failover; elastic: detection and reconfiguration. Nothing
+                # progresses while the network stalls, a restart neither.
+                begin = e_fail + mode_stall_hours[mode]
+                if phase[trial] == RESTARTING and e_fail > phase_start[trial]:
+                    # the restart pauses: bank what it has done
+                    buckets[trial, B_RESTART] += e_fail - phase_start[trial]
+                    restart_done[trial] += e_fail - phase_start[trial]
                     if trial == traced:
-                        _emit(trace, start + idle[trial], begin + idle[trial], TRACE_STALL, mode,
-                              0.0, 0.0)
+                        _emit(trace, phase_start[trial] + idle[trial], e_fail + idle[trial],
+                              TRACE_RESTART, 0.0, 0.0, 0.0)
+                    phase_start[trial] = e_fail
+                # phase_start >= e_fail now: the end of a stall in progress, if any. The
+                # stalled time is the union of the stalls: this one adds what reaches
+                # beyond the stall in progress.
+                if begin > phase_start[trial]:
+                    added = begin - phase_start[trial]
+                    buckets[trial, B_STALL] += added
+                    at_progress = -1.0  # none: restarting
+                    if phase[trial] == RUNNING:
+                        at_progress = run_progress[trial]
+                        segment_number = start_index + 1 + completed_segments(
+                            job, start_index, at_progress, left
+                        )
+                        held = _hold_hours(held, segment_number, 0.0, added, every)
+                    if trial == traced:
+                        _emit(trace, phase_start[trial] + idle[trial], begin + idle[trial],
+                              TRACE_STALL, mode, at_progress, start_index)
                     phase_start[trial] = begin
             if impact == ELASTIC:
                 wait = repair
@@ -543,6 +933,13 @@ def walk_trial_slots(
             degradation_count[trial] = k + 1
             degradations_by_row[trial, table_row] += 1
             slowdown = _current_slowdown(trial, degradations_by_row, slowdown_table)
+        if phase[trial] != FINISHED:  # the next window goes on from here
+            rollback_segment[trial] = held.segment
+            rollback_degraded[trial] = held.degraded_hours
+            rollback_stall[trial] = held.stall_hours
+            fast_tier_durable[trial] = held.fast_tier_durable
+            fast_tier_degraded[trial] = held.fast_tier_degraded_hours
+            fast_tier_stall[trial] = held.fast_tier_stall_hours
 
 
 def walk_trials(

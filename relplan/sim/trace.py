@@ -3,7 +3,9 @@
 The compiled walk writes a trace of the trial it is asked to follow (runs, restarts,
 detections, waits, stalls, failures); this module expands each run into its compute
 and checkpoint-write segments, with the same segment arithmetic as the walk, and
-labels the part of a run lost to a failure as rework.
+labels what a failure rolls back (the part of a run since its last completed
+checkpoint, the stalls in it, and on a lost fast tier everything since the durable
+checkpoint) as rework, as the walk's buckets do.
 """
 
 from __future__ import annotations
@@ -54,7 +56,9 @@ def trace_trial(
     intervals : pandas.DataFrame
         Columns ``start_hours``, ``end_hours`` (wall clock) and ``bucket`` (useful,
         rework, checkpoint, detect, waiting, restart, stall), covering the trial's
-        wall time; slowed running shows as the bucket it ran in, stretched.
+        wall time; slowed running shows as the bucket it ran in, stretched (compute
+        only, unless storage shares the fabric), and a stall in rolled-back work as
+        rework.
     failures : pandas.DataFrame
         Columns ``time_hours`` (wall clock), ``mode`` and ``impact``.
     """
@@ -76,16 +80,37 @@ def _expand(model: SimulationModel, rows: np.ndarray) -> tuple[pd.DataFrame, pd.
     intervals: list[list] = []
     failures = []
     run: list[np.ndarray] = []
+    # the stalls of the run in progress: [interval, checkpoints committed at the restart,
+    # job-time since the restart at the stall]
+    run_stalls: list[tuple[list, int, float]] = []
 
     def segment_time(start: int, count: int) -> float:
         return timeline.segments_time(job, start, count)
 
+    def completed(start: int, progress: float) -> int:
+        # the segments a run from checkpoint `start` completes, bounded as the walk does
+        return timeline.completed_segments(job, start, progress, job.total_segments - 1 - start)
+
+    def slowed(start: int, progress: float) -> float:
+        most = job.total_segments - 1 - start
+        return timeline.slowed_job_hours(job, start, progress, completed(start, progress), most)
+
     def close_run(lost: bool) -> None:
+        if run:
+            start_committed, j_end = int(run[0][5]), float(run[-1][4])
+        elif run_stalls:  # a run that stalled before it made any progress
+            start_committed, j_end = run_stalls[0][1], run_stalls[-1][2]
+        else:
+            return
+        done = completed(start_committed, j_end)
+        if lost:
+            # a stall in the segment in progress at the failure is rolled back with it
+            for interval, _, at_progress in run_stalls:
+                if completed(start_committed, at_progress) >= done:
+                    interval[2] = "rework"
+        run_stalls.clear()
         if not run:
             return
-        start_committed = int(run[0][5])
-        j_end = run[-1][4]
-        done = timeline.completed_segments(job, start_committed, j_end, 10**12)
         edges = [0.0]
         labels: list[tuple[str, int]] = []
         for k in range(1, done + 1):
@@ -96,14 +121,24 @@ def _expand(model: SimulationModel, rows: np.ndarray) -> tuple[pd.DataFrame, pd.
             edges.append(j_end)
             labels.append(("rework" if lost else "useful", 0))
         edges_array = np.array(edges)
-        # each stretch of the run maps job-time to wall clock linearly; cut it at the
-        # segment edges inside it (a stall or a change of speed separates stretches)
+        # each stretch of the run runs at one speed: its extra time over its job-time
+        # falls on its slowed job-time (the compute, and the writes if storage shares
+        # the fabric), linearly; cut it at the segment edges inside it (a stall or a
+        # change of speed separates stretches)
         for wall_start, wall_end, _, j_start, j_stop, _ in run:
             if j_stop <= j_start:
                 continue
             inside = edges_array[(edges_array > j_start) & (edges_array < j_stop)]
             cuts = np.concatenate([[j_start], inside, [j_stop]])
-            walls = wall_start + (cuts - j_start) / (j_stop - j_start) * (wall_end - wall_start)
+            slowed_cuts = np.array([slowed(start_committed, float(c)) for c in cuts])
+            slowed_span = slowed_cuts[-1] - slowed_cuts[0]
+            extra = (wall_end - wall_start) - (j_stop - j_start)
+            if slowed_span > 0.0:
+                walls = wall_start + (cuts - j_start) + extra * (
+                    slowed_cuts - slowed_cuts[0]) / slowed_span
+            else:
+                walls = wall_start + (cuts - j_start) / (j_stop - j_start) * (
+                    wall_end - wall_start)
             for k in range(len(cuts) - 1):
                 middle = 0.5 * (cuts[k] + cuts[k + 1])
                 label, number = labels[min(int(np.searchsorted(edges_array, middle)) - 1,
@@ -128,15 +163,25 @@ def _expand(model: SimulationModel, rows: np.ndarray) -> tuple[pd.DataFrame, pd.
                         interval[1] = when
                 close_run(lost=True)
         elif code == TRACE_ROLLBACK:
-            # the fast checkpoints after the durable one are lost: their work is rework
+            # the fast checkpoints after the durable one are lost: their work, and the
+            # stalls in it, are rework
             for interval in intervals:
-                if interval[2] in ("useful", "checkpoint") and interval[3] > row[3]:
+                if interval[2] in ("useful", "checkpoint", "stall") and interval[3] > row[3]:
                     interval[2] = "rework"
         elif code == TRACE_FINISH:
             close_run(lost=False)
+        elif code == TRACE_STALL:
+            if row[1] > row[0]:
+                interval = [float(row[0]), float(row[1]), "stall", 0]
+                intervals.append(interval)
+                if row[4] >= 0.0:  # while running (not during a restart)
+                    start_committed = int(row[5])
+                    done = completed(start_committed, float(row[4]))
+                    interval[3] = start_committed + done + 1  # the segment it stalls
+                    run_stalls.append((interval, start_committed, float(row[4])))
         else:
             bucket = {TRACE_RESTART: "restart", TRACE_DETECT: "detect",
-                      TRACE_WAIT: "waiting", TRACE_STALL: "stall"}[code]
+                      TRACE_WAIT: "waiting"}[code]
             if row[1] > row[0]:
                 intervals.append([float(row[0]), float(row[1]), bucket, 0])
     frame = pd.DataFrame([i[:3] for i in intervals],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -347,12 +348,19 @@ def _hand_model(**mode: object):
 
 
 def test_hand_worked_degradation() -> None:
-    # Half speed from exposure 2 to 5: 1.5 h of extra time; the job ends at 13.0.
+    # Half speed from exposure 2 to 5. Storage off the fabric (the default): compute
+    # [2,3) of job-time takes 2 h, the write [3,3.5) its 0.5 h, then 0.5 h of wall
+    # computes 0.25 h: 1.25 h of extra time; the job ends at 12.75.
     model = _hand_model(impact="degraded", slowdown=(2.0,))
     outcomes = walk_trial(model, [2.0], [0], [3.0])
     b = _buckets(outcomes)
-    assert b["degraded"] == pytest.approx(1.5)
+    assert b["degraded"] == pytest.approx(1.25)
     assert b["rework"] == 0.0
+    assert outcomes.wall_hours[0] == pytest.approx(12.75)
+    # Storage on the fabric: the write is slowed too, 1.5 h of extra time.
+    on_fabric = replace(model, job=replace(model.job, storage_on_fabric=True))
+    outcomes = walk_trial(on_fabric, [2.0], [0], [3.0])
+    assert _buckets(outcomes)["degraded"] == pytest.approx(1.5)
     assert outcomes.wall_hours[0] == pytest.approx(13.0)
 
 
@@ -366,21 +374,20 @@ def test_hand_worked_overlapping_degradations() -> None:
 
 def test_hand_worked_failure_beyond_the_survivable_count_stops_the_job() -> None:
     # Two spines: the first lost at 1 runs the job at x2 until wall 4; the second at 2
-    # leaves no path: the job stops (the checkpoint at 3 is not reached; 1 h at x2
-    # from 1 to 2 did 0.5 h of work: 1.5 h of rework, and the other 0.5 h is the
-    # slowdown's), waits 2 h for that spine (no detection time here), restarts and
+    # leaves no path: the job stops before the checkpoint at 3, so the 2 h since the
+    # start (1 h at full speed, 1 h at x2: 1.5 h of job-time and 0.5 h of slowdown) are
+    # rework. It waits 2 h for that spine (no detection time here), restarts (the first
+    # spine is back at wall 4, when the restart begins: full speed from there) and
     # redoes the 10 h with its 3 writes.
     model = _hand_model(impact="degraded", slowdown=(2.0,), survivable=1)
     outcomes = walk_trial(model, [1.0, 2.0], [0, 0], [3.0, 2.0])
     b = _buckets(outcomes)
     assert outcomes.interruptions_by_mode[0, 0] == 1
     assert outcomes.failures_by_mode[0, 0] == 2
-    assert b["rework"] == pytest.approx(1.5)
+    assert b["rework"] == pytest.approx(2.0)
+    assert b["degraded"] == pytest.approx(0.0)
     assert b["waiting"] == pytest.approx(2.0)
     assert b["restart"] == pytest.approx(1.0)
-    # the first spine is back at wall 4, when the restart begins: the restart and what
-    # follows run at full speed
-    assert b["degraded"] == pytest.approx(0.5)
     assert outcomes.wall_hours[0] == pytest.approx(2.0 + 2.0 + 1.0 + 11.5)
     # with no limit the second loss only slows the job
     unlimited = walk_trial(_hand_model(impact="degraded", slowdown=(2.0,)),
@@ -390,14 +397,16 @@ def test_hand_worked_failure_beyond_the_survivable_count_stops_the_job() -> None
 
 def test_hand_worked_repair_goes_on_while_the_job_is_down() -> None:
     # Degraded x2 at exposure 2 for 10 wall hours; a fatal failure at exposure 4
-    # (detect 0.1, wait 2). The degradation ends at wall 12 = exposure 9.9.
+    # (detect 0.1, wait 2) rolls back the 3 h of job-time and the 1 h of slowed extra
+    # time in them. The degradation ends at wall 12 = exposure 9.9: 4.9 h at x2 after
+    # the restart cost 2.45 h more.
     degraded = {"units": 1, "lifetime": exp(1e9), "impact": "degraded", "slowdown": (2.0,)}
     fatal = {"units": 1, "lifetime": exp(1e9), "detect": 0.1, "repair": fixed(2.0)}
     model = make_model(**HAND_JOB, modes=[degraded, fatal])
     outcomes = walk_trial(model, [2.0, 4.0], [0, 1], [10.0, 2.0])
     b = _buckets(outcomes)
-    assert b["rework"] == pytest.approx(3.0)
-    assert b["degraded"] == pytest.approx(1.0 + 2.45)
+    assert b["rework"] == pytest.approx(3.0 + 1.0)
+    assert b["degraded"] == pytest.approx(2.45)
     assert b["waiting"] == pytest.approx(2.0)
     assert outcomes.wall_hours[0] == pytest.approx(21.05)
 
@@ -419,8 +428,9 @@ def test_fatal_failure_during_a_stall_cuts_it_short() -> None:
     model = make_model(**HAND_JOB, modes=[transient, fatal])
     outcomes = walk_trial(model, [2.0, 2.2], [0, 1], [0.0, 0.0])
     b = _buckets(outcomes)
-    assert b["stall"] == pytest.approx(0.2)
-    assert b["rework"] == pytest.approx(2.0)
+    # the stall, cut to 0.2 h, is in the rolled-back work: rework with the 2 h of compute
+    assert b["stall"] == 0.0
+    assert b["rework"] == pytest.approx(2.0 + 0.2)
     assert outcomes.wall_hours[0] == pytest.approx(14.7)
 
 
@@ -439,8 +449,6 @@ def test_degraded_run_never_beats_a_healthy_one_on_the_same_stream() -> None:
 
 
 def _two_tier_model(loses_fast: bool):
-    from dataclasses import replace
-
     base = make_model(work=10.0, interval=3.0, write=0.5, restart=1.0,
                       modes=[{"units": 1, "lifetime": exp(1e9), "loses_fast": loses_fast}])
     return replace(base, job=replace(base.job, fast_interval_hours=1.0, fast_write_hours=0.05))
@@ -472,7 +480,9 @@ def test_a_surviving_fast_tier_shortens_rework() -> None:
 def test_hand_worked_elastic_continue() -> None:
     # DP 4: a failure at exposure 2 costs detect 0.05 + reconfigure 0.1 of stall, then the
     # job runs on 3 of 4 replicas (x4/3) until the unit is repaired (2 h) and rejoins
-    # (0.2 h): from wall 2.15 to 4.35, 2.2 h at 3/4 speed: 0.55 h lost, no rework.
+    # (0.2 h): from wall 2.15 to 4.35, 2.2 h, of which 0.5 h writes the first checkpoint
+    # at full speed (storage off the fabric) and 1.7 h computes at 3/4 speed: 0.425 h
+    # lost, no rework.
     elastic = {"units": 1, "lifetime": exp(1e9), "impact": "elastic", "detect": 0.05,
                "slowdown": (4 / 3, 2.0), "stall": 0.15, "soft_hours": 0.2}
     model = make_model(**HAND_JOB, modes=[elastic])
@@ -480,8 +490,8 @@ def test_hand_worked_elastic_continue() -> None:
     b = _buckets(outcomes)
     assert b["rework"] == 0.0
     assert b["stall"] == pytest.approx(0.15)
-    assert b["degraded"] == pytest.approx(0.55)
-    assert outcomes.wall_hours[0] == pytest.approx(11.5 + 0.15 + 0.55)
+    assert b["degraded"] == pytest.approx(0.425)
+    assert outcomes.wall_hours[0] == pytest.approx(11.5 + 0.15 + 0.425)
     # Restarting from the checkpoint instead loses the 2 h since the start, waits for the
     # repair and restarts: elastic avoids that rework.
     restart = make_model(**HAND_JOB, modes=[{"units": 1, "lifetime": exp(1e9),
@@ -588,8 +598,6 @@ def _assert_trace_matches_buckets(model, times, modes, repairs) -> None:
 
 
 def test_trace_shows_a_lost_fast_tier_as_rework() -> None:
-    from dataclasses import replace
-
     model = make_model(work=10.0, interval=4.0, write=0.5, restart=0.2,
                        modes=[{"units": 1, "lifetime": exp(100.0), "loses_fast": True}])
     model = replace(model, job=replace(model.job, fast_interval_hours=1.0,
@@ -611,9 +619,10 @@ def test_a_soft_phase_runs_from_the_end_of_its_own_stall() -> None:
     one = _buckets(walk_trial(model, [1.0], [0], [0.0]))
     two = _buckets(walk_trial(model, [1.0, 1.2], [0, 0], [0.0, 0.0]))
     assert one["degraded"] == pytest.approx(0.25)
-    # the second stall resumes at 1.6; its soft phase runs 1.6-2.1 at half speed
+    # the stalls overlap: [1.0, 1.3) and [1.2, 1.5) stall the job 0.5 h. The second's soft
+    # phase runs 1.5-2.0 at half speed (the first's, 1.3-1.8, inside it)
     assert two["degraded"] == pytest.approx(0.25)
-    assert two["stall"] == pytest.approx(0.6)
+    assert two["stall"] == pytest.approx(0.5)
 
 
 def test_meta_ettr_approximation_in_the_small_loss_regime() -> None:
