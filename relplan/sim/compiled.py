@@ -44,6 +44,11 @@ RUNNING, RESTARTING, FINISHED = 0, 1, 2
 NO_LIMIT = 2**62
 """:attr:`CompiledModes.survivable_count` of a mode with no limit."""
 
+MAX_EVENTS_PER_TRIAL = 100_000
+"""Most steps (failures, ends of degradations, restarts) one trial may walk: about 200
+times what a 16k-GPU, 54-day Llama 3 run sees. A model expected to need more is refused
+before the work; a trial that reaches it stops the run with an error."""
+
 MAX_DEGRADATIONS = 256
 """Default room for concurrent degradations per trial (the engine sizes it per model);
 more sets the overflow flag."""
@@ -87,6 +92,8 @@ class CompiledJob(NamedTuple):
     storage_on_fabric : bool
         Whether checkpoint writes share the compute fabric (a degraded job writes at
         its slowed pace); if not, a write takes its normal time.
+    max_events_per_trial : int
+        Steps a trial may walk before the run stops (:data:`MAX_EVENTS_PER_TRIAL`).
     """
 
     work_hours: float
@@ -98,6 +105,7 @@ class CompiledJob(NamedTuple):
     durable_every: int
     total_segments: int
     storage_on_fabric: bool
+    max_events_per_trial: int = MAX_EVENTS_PER_TRIAL
 
 
 class CompiledModes(NamedTuple):
@@ -264,6 +272,11 @@ class TrialState(NamedTuple):
         Shape (trials, 2 x modes): degradations in progress per slowdown-table row.
     overflow : numpy.ndarray of bool
         One flag: set if a trial ran out of degradation slots.
+    events_walked : numpy.ndarray of int64
+        Steps each trial has walked so far.
+    too_many_events : numpy.ndarray of bool
+        One flag: set if a trial reached :attr:`CompiledJob.max_events_per_trial` (it
+        stops there, unfinished).
     """
 
     phase: np.ndarray
@@ -292,6 +305,8 @@ class TrialState(NamedTuple):
     degradation_count: np.ndarray
     degradations_by_row: np.ndarray
     overflow: np.ndarray
+    events_walked: np.ndarray
+    too_many_events: np.ndarray
 
     @classmethod
     def at_start(
@@ -339,6 +354,8 @@ class TrialState(NamedTuple):
             degradation_count=np.zeros(n, dtype=np.int64),
             degradations_by_row=np.zeros((n, 2 * n_modes), dtype=np.int64),
             overflow=np.zeros(1, dtype=np.bool_),
+            events_walked=np.zeros(n, dtype=np.int64),
+            too_many_events=np.zeros(1, dtype=np.bool_),
         )
 
 

@@ -45,6 +45,7 @@ from relplan.sim import timeline
 from relplan.sim.closed_forms import checkpoint_count, daly_interval, expected_wall_hours
 from relplan.sim.compiled import (
     FINISHED,
+    MAX_EVENTS_PER_TRIAL,
     CompiledModel,
     EventWindow,
     TraceBuffer,
@@ -129,7 +130,9 @@ def check_feasible(model: SimulationModel) -> None:
     ------
     InfeasibleJobError
         If Daly's expected time exceeds :data:`MAX_EXPECTED_SLOWDOWN` times the
-        failure-free time.
+        failure-free time, or if a trial would see more failures, even without the
+        rework, than half the :data:`~relplan.sim.compiled.MAX_EVENTS_PER_TRIAL` steps a
+        trial may walk.
     """
     job = model.job
     failure_free = job.work_hours + checkpoint_count(job.work_hours, job.segment_hours) * (
@@ -139,6 +142,16 @@ def check_feasible(model: SimulationModel) -> None:
         expected = expected_exposure_hours(model)
     except OverflowError:
         expected = math.inf
+    # a failure costs the walk about two steps: itself and its repair or restart
+    failures = failure_free * sum(mode.job_rate_per_hour for mode in model.modes)
+    if not failures <= MAX_EVENTS_PER_TRIAL / 2:
+        raise InfeasibleJobError(
+            f"a trial would see more than {failures:.3g} failures (in the "
+            f"{failure_free:.3g} h the job runs without any); relplan walks at most "
+            f"{MAX_EVENTS_PER_TRIAL:,} failures and repairs per trial: shorten job.work, "
+            "lengthen job.checkpoint.interval if it is shorter than the checkpoint write, "
+            "or make failures rarer"
+        )
     if not expected <= MAX_EXPECTED_SLOWDOWN * failure_free:
         raise InfeasibleJobError(
             f"the job would practically never finish: its mean time to interruption is "
@@ -190,7 +203,8 @@ def walk_is_compiled(args: tuple) -> bool:
     dispatcher = timeline.walk_trial_slots
     try:
         slot_range = (0, 0)  # walk_trial_slots takes the first and stop slots first
-        signature = tuple(dispatcher.typeof_pyval(arg) for arg in (*slot_range, *args))
+        signature = tuple(dispatcher.typeof_pyval(arg)
+                          for arg in (*slot_range, *args, timeline.CANCEL))  # fmt: skip
         if signature in dispatcher.overloads:
             return True
         cache = dispatcher._cache
@@ -253,6 +267,12 @@ def walk_block(
         raise RuntimeError(
             f"more than {state.degradation_end_hours.shape[1]} degradations at once in one "
             "trial"
+        )
+    if state.too_many_events[0]:
+        raise InfeasibleJobError(
+            f"a trial walked more than {compiled.job.max_events_per_trial:,} failures and "
+            "repairs without finishing the job (the documented bound per trial); make "
+            "failures rarer, shorten job.work, or lengthen job.checkpoint.interval"
         )
 
 
@@ -503,9 +523,15 @@ def simulate(
             progress(sizes[block_index])
         return outcome
 
+    timeline.allow_walks()
     if workers <= 1 or len(sizes) == 1:
         parts = [run(index) for index in range(len(sizes))]
     else:
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            parts = list(pool.map(run, range(len(sizes))))
+            try:
+                parts = list(pool.map(run, range(len(sizes))))
+            except KeyboardInterrupt:  # stop the blocks under way, start no more
+                timeline.cancel_walks()
+                pool.shutdown(cancel_futures=True)
+                raise
     return concatenate_outcomes(parts)

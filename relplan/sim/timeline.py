@@ -555,6 +555,7 @@ def walk_trial_slots(
     streams: TrialStreams,
     state: TrialState,
     trace: TraceBuffer,
+    cancel: np.ndarray,
 ) -> None:
     """Walk trials ``window.active_trials[first_slot:stop_slot]``, one after the other,
     until each one's job ends or its exposure reaches ``window.horizon_hours``, updating
@@ -588,6 +589,8 @@ def walk_trial_slots(
         The block's trials, updated in place.
     trace : TraceBuffer
         Where to write the timeline of ``trace.trial`` (-1: none).
+    cancel : numpy.ndarray of bool
+        One flag, read at every step: once set (Ctrl-C), every trial stops where it is.
     """
     # Every field the loops read is bound once, here: reading an array field of a
     # record inside a loop would cost a reference-count update at each read.
@@ -648,6 +651,9 @@ def walk_trial_slots(
     degradation_count = state.degradation_count
     degradations_by_row = state.degradations_by_row
     overflow = state.overflow
+    events_walked = state.events_walked
+    too_many_events = state.too_many_events
+    max_events = job.max_events_per_trial
     traced = trace.trial
 
     for slot in range(first_slot, stop_slot):
@@ -662,7 +668,14 @@ def walk_trial_slots(
         held = HeldHours(rollback_segment[trial], rollback_degraded[trial],
                          rollback_stall[trial], fast_tier_durable[trial],
                          fast_tier_degraded[trial], fast_tier_stall[trial])  # fmt: skip
+        steps = events_walked[trial]
         while True:
+            steps += 1
+            if steps > max_events:
+                too_many_events[0] = True
+                break
+            if cancel[0]:
+                break
             x_now = exposure_hours[trial]
             # The next failure from either source.
             e_exp = next_exponential_hours[trial]
@@ -933,6 +946,7 @@ def walk_trial_slots(
             degradation_count[trial] = k + 1
             degradations_by_row[trial, table_row] += 1
             slowdown = _current_slowdown(trial, degradations_by_row, slowdown_table)
+        events_walked[trial] = steps
         if phase[trial] != FINISHED:  # the next window goes on from here
             rollback_segment[trial] = held.segment
             rollback_degraded[trial] = held.degraded_hours
@@ -954,9 +968,11 @@ def walk_trials(
     reaches ``window.horizon_hours``, on every core (see :func:`walk_trial_slots`).
 
     The trials are cut into one contiguous share per thread (:data:`WALK_THREADS` of
-    them, fewer for a small window); the calling thread walks the first share and the
-    others go to a pool of threads. The compiled walk runs without the GIL, and each
-    trial touches only its own entries, so the results do not depend on the cut.
+    them, fewer for a small window), walked by a pool of threads while the calling
+    thread waits, so that Ctrl-C reaches it at once: it sets :data:`CANCEL`, every walk
+    stops at its next step, and the KeyboardInterrupt goes on up. The compiled walk runs
+    without the GIL, and each trial touches only its own entries, so the results do not
+    depend on the cut.
 
     Parameters
     ----------
@@ -972,28 +988,54 @@ def walk_trials(
         The block's trials, updated in place.
     trace : TraceBuffer
         Where to write the timeline of one trial (``trace.trial = -1``: none).
+
+    Raises
+    ------
+    KeyboardInterrupt
+        On Ctrl-C, or when another thread has cancelled the walks (:func:`cancel_walks`).
     """
     trials = window.active_trials.size
     threads = max(1, min(WALK_THREADS, trials // MIN_TRIALS_PER_THREAD))
     cuts = [share * trials // threads for share in range(threads + 1)]
     pending = [
         _walk_pool().submit(walk_trial_slots, cuts[share], cuts[share + 1], job, modes,
-                            window, streams, state, trace)
-        for share in range(1, threads)
+                            window, streams, state, trace, CANCEL)
+        for share in range(threads)
     ]  # fmt: skip
-    walk_trial_slots(cuts[0], cuts[1], job, modes, window, streams, state, trace)
-    for share in pending:
-        share.result()
+    try:
+        for share in pending:
+            share.result()
+    except KeyboardInterrupt:
+        cancel_walks()
+        for share in pending:
+            share.result()
+        raise
+    if CANCEL[0]:
+        raise KeyboardInterrupt
+
+
+CANCEL = np.zeros(1, dtype=np.bool_)
+"""Set to stop every walk in the process at its next step (see :func:`cancel_walks`)."""
+
+
+def cancel_walks() -> None:
+    """Stop every walk under way at its next step; they raise KeyboardInterrupt."""
+    CANCEL[0] = True
+
+
+def allow_walks() -> None:
+    """Clear :data:`CANCEL` before a new run."""
+    CANCEL[0] = False
 
 
 _pool: ThreadPoolExecutor | None = None
 
 
 def _walk_pool() -> ThreadPoolExecutor:
-    """The threads that walk all but the first share of a window's trials."""
+    """The threads that walk the shares of a window's trials."""
     global _pool
     if _pool is None:
-        _pool = ThreadPoolExecutor(max(1, WALK_THREADS - 1), thread_name_prefix="relplan-walk")
+        _pool = ThreadPoolExecutor(WALK_THREADS, thread_name_prefix="relplan-walk")
     return _pool
 
 

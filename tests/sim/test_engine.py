@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import replace
 
@@ -11,9 +12,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from relplan.errors import InfeasibleJobError
-from relplan.sim import distributions
+from relplan.sim import distributions, timeline
 from relplan.sim.closed_forms import checkpoint_count, expected_wall_hours
-from relplan.sim.engine import BLOCK_TRIALS, block_seed, simulate, simulate_block, walk_trial
+from relplan.sim.compiled import EventWindow, TrialState, TrialStreams, compile_model
+from relplan.sim.engine import (
+    BLOCK_TRIALS,
+    block_seed,
+    simulate,
+    simulate_block,
+    walk_block,
+    walk_trial,
+)
+from relplan.sim.rng import seed_states
 from relplan.vocab import BUCKETS
 from tests.conftest import make_model, z_score
 
@@ -635,3 +645,48 @@ def test_meta_ettr_approximation_in_the_small_loss_regime() -> None:
     goodput = 2000.0 / simulate(model, 4000, seed=1).wall_hours
     approximation = (1 - (restart + interval / 2) / mtbf) / (1 + write / interval)
     assert goodput.mean() == pytest.approx(approximation, rel=1e-3)
+
+
+def test_a_trial_past_the_event_bound_stops_the_run() -> None:
+    """A trial that walks more steps than the bound stops, unfinished, and the run raises
+    (the bound is lowered to 5 here; each of the 8 failures is one step)."""
+    model = _hand_model(impact="degraded", slowdown=(1.1,))
+    compiled = compile_model(model, on_the_fly=False)
+    small = dataclasses.replace(compiled, job=compiled.job._replace(max_events_per_trial=5))
+    times = [0.5 + 0.1 * k for k in range(8)]
+    state = TrialState.at_start(1, 1, 0)
+    window = EventWindow(np.zeros(1, dtype=np.int64), np.array([0, 8], dtype=np.int64),
+                         np.array(times), np.zeros(8, dtype=np.int64), np.full(8, 0.05),
+                         np.inf)  # fmt: skip
+    streams = TrialStreams(seed_states(np.random.SeedSequence(0), 1), np.full(1, np.inf))
+    with pytest.raises(InfeasibleJobError, match="5 failures and repairs"):
+        walk_block(small, state, window, streams)
+    assert state.too_many_events[0]
+    assert state.events_walked[0] == 6
+    assert state.wall_hours[0] == 0.0  # unfinished
+    # with the shipped bound the same trial finishes
+    outcomes = walk_trial(model, times, [0] * 8, [0.05] * 8)
+    assert outcomes.wall_hours[0] > model.job.work_hours
+
+
+def test_a_model_expected_past_the_event_bound_is_refused_before_the_work() -> None:
+    """An MTBF of 0.01 h over 10 h of work: about 1,000 failures per trial are fine; over
+    1,000 h of work, 100,000 are more than half the bound."""
+    mode = {"units": 1, "lifetime": exp(0.01), "impact": "degraded", "slowdown": (1.1,)}
+    short = make_model(work=10.0, interval=1.0, write=0.01, restart=0.1, modes=[mode])
+    assert simulate(short, 4, 1).wall_hours.min() > 10.0
+    long = make_model(work=1_000.0, interval=1.0, write=0.01, restart=0.1, modes=[mode])
+    with pytest.raises(InfeasibleJobError, match="failures"):
+        simulate(long, 4, 1)
+
+
+def test_cancelled_walks_stop_at_their_next_step() -> None:
+    """Ctrl-C sets the cancel flag: every walk stops where it is and the run raises."""
+    model = make_model(**HAND_JOB, modes=[HAND_MODE])
+    timeline.cancel_walks()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            simulate_block(model, 500, block_seed(0, 0))
+    finally:
+        timeline.allow_walks()
+    assert simulate_block(model, 500, block_seed(0, 0)).wall_hours.min() >= 11.5
