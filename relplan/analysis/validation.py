@@ -247,6 +247,11 @@ def daly_cases(trials: int = 1000) -> list[ValidationCase]:
     Returns
     -------
     list of ValidationCase
+
+    Examples
+    --------
+    >>> [case.case for case in daly_cases(trials=100)]
+    ['daly-24h', 'daly-wall', 'daly-6h', 'daly-15min']
     """
     from relplan.analysis.optimize import optimize_interval
 
@@ -317,6 +322,11 @@ def meta_cases(trials: int = 200) -> list[ValidationCase]:
     Returns
     -------
     list of ValidationCase
+
+    Examples
+    --------
+    >>> {case.case: case.status for case in meta_cases(trials=50)}["rsc1-1k"]
+    'explained'
     """
     rsc1 = {"unit": "host", "lifetime": {"dist": "exponential",
                                          "mtbf": f"{1000 * 24 / 6.50}h"}}  # fmt: skip
@@ -370,6 +380,12 @@ def seed_document_cases(trials: int = 200) -> list[ValidationCase]:
     Returns
     -------
     list of ValidationCase
+
+    Examples
+    --------
+    >>> case = seed_document_cases(trials=50)[0]
+    >>> case.published, case.status
+    (4.38, 'pass')
     """
     model = _job_config({"unit": "gpu", "lifetime": {"dist": "exponential", "mtbf": "5y"}},
                         10_000, "1000h", "10min", "0s", "0s")  # fmt: skip
@@ -416,6 +432,12 @@ def llama3_cases(trials: int = 400, configs: Path = CONFIGS) -> list[ValidationC
     list of ValidationCase
         Interruptions per wall-clock day, their split by category, the effective
         training time and the run length.
+
+    Examples
+    --------
+    >>> cases = {case.case: case for case in llama3_cases(trials=20)}
+    >>> cases["llama3-ettr"].relplan > 90
+    True
     """
     path = configs / "llama3-16k.toml"
     if not path.is_file():
@@ -509,6 +531,11 @@ def byterobust_cases(trials: int = 100) -> list[ValidationCase]:
     Returns
     -------
     list of ValidationCase
+
+    Examples
+    --------
+    >>> [case.status for case in byterobust_cases(trials=20)]
+    ['explained', 'pass']
     """
     from scipy.optimize import brentq
 
@@ -565,6 +592,11 @@ def hlat_cases(trials: int = 100) -> list[ValidationCase]:
     Returns
     -------
     list of ValidationCase
+
+    Examples
+    --------
+    >>> [round(case.published, 2) for case in hlat_cases(trials=20)]
+    [98.81, 77.83]
     """
     cases = []
     restarts = {}
