@@ -449,3 +449,9 @@ def compare_command(
 
 app.command("fit")(reports_errors(fit_command))
 app.command("analyze")(reports_errors(analyze_command))
+
+
+# relplan validation: relplan against published figures (issue 10, item 3)
+from relplan.cli.validation import validation_command  # noqa: E402
+
+app.command("validation")(reports_errors(validation_command))

@@ -1,0 +1,103 @@
+"""``relplan validation``: relplan against published figures (the validation suite).
+
+Thin: parse, call :func:`relplan.analysis.validation.run_validation`, render a table of 80
+columns, print JSON, or write the table as CSV, JSON and Markdown. Like the rest of
+:mod:`relplan.cli`, no heavy library is imported at module level.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from relplan.cli.common import DIR, JsonOption
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+COLUMNS = ("case", "published", "relplan", "tolerance", "verdict")
+"""The terminal table's columns (the Markdown and CSV have every field)."""
+
+
+def render_validation(data: dict[str, Any], cells: list[dict[str, str]],
+                      console: Console | None = None) -> None:  # fmt: skip
+    """Print the validation table (80 columns) and its tally.
+
+    Parameters
+    ----------
+    data : dict
+        The ``--json`` object (for the tally).
+    cells : list of dict
+        Each case's :meth:`~relplan.analysis.validation.ValidationCase.cells`.
+    console : rich.console.Console, optional
+        Where to print (default: relplan's console).
+    """
+    from rich import box
+    from rich.table import Table
+
+    from relplan.cli import render
+
+    out = console if console is not None else render.console
+    table = Table(
+        title=f"relplan against published figures (seed {data['seed']})",
+        caption="tolerance: 4 SE of relplan + the published figure's own uncertainty;\n"
+        "sources, inputs and notes: relplan validation --json, or --out DIR",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        show_edge=False,
+        padding=(0, 1, 0, 0),
+    )
+    for index, column in enumerate(COLUMNS):
+        header = "relplan [95% CI]" if column == "relplan" else column
+        table.add_column(header, justify="left" if index in (0, 4) else "right")
+    for row in cells:
+        table.add_row(*(row[column] for column in COLUMNS))
+    out.print(table)
+    out.print(
+        f"{data['passed']} pass, {data['explained']} explained, {data['failed']} fail",
+        highlight=False,
+        markup=False,
+    )
+
+
+def validation_command(
+    as_json: JsonOption = False,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            metavar=DIR,
+            help="Write validation.csv, validation.json and validation.md to this folder.",
+        ),
+    ] = None,
+) -> None:
+    """Check relplan against published figures: Daly, Meta, Llama 3, ByteRobust, HLAT.
+
+    Each case shows the published figure, relplan's with its 95% CI, the tolerance and
+    the verdict (pass, fail, or explained: a figure relplan is not meant to match, with
+    the reason). Exits 1 if a case fails. Fixed seed; well under a minute.
+    """
+    from relplan.analysis.validation import run_validation
+    from relplan.output.files import to_json
+
+    if out is not None:
+        from relplan.output.files import check_output_dir
+
+        check_output_dir(out)
+    report = run_validation()
+    data = report.to_dict()
+    if out is not None:
+        from relplan.cli.render import error_console
+        from relplan.output.validation_files import write_validation_files
+
+        written = write_validation_files(report, out)
+        if not as_json:
+            error_console.print(f"wrote {', '.join(str(p) for p in written)}", highlight=False,
+                                markup=False)  # fmt: skip
+    if as_json:
+        typer.echo(to_json(data))
+    else:
+        render_validation(data, [case.cells() for case in report.cases])
+    if not report.ok:
+        raise typer.Exit(code=1)
