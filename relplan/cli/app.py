@@ -455,3 +455,8 @@ app.command("analyze")(reports_errors(analyze_command))
 from relplan.cli.validation import validation_command  # noqa: E402
 
 app.command("validation")(reports_errors(validation_command))
+
+# relplan plan: the best portfolio of redundancy options under a budget (issue 14)
+from relplan.cli.plan import plan_command  # noqa: E402
+
+app.command("plan")(reports_errors(plan_command))

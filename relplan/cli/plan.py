@@ -1,0 +1,123 @@
+"""``relplan plan``: the best portfolio of redundancy options under a budget.
+
+Thin: parse, call :func:`relplan.analysis.plan.run_plan`, render an 80-column frontier
+table, print JSON, or write the plan's files. Like the rest of :mod:`relplan.cli`, no
+heavy library is imported at module level.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from relplan.cli.common import DIR, SEED, TRIALS, WORKERS, JsonOption
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+def render_plan(result: dict[str, Any], answer: str, console: Console | None = None) -> None:
+    """Print the frontier, the attribution and the answer (80 columns).
+
+    Parameters
+    ----------
+    result : dict
+        From :func:`relplan.analysis.plan.run_plan`.
+    answer : str
+        Its one-sentence answer.
+    console : rich.console.Console, optional
+        Where to print (default: relplan's console).
+    """
+    from rich import box
+    from rich.table import Table
+
+    from relplan.cli import render
+    from relplan.output.plan_plots import _money
+
+    out = console if console is not None else render.console
+    table = Table(title=f"Pareto frontier: {result['plan']} ({result['objective']})",
+                  box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
+                  padding=(0, 1, 0, 0))  # fmt: skip
+    table.add_column("portfolio", justify="left", overflow="fold")
+    table.add_column("cost", justify="right", no_wrap=True)
+    table.add_column("objective [95% CI]", justify="right", no_wrap=True)
+    best = result["best"]
+    for point in result["frontier"]:
+        mark = " *" if point["options"] == best["options"] else ""
+        table.add_row(" + ".join(point["options"]) + mark if point["options"] else "base" + mark,
+                      _money(point["hardware_cost"]),
+                      f"{_money(point['objective'])} [{_money(point['ci95'][0])}, "
+                      f"{_money(point['ci95'][1])}]")  # fmt: skip
+    out.print(table)
+    if result["attribution"]:
+        worth = Table(title="What each option of the best (*) is worth (Shapley value)",
+                      box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
+                      padding=(0, 1, 0, 0), min_width=60)  # fmt: skip
+        worth.add_column("option", overflow="fold")
+        worth.add_column("value", justify="right", no_wrap=True)
+        for label, value in result["attribution"].items():
+            worth.add_row(label, _money(value))
+        out.print(worth)
+    out.print(answer, highlight=False, markup=False, soft_wrap=False)
+
+
+def plan_command(
+    plan_path: Annotated[
+        Path, typer.Argument(help="Plan file (see studies/).", metavar="PLAN", show_default=False)
+    ],
+    trials: Annotated[
+        int | None,
+        typer.Option(metavar=TRIALS, min=1, help="Trials per portfolio [default: the plan's]."),
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option(metavar=SEED, min=0, help="Seed [default: the plan's].")
+    ] = None,
+    workers: Annotated[
+        int, typer.Option(metavar=WORKERS, min=1, help="Threads running blocks of trials.")
+    ] = 1,
+    out: Annotated[
+        Path | None,
+        typer.Option(metavar=DIR, help="Write plan.json, portfolios.csv, figures and reports."),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Find the best portfolio of redundancy options within a budget.
+
+    Every portfolio runs on the same failure streams. Prints the Pareto frontier of
+    hardware cost against the objective, the best portfolio within the budget, each
+    option's Shapley value inside it, and how often it stays best when the uncertain
+    inputs are drawn.
+    """
+    from relplan.analysis.plan import run_plan
+    from relplan.cli.render import error_console
+    from relplan.config.plan import load_plan
+    from relplan.output.files import check_output_dir, to_json
+    from relplan.output.plan_report import plan_answer, write_plan_outputs
+
+    plan = load_plan(plan_path)
+    if out is not None:
+        check_output_dir(out)
+    show = not as_json and error_console.is_terminal
+    if show:
+        with error_console.status("evaluating portfolios") as status:
+            done = [0]
+
+            def advance(count: int) -> None:
+                done[0] += count
+                status.update(f"evaluating portfolios: {done[0]:,} trials")
+
+            result = run_plan(plan, trials, seed, workers, advance)
+    else:
+        result = run_plan(plan, trials, seed, workers)
+    answer = plan_answer(result)
+    written = write_plan_outputs(result, out) if out is not None else []
+    if as_json:
+        typer.echo(to_json({**result, "answer": answer,
+                            "files": [str(path) for path in written]}))  # fmt: skip
+        return
+    render_plan(result, answer)
+    if written:
+        error_console.print(f"wrote {', '.join(str(p) for p in written if p.suffix != '.svg')}",
+                            highlight=False, markup=False)  # fmt: skip

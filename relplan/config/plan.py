@@ -1,0 +1,290 @@
+"""Redundancy plans (``studies/*plan*.toml``): their schema, options and portfolios.
+
+A plan names a base config (its ``[budget]`` prices the hardware), the options a team can
+buy (each a set of ``--set`` overrides, or mutually exclusive levels of one), an objective,
+an optional spend limit and the uncertain inputs; :func:`load_plan` validates it, and
+every portfolio's config, before anything runs. The planner is
+:mod:`relplan.analysis.plan`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from relplan.config.loading import config_error, parse_config, read_toml
+from relplan.config.schema import RelplanConfig
+from relplan.errors import ConfigError
+
+PLAN_OBJECTIVES: dict[str, str] = {
+    "net_value": "max",
+    "gpu_hours_lost": "min",
+    "p95_wall_hours": "min",
+}
+"""The objectives a plan may rank portfolios by, and whether more or less is better."""
+
+_NUMBER_WITH_UNIT = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(\S*)\s*$")
+
+
+class PlanOption(BaseModel):
+    """One thing to buy: ``{ label, set = [...] }`` or ``{ label, levels = [[...], ...] }``.
+
+    ``price`` is an extra hardware price per level that the inventory does not show (a
+    better optic's premium, a storage tier), in the budget's currency; one number for
+    every level, or one per level.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    label: str = Field(min_length=1)
+    set: list[str] = Field(default_factory=list)
+    levels: list[list[str]] = Field(default_factory=list)
+    level_labels: list[str] = Field(default_factory=list)
+    price: float | list[float] = 0.0
+
+    @model_validator(mode="after")
+    def _check(self) -> PlanOption:
+        if bool(self.set) == bool(self.levels):
+            raise ValueError("give either 'set' (one level) or 'levels' (several)")
+        if any(not level for level in self.levels):
+            raise ValueError("levels: every level needs at least one KEY=VALUE")
+        if self.level_labels and len(self.level_labels) != len(self.levels):
+            raise ValueError("level_labels: one label per level")
+        prices = self.price if isinstance(self.price, list) else [self.price]
+        if isinstance(self.price, list) and len(prices) != len(self.level_overrides()):
+            raise ValueError("price: one number, or one per level")
+        if any(p < 0 for p in prices):
+            raise ValueError("price: must be >= 0")
+        return self
+
+    def level_overrides(self) -> list[list[str]]:
+        """The overrides of each level (one level for an option given by ``set``)."""
+        return [list(self.set)] if self.set else [list(level) for level in self.levels]
+
+    def level_names(self) -> list[str]:
+        """How each level is named in tables: the label, with the level's label or
+        overrides when there are several."""
+        if self.set:
+            return [self.label]
+        names = self.level_labels or ["; ".join(level) for level in self.levels]
+        return [f"{self.label}: {name}" for name in names]
+
+    def level_prices(self) -> list[float]:
+        """The extra price of each level."""
+        count = len(self.level_overrides())
+        return list(self.price) if isinstance(self.price, list) else [self.price] * count
+
+
+class UncertainInput(BaseModel):
+    """``{ low, high }``: an input known only within a range, as typed in a config
+    (``"1%"``, ``"5min"``, ``2.5``); both ends must carry the same unit."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    low: str | float
+    high: str | float
+
+    @model_validator(mode="after")
+    def _check(self) -> UncertainInput:
+        (low, unit_low), (high, unit_high) = split_unit(self.low), split_unit(self.high)
+        if unit_low != unit_high:
+            raise ValueError(f"low and high need the same unit ({unit_low!r} vs {unit_high!r})")
+        if not low < high:
+            raise ValueError("low must be below high")
+        return self
+
+    def value_at(self, fraction: float) -> str:
+        """The override value ``fraction`` of the way from ``low`` to ``high``.
+
+        Examples
+        --------
+        >>> UncertainInput(low="1%", high="4%").value_at(0.5)
+        '2.5%'
+        """
+        (low, unit), (high, _) = split_unit(self.low), split_unit(self.high)
+        value = low + fraction * (high - low)
+        text = f"{value:.6g}{unit}"
+        return f'"{text}"' if unit else text
+
+
+def split_unit(value: str | float) -> tuple[float, str]:
+    """A number and the unit after it.
+
+    Examples
+    --------
+    >>> split_unit("2.5min")
+    (2.5, 'min')
+    >>> split_unit(3)
+    (3.0, '')
+    """
+    if isinstance(value, int | float):
+        return float(value), ""
+    match = _NUMBER_WITH_UNIT.match(value)
+    if match is None:
+        raise ValueError(f"{value!r} is not a number with an optional unit")
+    return float(match.group(1)), match.group(2)
+
+
+class UncertaintySpec(BaseModel):
+    """``[plan.uncertainty]``: the uncertain inputs by dotted key, and how many draws."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    samples: int = Field(default=16, ge=2, le=1000)
+    inputs: dict[str, UncertainInput] = Field(default_factory=dict)
+
+
+class PlanSpec(BaseModel):
+    """The ``[plan]`` table."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    name: str = ""
+    question: str = ""
+    base: str
+    set: list[str] = Field(default_factory=list)
+    budget: float | None = Field(default=None, ge=0)
+    objective: Literal["net_value", "gpu_hours_lost", "p95_wall_hours"] = "net_value"
+    trials: int = Field(default=500, gt=0)
+    seed: int = Field(default=0, ge=0)
+    exhaustive_limit: int = Field(default=256, ge=1)
+    options: list[PlanOption] = Field(min_length=1)
+    notes: str = ""
+
+    @field_validator("options")
+    @classmethod
+    def _distinct_labels(cls, options: list[PlanOption]) -> list[PlanOption]:
+        labels = [option.label for option in options]
+        repeated = {label for label in labels if labels.count(label) > 1}
+        if repeated:
+            raise ValueError(f"label {sorted(repeated)[0]!r} is used twice")
+        return options
+
+
+Portfolio = tuple[int, ...]
+"""A portfolio: per option the level bought, or -1 for none."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A loaded plan: its spec, its uncertainty, its base config and where it came from."""
+
+    spec: PlanSpec
+    uncertainty: UncertaintySpec
+    base: RelplanConfig
+    base_document: dict[str, Any]
+    path: Path
+
+    @property
+    def options(self) -> list[PlanOption]:
+        """The options, in the file's order."""
+        return self.spec.options
+
+    def overrides(self, portfolio: Portfolio, extra: tuple[str, ...] = ()) -> list[str]:
+        """The plan's ``set``, then a portfolio's overrides, then ``extra`` (an uncertain
+        draw)."""
+        items: list[str] = list(self.spec.set)
+        for option, level in zip(self.options, portfolio, strict=True):
+            if level >= 0:
+                items += option.level_overrides()[level]
+        return [*items, *extra]
+
+    def config(self, portfolio: Portfolio, extra: tuple[str, ...] = ()) -> RelplanConfig:
+        """The base config with a portfolio's overrides (and ``extra``) validated."""
+        return parse_config(self.base_document, self.overrides(portfolio, extra))
+
+    def names(self, portfolio: Portfolio) -> list[str]:
+        """The names of the levels a portfolio buys."""
+        return [option.level_names()[level]
+                for option, level in zip(self.options, portfolio, strict=True) if level >= 0]
+
+    def extra_price(self, portfolio: Portfolio) -> float:
+        """The options' own prices (beyond the inventory difference), currency."""
+        return sum(option.level_prices()[level]
+                   for option, level in zip(self.options, portfolio, strict=True) if level >= 0)
+
+    def empty(self) -> Portfolio:
+        """The base: nothing bought."""
+        return tuple(-1 for _ in self.options)
+
+
+def load_plan(path: str | Path) -> Plan:
+    """Read and validate a plan file, its base config and every portfolio's config.
+
+    Parameters
+    ----------
+    path : str or Path
+        The plan's TOML file; ``plan.base`` is relative to it.
+
+    Returns
+    -------
+    Plan
+
+    Raises
+    ------
+    ConfigError
+        Naming the plan key (``plan.options.1.levels``, ...) or the config key at fault,
+        before anything runs. The base config needs a ``[budget]`` to price hardware.
+
+    Examples
+    --------
+    >>> plan = load_plan("studies/redundancy-plan-seed-moe.toml")
+    >>> plan.spec.objective
+    'net_value'
+    """
+    file = Path(path)
+    document = read_toml(file, "PLAN")
+    if set(document) != {"plan"}:
+        extra = sorted(set(document) - {"plan"}) or ["plan"]
+        raise ConfigError(extra[0], "a plan file holds one [plan] table")
+    table = dict(document["plan"])
+    uncertainty_table = table.pop("uncertainty", {})
+    try:
+        spec = PlanSpec.model_validate(table)
+    except ValidationError as error:
+        raise config_error(error, ("plan",)) from None
+    if not isinstance(uncertainty_table, dict):
+        raise ConfigError("plan.uncertainty", "must be a table of KEY = { low, high }")
+    inputs = {}
+    for key, value in uncertainty_table.items():
+        if key == "samples":
+            continue
+        try:
+            inputs[key] = UncertainInput.model_validate(value)
+        except ValidationError as error:
+            raise config_error(error, ("plan", "uncertainty", key)) from None
+    settings = {k: uncertainty_table[k] for k in ("samples",) if k in uncertainty_table}
+    try:
+        uncertainty = UncertaintySpec.model_validate({**settings, "inputs": inputs})
+    except ValidationError as error:
+        raise config_error(error, ("plan", "uncertainty")) from None
+    base_document = read_toml((file.parent / spec.base).resolve(), "plan.base")
+    try:
+        base = parse_config(base_document, spec.set)
+    except ConfigError as error:
+        raise ConfigError(error.key, f"{error.message} (plan.set)") from None
+    if base.budget is None:
+        raise ConfigError("plan.base", "the base config needs a [budget] to price hardware")
+    plan = Plan(spec, uncertainty, base, base_document, file)
+    for option in spec.options:
+        for level, overrides in enumerate(option.level_overrides()):
+            try:
+                parse_config(base_document, [*spec.set, *overrides])
+            except ConfigError as error:
+                raise ConfigError(
+                    error.key, f"{error.message} (plan option {option.label!r}, level {level})"
+                ) from None
+    for key, value in uncertainty.inputs.items():
+        for end in (0.0, 1.0):
+            try:
+                parse_config(base_document, [*spec.set, f"{key}={value.value_at(end)}"])
+            except ConfigError as error:
+                raise ConfigError(f"plan.uncertainty.{key}", error.message) from None
+    return plan
