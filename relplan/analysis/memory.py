@@ -14,12 +14,13 @@ cost per block in flight. The per-trial cost counts 8-byte numbers:
   the Arrow table and its encoding): ``K + 4 F``;
 * ``optimize`` keeps the wall time of every interval it tries (up to
   :data:`OPTIMIZE_RUNS`; :data:`TIER_RUNS` with a fast tier) and its bootstrap copies
-  them a few times (:data:`OPTIMIZE_COPIES`).
+  them a few times (:data:`OPTIMIZE_COPIES`);
+* ``compare`` holds two scenarios' results at once and a summary table: ``3 K + F``.
 
 A block in flight holds its trials' full state (the spare-server heap, the slots of
 concurrent degradations, the random streams) and its window of pre-drawn failures
 (about :data:`BYTES_PER_EVENT` bytes an event). The estimate is an upper bound of what
-was measured on the shipped configs (within a factor of about 1.5), not a promise: the
+was measured on the shipped configs (within a factor of 2), not a promise: the
 Python interpreter and the libraries take a few hundred MB more, counted as
 :data:`BASE_BYTES`.
 """
