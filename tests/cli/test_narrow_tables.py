@@ -15,24 +15,28 @@ SHIPPED = sorted(CONFIGS.glob("*.toml"))
 WIDTH = 80
 
 
+PROSE = {"impact", "point", "repair", "detect", "rate"}
+"""Headers of the columns of prose, whose cells may wrap at spaces."""
+
+
 @pytest.fixture
 def narrow(monkeypatch) -> tuple[Console, list[str]]:
     """An 80-column console for the tables, and every cell they were given (plain text)."""
+    from rich.table import Table
     from rich.text import Text
 
     screen = Console(width=WIDTH, record=True, color_system=None, force_terminal=False)
     monkeypatch.setattr(render, "console", screen)
     cells: list[str] = []
-    real = render.print_table
+    real = Table.add_row
 
-    def spy(title, columns, rows, *args, **kwargs):
-        wrap = kwargs.get("wrap", ())
-        for row in rows:
-            cells.extend(Text.from_markup(cell).plain for column, cell
-                         in zip(columns, row, strict=True) if column not in wrap)  # fmt: skip
-        return real(title, columns, rows, *args, **kwargs)
+    def spy(table, *row, **kwargs):
+        for column, cell in zip(table.columns, row, strict=False):
+            if str(column.header) not in PROSE and isinstance(cell, str):
+                cells.append(Text.from_markup(cell).plain)
+        return real(table, *row, **kwargs)
 
-    monkeypatch.setattr(render, "print_table", spy)
+    monkeypatch.setattr(Table, "add_row", spy)
     return screen, cells
 
 
