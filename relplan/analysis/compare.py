@@ -16,6 +16,7 @@ from typing import Any
 from relplan.analysis.scenarios import run_scenario
 from relplan.cluster.budget import net_value, scenario_cost
 from relplan.config.loading import load_config
+from relplan.config.schema import RelplanConfig
 from relplan.errors import ConfigError
 
 
@@ -53,12 +54,31 @@ def parse_variant(text: str, config_path: Path, overrides: list[str]) -> Scenari
     return ScenarioSpec(config_path, (*overrides, *items), label.strip())
 
 
+def load_scenarios(scenarios: list[ScenarioSpec]) -> list[RelplanConfig]:
+    """Load and validate every scenario's config, with its overrides.
+
+    Raises
+    ------
+    ConfigError
+        With fewer than two scenarios, or a bad config.
+    """
+    if len(scenarios) < 2:
+        raise ConfigError("CONFIG", "compare needs two configs, or a config and a --variant")
+    return [load_config(s.config_path, list(s.overrides)) for s in scenarios]
+
+
+def scenario_name(spec: ScenarioSpec, config: RelplanConfig) -> str:
+    """A scenario's label: its own, the config's ``name``, or the config's file name."""
+    return spec.label or config.name or spec.config_path.stem
+
+
 def compare_scenarios(
     scenarios: list[ScenarioSpec],
     trials: int | None = None,
     seed: int | None = None,
     workers: int | None = None,
     progress: Callable[[int], None] | None = None,
+    configs: list[RelplanConfig] | None = None,
 ) -> dict[str, Any]:
     """Run scenarios on common failure streams and compare them with the first.
 
@@ -71,6 +91,8 @@ def compare_scenarios(
         ``[simulation]`` values.
     progress : callable, optional
         Called with the trials of each finished block of any scenario.
+    configs : list of RelplanConfig, optional
+        The scenarios' configs, already loaded (see :func:`load_scenarios`).
 
     Returns
     -------
@@ -89,7 +111,7 @@ def compare_scenarios(
     """
     if len(scenarios) < 2:
         raise ConfigError("CONFIG", "compare needs two configs, or a config and a --variant")
-    configs = [load_config(s.config_path, list(s.overrides)) for s in scenarios]
+    configs = configs if configs is not None else load_scenarios(scenarios)
     settings = configs[0].simulation
     trials = trials if trials is not None else settings.trials
     seed = seed if seed is not None else settings.seed
@@ -97,7 +119,7 @@ def compare_scenarios(
     budget = configs[0].budget
     rows, costs = [], []
     for spec, config in zip(scenarios, configs, strict=True):
-        name = spec.label or config.name or spec.config_path.stem
+        name = scenario_name(spec, config)
         result = run_scenario(config, trials, seed, name, workers, progress)
         summary = result.summary()
         row: dict[str, Any] = {

@@ -11,6 +11,7 @@ fast tier's interval and the durable cadence.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -93,6 +94,19 @@ class IntervalOptimum:
 FIT_HALF_WIDTH = 0.3
 """Half-width, in log interval, of the window a parabola is fitted to around the best point."""
 
+COARSE_POINTS = 15
+"""Intervals of the coarse log grid of :func:`optimize_interval`."""
+
+REFINE_POINTS = 12
+"""Intervals :func:`optimize_interval` adds around the coarse grid's best point."""
+
+DURABLE_EVERY: tuple[int, ...] = (1, 2, 3, 4, 6, 8, 12, 16, 24)
+"""Durable cadences (one checkpoint in ``n`` durable) :func:`optimize_tiers` tries."""
+
+MIN_TRIALS = 2
+"""Trials per interval ``optimize`` needs: its confidence intervals come from the spread
+between trials."""
+
 
 def parabola_vertex(log_x: np.ndarray, y: np.ndarray, best: int) -> float:
     """Vertex of a least-squares parabola (in log x) over a window around the best point.
@@ -157,11 +171,12 @@ def optimize_interval(
     model: SimulationModel,
     trials: int,
     seed: int,
-    points: int = 15,
+    points: int = COARSE_POINTS,
     span: float = 6.0,
-    refine_points: int = 12,
+    refine_points: int = REFINE_POINTS,
     bootstrap: int = 300,
     workers: int = 1,
+    progress: Callable[[int], None] | None = None,
 ) -> IntervalOptimum:
     """Find the checkpoint interval that maximises goodput, by Monte Carlo with common numbers.
 
@@ -191,6 +206,9 @@ def optimize_interval(
         Bootstrap replicates for the confidence intervals.
     workers : int
         Threads for the simulations (does not change any number).
+    progress : callable, optional
+        Called with the trials done, ``points + refine_points + 5`` times ``trials`` in
+        all (an interval met twice is simulated once but counted each time).
 
     Returns
     -------
@@ -211,14 +229,16 @@ def optimize_interval(
 
     results: dict[float, np.ndarray] = {}
 
-    def run(interval: float) -> np.ndarray:
+    def run(interval: float, counted: bool = True) -> np.ndarray:
         interval = float(min(max(interval, floor), ceiling))
         for known in results:  # one simulation per distinct interval
             if abs(known - interval) <= 1e-9 * interval:
+                if counted and progress is not None:
+                    progress(trials)
                 return results[known]
-        if interval not in results:
-            outcome = simulate(model.with_interval(interval), trials, seed, workers)
-            results[interval] = outcome.wall_hours
+        outcome = simulate(model.with_interval(interval), trials, seed, workers,
+                           progress=progress if counted else None)  # fmt: skip
+        results[interval] = outcome.wall_hours
         return results[interval]
 
     coarse = np.geomspace(floor, min(exact * span, ceiling), points)
@@ -256,7 +276,7 @@ def optimize_interval(
         }
     )
     goodput_at = {
-        name: float(np.mean(job.work_hours / run(interval)))
+        name: float(np.mean(job.work_hours / run(interval, counted=name in ("mc", "p95"))))
         for name, interval in (("young", young), ("daly", daly), ("exact", exact),
                                ("mc", mc_best), ("p95", p95_best))
     }  # fmt: skip
@@ -319,14 +339,51 @@ class TierOptimum:
         }
 
 
+def tier_pairs(
+    model: SimulationModel,
+    fast_points: int = 9,
+    durable_every: tuple[int, ...] = DURABLE_EVERY,
+) -> list[tuple[float, int]]:
+    """The (fast interval, durable cadence) pairs :func:`optimize_tiers` simulates.
+
+    A log grid of fast intervals from a quarter to four times Young's interval for the
+    fast write, crossed with the cadences, keeping the pairs whose durable interval fits
+    in the work.
+    """
+    job = model.job
+    mtti = model.job_mtti_hours
+    centre = young_interval(job.fast_write_hours, mtti) if job.fast_write_hours > 0 else (
+        job.segment_hours
+    )
+    fast_grid = np.geomspace(centre / 4.0, min(centre * 4.0, job.work_hours), fast_points)
+    return [(float(fast), every) for fast in fast_grid for every in durable_every
+            if fast * every <= job.work_hours]  # fmt: skip
+
+
+def planned_trials(model: SimulationModel, trials: int) -> int:
+    """Trials :func:`optimize_config` counts on its ``progress`` for ``model``.
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> planned_trials(build_model(load_config("configs/small.toml")), 100)
+    3200
+    """
+    runs = COARSE_POINTS + REFINE_POINTS + 5
+    if model.job.fast_interval_hours is not None:
+        runs += len(tier_pairs(model))
+    return runs * trials
+
+
 def optimize_tiers(
     model: SimulationModel,
     trials: int,
     seed: int,
     fast_points: int = 9,
-    durable_every: tuple[int, ...] = (1, 2, 3, 4, 6, 8, 12, 16, 24),
+    durable_every: tuple[int, ...] = DURABLE_EVERY,
     bootstrap: int = 300,
     workers: int = 1,
+    progress: Callable[[int], None] | None = None,
 ) -> TierOptimum:
     """Optimise both intervals of a two-tier job on common random numbers.
 
@@ -352,6 +409,8 @@ def optimize_tiers(
         Bootstrap replicates.
     workers : int
         Threads for the simulations (does not change any number).
+    progress : callable, optional
+        Called with the trials of each finished block.
 
     Returns
     -------
@@ -365,18 +424,11 @@ def optimize_tiers(
     mtti = model.job_mtti_hours
     if not math.isfinite(mtti):
         raise ValueError("the job never fails: there is no interval to optimise")
-    centre = young_interval(job.fast_write_hours, mtti) if job.fast_write_hours > 0 else (
-        job.segment_hours
-    )
-    fast_grid = np.geomspace(centre / 4.0, min(centre * 4.0, job.work_hours), fast_points)
-    pairs, walls = [], []
-    for fast in fast_grid:
-        for every in durable_every:
-            if fast * every > job.work_hours:
-                continue
-            outcome = simulate(model.with_tiers(float(fast), every), trials, seed, workers)
-            pairs.append((float(fast), every))
-            walls.append(outcome.wall_hours)
+    pairs, walls = tier_pairs(model, fast_points, durable_every), []
+    for fast, every in pairs:
+        outcome = simulate(model.with_tiers(fast, every), trials, seed, workers,
+                           progress=progress)  # fmt: skip
+        walls.append(outcome.wall_hours)
     goodput = job.work_hours / np.column_stack(walls)
     means = goodput.mean(axis=0)
     best = int(np.argmax(means))
@@ -410,7 +462,12 @@ def optimize_tiers(
 
 
 def optimize_config(
-    config: RelplanConfig, trials: int, seed: int, workers: int = 1
+    config: RelplanConfig,
+    trials: int,
+    seed: int,
+    workers: int = 1,
+    progress: Callable[[int], None] | None = None,
+    trials_key: str = "simulation.trials",
 ) -> tuple[IntervalOptimum, TierOptimum | None]:
     """Optimise a config's checkpoint interval, and its two tiers when it has a fast tier.
 
@@ -424,6 +481,10 @@ def optimize_config(
         Seed shared by every interval (common random numbers).
     workers : int
         Threads; changes no number.
+    progress : callable, optional
+        Called with the trials done; :func:`planned_trials` in all.
+    trials_key : str
+        What an error about ``trials`` names (``--trials`` on the command line).
 
     Returns
     -------
@@ -434,13 +495,18 @@ def optimize_config(
     Raises
     ------
     ConfigError
-        When no failure mode interrupts the job (there is nothing to optimise).
+        When no failure mode interrupts the job (there is nothing to optimise), or with
+        fewer than :data:`MIN_TRIALS` trials.
     """
+    if trials < MIN_TRIALS:
+        raise ConfigError(trials_key, f"optimize needs at least {MIN_TRIALS} trials per "
+                                      f"interval: its confidence intervals come from the spread "
+                                      f"between trials (got {trials})")  # fmt: skip
     model = build_model(config)
     if not math.isfinite(model.job_mtti_hours):
         raise ConfigError("failures", "no failure mode interrupts the job: nothing to optimise")
-    result = optimize_interval(model, trials, seed, workers=workers)
+    result = optimize_interval(model, trials, seed, workers=workers, progress=progress)
     tiers = None
     if model.job.fast_interval_hours is not None:
-        tiers = optimize_tiers(model, trials, seed, workers=workers)
+        tiers = optimize_tiers(model, trials, seed, workers=workers, progress=progress)
     return result, tiers

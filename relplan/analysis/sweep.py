@@ -32,8 +32,9 @@ are the same either way.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import Any
 
 import pandas as pd
@@ -42,13 +43,19 @@ from relplan.analysis.results import summarize
 from relplan.analysis.scenarios import run_scenario
 from relplan.config.loading import parse_config
 from relplan.config.study import Study
+from relplan.errors import ConfigError
 from relplan.vocab import METRICS
+
+DASK_CONNECT_SECONDS = 5
+"""How long to wait for a Dask scheduler before giving up, seconds."""
 
 
 def _run_point(document: dict[str, Any], overrides: list[str], trials: int, seed: int,
-               name: str) -> dict[str, Any]:  # fmt: skip
+               name: str, progress: Callable[[int], None] | None = None,
+               ) -> dict[str, Any]:  # fmt: skip
     """Simulate one point and summarise it (runs in a thread or on a Dask worker)."""
-    result = run_scenario(parse_config(document, overrides), trials, seed, name)
+    result = run_scenario(parse_config(document, overrides), trials, seed, name,
+                          progress=progress)  # fmt: skip
     frame = result.trials_frame()
     row: dict[str, Any] = {"job_mtti_hours": result.model.job_mtti_hours}
     for metric in METRICS:
@@ -62,12 +69,68 @@ def _run_point(document: dict[str, Any], overrides: list[str], trials: int, seed
     return row
 
 
+@contextmanager
+def dask_client(address: str, timeout_seconds: float | None = None) -> Iterator[Any]:
+    """Connect to Dask (or start a local cluster) before any work, and close it after.
+
+    Parameters
+    ----------
+    address : str
+        ``"local"`` for a local cluster in this process, or a scheduler address such as
+        ``"tcp://10.0.0.1:8786"``.
+    timeout_seconds : float, optional
+        How long to wait for the scheduler (default: :data:`DASK_CONNECT_SECONDS`).
+
+    Yields
+    ------
+    distributed.Client
+        The connected client.
+
+    Raises
+    ------
+    ConfigError
+        Naming ``--dask`` when the address is malformed or no scheduler answers in time.
+
+    Examples
+    --------
+    >>> with dask_client("nonsense") as client:
+    ...     pass
+    Traceback (most recent call last):
+    ...
+    relplan.errors.ConfigError: --dask: 'nonsense' is not "local" or a scheduler address ...
+    """
+    from dask.distributed import Client, LocalCluster
+
+    timeout_seconds = DASK_CONNECT_SECONDS if timeout_seconds is None else timeout_seconds
+    cluster = None
+    try:
+        if address == "local":
+            cluster = LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                   dashboard_address=None)  # fmt: skip
+            client = Client(cluster)
+        else:
+            client = Client(address, timeout=f"{timeout_seconds}s")
+    except ValueError as error:
+        raise ConfigError("--dask", f"{address!r} is not \"local\" or a scheduler address such "
+                                    f"as tcp://10.0.0.1:8786 ({error})") from None
+    except (OSError, TimeoutError) as error:
+        raise ConfigError("--dask", f"no Dask scheduler answered at {address} within "
+                                    f"{timeout_seconds:g} s ({error})") from None
+    try:
+        yield client
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
 def run_study(
     study: Study,
     trials: int | None = None,
     workers: int = 1,
     dask_address: str | None = None,
     progress: Callable[[int], None] | None = None,
+    client: Any = None,
 ) -> pd.DataFrame:
     """Run every point of a study.
 
@@ -83,7 +146,10 @@ def run_study(
         ``"local"`` for a local Dask cluster, or a scheduler address such as
         ``"tcp://10.0.0.1:8786"``; the numbers do not depend on it.
     progress : callable, optional
-        Called with 1 as each point completes.
+        Called with the trials done: each block's locally, each point's on Dask.
+    client : distributed.Client, optional
+        A client already connected (see :func:`dask_client`); used instead of
+        ``dask_address``.
 
     Returns
     -------
@@ -96,55 +162,36 @@ def run_study(
     points = study.points()
     tasks = [(study.base_document, overrides, trials, spec.seed, spec.name)
              for _, _, overrides in points]
-    if dask_address is not None:
-        rows = _run_on_dask(tasks, dask_address, progress)
+    if client is not None:
+        rows = _run_on_dask(tasks, client, progress)
+    elif dask_address is not None:
+        with dask_client(dask_address) as connected:
+            rows = _run_on_dask(tasks, connected, progress)
     elif workers > 1:
-
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(_run_point, *task) for task in tasks]
-            rows = []
-            for future in futures:
-                rows.append(future.result())
-                if progress is not None:
-                    progress(1)
+            futures = [pool.submit(_run_point, *task, progress) for task in tasks]
+            rows = [future.result() for future in futures]
     else:
-        rows = []
-        for task in tasks:
-            rows.append(_run_point(*task))
-            if progress is not None:
-                progress(1)
+        rows = [_run_point(*task, progress) for task in tasks]
     records = []
     for (label, values, _), row in zip(points, rows, strict=True):
         records.append({"label": label, **{k: v for k, v in values.items()}, **row})
     return pd.DataFrame(records)
 
 
-def _run_on_dask(tasks: list[tuple], address: str,
+def _run_on_dask(tasks: list[tuple], client: Any,
                  progress: Callable[[int], None] | None) -> list[dict[str, Any]]:  # fmt: skip
-    from dask.distributed import Client, LocalCluster, as_completed
+    from dask.distributed import as_completed
 
-    cluster = None
-    if address == "local":
-        cluster = LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                               dashboard_address=None)
-        client = Client(cluster)
-    else:
-        client = Client(address)
-    try:
-        futures = [client.submit(_run_point, *task, pure=False) for task in tasks]
-        index = {future.key: i for i, future in enumerate(futures)}
-        rows: list[dict[str, Any] | None] = [None] * len(futures)
-        for future in as_completed(futures):
-            rows[index[future.key]] = future.result()
-            if progress is not None:
-                progress(1)
-        return [row for row in rows if row is not None]
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
-
-
+    futures = [client.submit(_run_point, *task, pure=False) for task in tasks]
+    index = {future.key: i for i, future in enumerate(futures)}
+    rows: list[dict[str, Any] | None] = [None] * len(futures)
+    for future in as_completed(futures):
+        i = index[future.key]
+        rows[i] = future.result()
+        if progress is not None:
+            progress(tasks[i][2])
+    return [row for row in rows if row is not None]
 
 
 def answer_sentence(study: Study, results: pd.DataFrame, trials: int) -> str:

@@ -21,17 +21,21 @@ import typer
 from relplan import __version__
 from relplan.cli.calibration import analyze_command, fit_command
 from relplan.cli.common import (
-    DIR,
     SEED,
     TRIALS,
     WORKERS,
     ConfigArgument,
+    IntervalOption,
     JsonOption,
+    SeedOption,
     SetOption,
+    TrialsOption,
+    WorkersOption,
+    interval_override,
+    out_option,
+    print_warnings,
     reports_errors,
 )
-from relplan.errors import ConfigError
-from relplan.units import UnitError, parse_duration_hours
 
 if TYPE_CHECKING:
     from relplan.config.schema import RelplanConfig
@@ -66,14 +70,50 @@ def main(
     """Monte Carlo reliability and checkpoint planner for large AI training clusters."""
 
 
-def _load(config_path: Path, overrides: list[str] | None) -> RelplanConfig:
+def _load(config_path: Path, overrides: list[str] | None, warn: bool = True) -> RelplanConfig:
+    """Load a config; print its warnings on stderr (see :func:`_warnings`)."""
     from relplan.config.loading import load_config
 
-    return load_config(config_path, overrides or [])
+    config = load_config(config_path, overrides or [])
+    if warn:
+        print_warnings(_warnings(config))
+    return config
+
+
+def _warnings(config: RelplanConfig) -> list[Any]:
+    """The legal but suspicious settings of a config (:func:`config_warnings`)."""
+    from relplan.cluster.topology import check_port_budget
+    from relplan.config.checks import config_warnings
+    from relplan.sim.model import build_model
+
+    model = build_model(config)
+    return config_warnings(config, model.job_mtti_hours, check_port_budget(model.inventory))
 
 
 def _config_name(config: RelplanConfig, config_path: Path) -> str:
     return config.name or config_path.stem
+
+
+def _check_memory(configs: list[RelplanConfig], command: str, trials: int, key: str,
+                  workers: int = 1, write_trials: bool = False) -> None:  # fmt: skip
+    """Refuse, before any work, a run that cannot fit in the available memory."""
+    from relplan.analysis.memory import check_memory, estimate_memory
+    from relplan.sim.model import build_model
+
+    models = [build_model(config) for config in configs]
+    check_memory(estimate_memory(models, command, workers, write_trials), trials, key)
+
+
+def _settings(config: RelplanConfig, trials: int | None, seed: int | None,
+              workers: int | None) -> tuple[int, int, int, str]:  # fmt: skip
+    """Trials, seed and workers from the options or the config, and what names the trials."""
+    settings = config.simulation
+    return (
+        trials if trials is not None else settings.trials,
+        seed if seed is not None else settings.seed,
+        workers if workers is not None else settings.workers,
+        "--trials" if trials is not None else "simulation.trials",
+    )
 
 
 @contextmanager
@@ -92,16 +132,26 @@ def _progress(label: str, total: int, show: bool) -> Iterator[Callable[[int], No
 
     from relplan.cli.render import error_console
 
-    with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=error_console, transient=True) as bar:  # fmt: skip
+    with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TextColumn("trials"),
+                  TimeElapsedColumn(), console=error_console, transient=True) as bar:  # fmt: skip
         task = bar.add_task(label, total=total)
         yield lambda n: bar.advance(task, n)
 
 
-def _wrote(paths: list[Path]) -> None:
+def _shows_progress(as_json: bool) -> bool:
     from relplan.cli.render import error_console
 
-    error_console.print(f"wrote {', '.join(str(p) for p in paths)}", highlight=False)
+    return not as_json and error_console.is_terminal
+
+
+def _wrote(directory: Path, paths: list[Path]) -> None:
+    """The one line every command prints on stderr after writing its files."""
+    from relplan.cli.render import error_console
+
+    names = ", ".join(str(p.relative_to(directory)) if p.is_relative_to(directory) else str(p)
+                      for p in paths)  # fmt: skip
+    error_console.print(f"wrote {len(paths)} files to {directory}: {names}", highlight=False,
+                        soft_wrap=True)  # fmt: skip
 
 
 def _report(
@@ -127,31 +177,30 @@ def _report(
 def validate_command(
     config_path: ConfigArgument,
     overrides: SetOption = None,
+    interval: IntervalOption = None,
     strict: Annotated[
         bool,
         typer.Option(
             "--strict",
-            help="Exit 1 when a warning is given (a design that does not fit its switches).",
+            help="Exit 1 when a warning is given (a legal but suspicious setting).",
         ),
     ] = False,
 ) -> None:
     """Check a config: schema, units and consistency. Exit 0 when it is valid.
 
-    A design that does not fit its switches' ports is valid (relplan counts it all the same)
-    but gets a warning on stderr naming the tier and the shortfall; with --strict that is
+    A legal but suspicious setting (switches short of ports, a checkpoint write longer
+    than its interval, failures faster than a checkpoint cycle) is valid but gets one
+    warning line on stderr naming the key, as from every command; with --strict that is
     an error (exit 1).
     """
-    from relplan.cli.render import console, error_console
-    from relplan.cluster.topology import check_port_budget
+    from relplan.cli.render import console
     from relplan.sim.model import build_model
     from relplan.units import format_duration
 
-    config = _load(config_path, overrides)
+    config = _load(config_path, [*(overrides or []), *interval_override(interval)], warn=False)
+    problems = _warnings(config)
+    print_warnings(problems)
     model = build_model(config)
-    problems = check_port_budget(model.inventory)
-    for problem in problems:
-        error_console.print(f"[bold yellow]warning:[/] port budget: {problem}", highlight=False,
-                            soft_wrap=True)  # fmt: skip
     console.print(
         f"[green]ok[/]: {config_path} is valid: {config.job.gpus} GPUs on "
         f"{model.inventory.job_servers} servers, {len(model.modes)} failure modes, "
@@ -195,58 +244,29 @@ def inventory_command(
 @reports_errors
 def simulate_command(
     config_path: ConfigArgument,
-    trials: Annotated[
-        int | None,
-        typer.Option(metavar=TRIALS, min=1, help="Monte Carlo trials [default: from the config]."),
-    ] = None,
-    seed: Annotated[
-        int | None,
-        typer.Option(metavar=SEED, min=0, help="Seed of every random number [default: config]."),
-    ] = None,
-    interval: Annotated[
-        str | None,
-        typer.Option(
-            metavar="DURATION",
-            help="Checkpoint interval, e.g. 45min (overrides job.checkpoint.interval).",
-        ),
-    ] = None,
+    trials: TrialsOption = None,
+    seed: SeedOption = None,
+    interval: IntervalOption = None,
     overrides: SetOption = None,
-    workers: Annotated[
-        int | None,
-        typer.Option(metavar=WORKERS, min=1, help="Threads running blocks of trials at once."),
-    ] = None,
+    workers: WorkersOption = None,
     as_json: JsonOption = False,
     out: Annotated[
-        Path | None,
-        typer.Option(
-            metavar=DIR, help="Write trials.parquet, summary.csv and summary.json to this folder."
-        ),
+        Path | None, out_option("trials.parquet, summary.csv, summary.json and figures here")
     ] = None,
 ) -> None:
     """Simulate a training job many times; report wall time, goodput and lost hours."""
     from relplan.analysis.baseline import step_baseline
     from relplan.analysis.scenarios import run_scenario
-    from relplan.cli.render import error_console
     from relplan.output.files import to_json
 
-    items = list(overrides or [])
-    if interval is not None:
-        try:
-            hours = parse_duration_hours(interval)
-        except UnitError as error:
-            raise ConfigError("--interval", str(error)) from None
-        if hours <= 0:
-            raise ConfigError("--interval", f"must be greater than 0 (got {interval!r})")
-        items.append(f"job.checkpoint.interval={json.dumps(interval)}")
-    config = _load(config_path, items)
+    config = _load(config_path, [*(overrides or []), *interval_override(interval)])
     if out is not None:
         from relplan.output.files import check_output_dir
 
         check_output_dir(out)
-    trials = trials if trials is not None else config.simulation.trials
-    seed = seed if seed is not None else config.simulation.seed
-    workers = workers if workers is not None else config.simulation.workers
-    with _progress("simulating", trials, not as_json and error_console.is_terminal) as advance:
+    trials, seed, workers, key = _settings(config, trials, seed, workers)
+    _check_memory([config], "simulate", trials, key, workers, write_trials=out is not None)
+    with _progress("simulating", trials, _shows_progress(as_json)) as advance:
         result = run_scenario(config, trials, seed, _config_name(config, config_path), workers,
                               advance)  # fmt: skip
     if out is not None:
@@ -255,8 +275,7 @@ def simulate_command(
 
         written = write_result_files(result, out)
         written += write_simulation_figures(result, out)
-        if not as_json:
-            _wrote(written)
+        _wrote(out, written)
     baseline = step_baseline(config)
     if as_json:
         data = result.summary()
@@ -295,36 +314,35 @@ def baseline_command(
 @reports_errors
 def optimize_command(
     config_path: ConfigArgument,
-    trials: Annotated[
-        int | None,
-        typer.Option(metavar=TRIALS, min=2, help="Trials per interval [default: from the config]."),
-    ] = None,
-    seed: Annotated[
-        int | None, typer.Option(metavar=SEED, min=0, help="Seed shared by every interval.")
-    ] = None,
+    trials: TrialsOption = None,
+    seed: SeedOption = None,
     overrides: SetOption = None,
-    workers: Annotated[int | None, typer.Option(metavar=WORKERS, min=1, help="Threads.")] = None,
+    workers: WorkersOption = None,
     as_json: JsonOption = False,
     out: Annotated[
-        Path | None,
-        typer.Option(
-            metavar=DIR, help="Write optimize.json, curve.csv and goodput-vs-interval plots here."
-        ),
+        Path | None, out_option("optimize.json, curve.csv and goodput-vs-interval plots here")
     ] = None,
 ) -> None:
-    """Find the checkpoint interval: Young, Daly and the Monte Carlo optimum with its CI."""
-    from relplan.analysis.optimize import optimize_config
+    """Find the checkpoint interval: Young, Daly and the Monte Carlo optimum with its CI.
+
+    Every interval tried runs --trials trials (at least 2: the confidence intervals come
+    from the spread between trials).
+    """
+    from relplan.analysis.optimize import optimize_config, planned_trials
     from relplan.output.files import to_json
+    from relplan.sim.model import build_model
 
     config = _load(config_path, overrides)
     if out is not None:
         from relplan.output.files import check_output_dir
 
         check_output_dir(out)
-    trials = trials if trials is not None else config.simulation.trials
-    seed = seed if seed is not None else config.simulation.seed
-    workers = workers if workers is not None else config.simulation.workers
-    result, tiers = optimize_config(config, trials, seed, workers)
+    trials, seed, workers, key = _settings(config, trials, seed, workers)
+    command = "optimize" if config.job.checkpoint.fast is None else "tiers"
+    _check_memory([config], command, trials, key, workers)
+    total = planned_trials(build_model(config), trials)
+    with _progress("optimizing", total, _shows_progress(as_json)) as advance:
+        result, tiers = optimize_config(config, trials, seed, workers, advance, key)
     name = _config_name(config, config_path)
     data = result.to_dict()
     if tiers is not None:
@@ -332,15 +350,13 @@ def optimize_command(
     if out is not None:
         from relplan.output.report import write_optimize_outputs
 
-        written = write_optimize_outputs(result, data, out, name)
+        _wrote(out, write_optimize_outputs(result, data, out, name))
     if as_json:
         typer.echo(to_json(data))
         return
     from relplan.cli.render import render_optimum
 
     render_optimum(result, tiers, name, trials)
-    if out is not None:
-        _wrote(written)
 
 
 @app.command("sweep")
@@ -350,36 +366,61 @@ def sweep_command(
         Path, typer.Argument(help="Study file (see studies/).", metavar="STUDY", show_default=False)
     ],
     trials: Annotated[
-        int | None, typer.Option(metavar=TRIALS, min=1, help="Trials per point.")
+        int | None,
+        typer.Option(metavar=TRIALS, min=1, show_default=False,
+                     help="Trials per point [default: the study's trials]."),
     ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(metavar=SEED, min=0, show_default=False,
+                     help="Seed shared by every point [default: the study's seed]."),
+    ] = None,
+    interval: IntervalOption = None,
+    overrides: SetOption = None,
     workers: Annotated[
-        int, typer.Option(metavar=WORKERS, min=1, help="Local threads running points.")
+        int, typer.Option(metavar=WORKERS, min=1, help="Local threads running points at once.")
     ] = 1,
     dask: Annotated[
         str | None,
-        typer.Option(metavar="ADDRESS", help='Run points on Dask: "local" or a scheduler address.'),
+        typer.Option(metavar="ADDRESS", show_default=False,
+                     help='Run points on Dask: "local" or a scheduler address (checked first).'),
     ] = None,
     out: Annotated[
-        Path | None,
-        typer.Option(metavar=DIR, help="Output folder [default: out/<study name>]."),
+        Path | None, out_option("results.parquet, figures and reports here [default: "
+                                "out/<study name>]")
     ] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Run a declarative study; write results.parquet, figures, report.md and report.html."""
-    from relplan.analysis.sweep import answer_sentence, run_study
-    from relplan.cli.render import error_console
+    """Run a declarative study; write results.parquet, figures, report.md and report.html.
+
+    --set and --interval apply to every point, after the study's own set (a key the study
+    varies cannot be overridden).
+    """
+    from contextlib import ExitStack
+
+    from relplan.analysis.sweep import answer_sentence, dask_client, run_study
     from relplan.config.study import load_study
     from relplan.output.files import check_output_dir, to_json
     from relplan.output.study_report import write_study_outputs
 
-    study = load_study(study_path)
+    study = load_study(study_path, [*(overrides or []), *interval_override(interval)], seed)
     directory = out if out is not None else Path("out") / study.spec.name
     check_output_dir(directory)
-    show = not as_json and error_console.is_terminal
-    with _progress(study.spec.name, len(study.points()), show) as advance:
-        results = run_study(study, trials, workers, dask, progress=advance)
+    points = study.points()
+    configs = [study.config(items) for _, _, items in points]
+    _print_grouped_warnings([(f"study point {label}", config)
+                             for (label, _, _), config in zip(points, configs, strict=True)])
     per_point = trials or study.spec.trials
+    key = "--trials" if trials is not None else "study.trials"
+    if dask is None or dask == "local":
+        _check_memory(configs, "sweep", per_point, key, workers if dask is None else 2)
+    with ExitStack() as stack:
+        client = stack.enter_context(dask_client(dask)) if dask is not None else None
+        with _progress(study.spec.name, len(points) * per_point,
+                       _shows_progress(as_json)) as advance:  # fmt: skip
+            results = run_study(study, per_point, workers, progress=advance, client=client)
     written = write_study_outputs(study, results, directory, per_point)
+    _wrote(directory, written)
     answer = answer_sentence(study, results, per_point)
     records = json.loads(results.to_json(orient="records"))
     if as_json:
@@ -398,7 +439,22 @@ def sweep_command(
 
     render_sweep(records, list(study.spec.metrics),
                  f"{study.spec.name}: {study.spec.question}", answer)  # fmt: skip
-    _wrote([directory / "report.md", directory / "report.html", directory / "results.parquet"])
+
+
+def _print_grouped_warnings(labelled: list[tuple[str, RelplanConfig]]) -> None:
+    """Print the warnings of several configs, one line per key: the first one met, and
+    how many other scenarios or points share the key."""
+    first: dict[str, tuple[Any, str]] = {}
+    others: dict[str, int] = {}
+    for label, config in labelled:
+        for warning in _warnings(config):
+            if warning.key in first:
+                others[warning.key] += 1
+            else:
+                first[warning.key], others[warning.key] = (warning, label), 0
+    for warning_key, (warning, label) in first.items():
+        more = others[warning_key]
+        print_warnings([warning], f" ({label}{f' and {more} more' if more else ''})")
 
 
 @app.command("compare")
@@ -411,34 +467,51 @@ def compare_command(
         list[str] | None,
         typer.Option(
             metavar="VARIANT",
+            show_default=False,
             help='A variant of the first config: "LABEL: KEY=VALUE; KEY=VALUE" (repeatable).',
         ),
     ] = None,
-    trials: Annotated[
-        int | None,
-        typer.Option(metavar=TRIALS, min=1, help="Trials per scenario [default: from the config]."),
-    ] = None,
-    seed: Annotated[
-        int | None,
-        typer.Option(metavar=SEED, min=0, help="Seed shared by every scenario [default: config]."),
-    ] = None,
+    trials: TrialsOption = None,
+    seed: SeedOption = None,
+    interval: IntervalOption = None,
     overrides: SetOption = None,
+    workers: WorkersOption = None,
     as_json: JsonOption = False,
+    out: Annotated[Path | None, out_option("comparison.csv and comparison.json here")] = None,
 ) -> None:
     """Compare scenarios on common failure streams: goodput, GPU-hours, cost and net value.
 
     Scenarios are the configs given and the variants of the first; the first is the
-    reference. With a budget table in the first config, each scenario is also priced (its
-    hardware charge for the job and the value of the GPU-hours it loses) and its net value
-    against the reference and break-even GPU-hour value are shown.
+    reference. --set and --interval apply to every scenario, before its variant. With a
+    budget table in the first config, each scenario is also priced (its hardware charge
+    for the job and the value of the GPU-hours it loses) and its net value against the
+    reference and break-even GPU-hour value are shown.
     """
-    from relplan.analysis.compare import ScenarioSpec, compare_scenarios, parse_variant
-    from relplan.output.files import to_json
+    from relplan.analysis.compare import (
+        ScenarioSpec,
+        compare_scenarios,
+        load_scenarios,
+        parse_variant,
+        scenario_name,
+    )
+    from relplan.output.files import check_output_dir, to_json
 
-    items = list(overrides or [])
+    items = [*(overrides or []), *interval_override(interval)]
     scenarios = [ScenarioSpec(path, tuple(items)) for path in config_paths]
     scenarios += [parse_variant(text, config_paths[0], items) for text in variant or []]
-    data = compare_scenarios(scenarios, trials, seed)
+    configs = load_scenarios(scenarios)
+    _print_grouped_warnings([(f"scenario {scenario_name(spec, config)}", config)
+                             for spec, config in zip(scenarios, configs, strict=True)])
+    if out is not None:
+        check_output_dir(out)
+    trials, seed, workers, key = _settings(configs[0], trials, seed, workers)
+    _check_memory(configs, "compare", trials, key, workers)
+    with _progress("comparing", len(configs) * trials, _shows_progress(as_json)) as advance:
+        data = compare_scenarios(scenarios, trials, seed, workers, advance, configs)
+    if out is not None:
+        from relplan.output.files import write_comparison_files
+
+        _wrote(out, write_comparison_files(data, out))
     if as_json:
         typer.echo(to_json(data))
         return

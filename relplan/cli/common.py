@@ -6,7 +6,7 @@ Light on purpose (typer and relplan's light modules only), like all of :mod:`rel
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -31,13 +31,98 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object 
 TRIALS, SEED, WORKERS, DIR = "N", "SEED", "N", "DIR"
 """Metavars of the options every command shares."""
 
+TrialsOption = Annotated[
+    int | None,
+    typer.Option(
+        "--trials", metavar=TRIALS, min=1, show_default=False,
+        help="Monte Carlo trials (per interval, scenario or point) [default: from the config].",
+    ),
+]  # fmt: skip
+SeedOption = Annotated[
+    int | None,
+    typer.Option(
+        "--seed", metavar=SEED, min=0, show_default=False,
+        help="Seed of every random number, shared by every scenario [default: from the config].",
+    ),
+]  # fmt: skip
+WorkersOption = Annotated[
+    int | None,
+    typer.Option(
+        "--workers", metavar=WORKERS, min=1, show_default=False,
+        help="Threads running at once; changes no number [default: from the config].",
+    ),
+]  # fmt: skip
+IntervalOption = Annotated[
+    str | None,
+    typer.Option(
+        "--interval", metavar="DURATION", show_default=False,
+        help="Checkpoint interval, e.g. 45min (sets job.checkpoint.interval).",
+    ),
+]  # fmt: skip
+
+
+def out_option(what: str) -> Any:
+    """The ``--out DIR`` option of a command that writes ``what`` there."""
+    return typer.Option("--out", metavar=DIR, show_default=False, help=f"Write {what}.")
+
+
+def interval_override(interval: str | None) -> list[str]:
+    """The ``--set`` item of an ``--interval`` option (none without one).
+
+    Raises
+    ------
+    ConfigError
+        Naming ``--interval`` when it is not a positive duration.
+
+    Examples
+    --------
+    >>> interval_override("45min")
+    ['job.checkpoint.interval="45min"']
+    """
+    if interval is None:
+        return []
+    import json
+
+    from relplan.units import UnitError, parse_duration_hours
+
+    try:
+        hours = parse_duration_hours(interval)
+    except UnitError as error:
+        raise ConfigError("--interval", str(error)) from None
+    if hours <= 0:
+        raise ConfigError("--interval", f"must be greater than 0 (got {interval!r})")
+    return [f"job.checkpoint.interval={json.dumps(interval)}"]
+
+
+def print_warnings(warnings: Iterable[object], where: str = "") -> None:
+    """Print each warning as one ``warning: KEY: message`` line on stderr.
+
+    Parameters
+    ----------
+    warnings : iterable
+        Objects whose ``str`` is ``KEY: message`` (such as
+        :class:`~relplan.config.checks.ConfigWarning`).
+    where : str
+        Appended to each line, e.g. `` (scenario dual-ToR)``.
+    """
+    from rich.markup import escape
+
+    from relplan.cli.render import error_console
+
+    for warning in warnings:
+        error_console.print(f"[bold yellow]warning:[/] {escape(str(warning))}{escape(where)}",
+                            highlight=False, soft_wrap=True)  # fmt: skip
+
 Command = TypeVar("Command", bound=Callable[..., Any])
 
 
 def _fail(key: str, message: str) -> typer.Exit:
+    from rich.markup import escape
+
     from relplan.cli.render import error_console
 
-    error_console.print(f"[bold red]error:[/] {key}: {message}", highlight=False, soft_wrap=True)
+    error_console.print(f"[bold red]error:[/] {escape(key)}: {escape(message)}", highlight=False,
+                        soft_wrap=True)  # fmt: skip
     return typer.Exit(code=2)
 
 

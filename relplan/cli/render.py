@@ -12,6 +12,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from relplan.units import format_bytes, format_duration, format_seconds
 from relplan.vocab import BUCKETS
@@ -33,22 +34,140 @@ def impact_text(mode: dict[str, Any]) -> str:
     return mode["impact"]
 
 
-def _left_first(table: Table, columns: tuple[str, ...], left: int = 1) -> None:
-    for index, column in enumerate(columns):
-        table.add_column(column, justify="left" if index < left else "right")
+BORDER_CELLS = 3
+"""Characters a column adds to a boxed rich table besides its content: a border and
+one space of padding on each side (plus one border for the whole table)."""
+
+
+PROSE_WIDTH = 24
+"""Width of a column of prose before it wraps (at spaces), characters."""
+
+
+def _cell_width(cell: str, wraps: bool, widest: int = PROSE_WIDTH) -> int:
+    """Room a cell needs: all of it, or (where it may wrap at spaces) its longest word,
+    and up to ``widest`` characters."""
+    text = Text.from_markup(cell).plain
+    if wraps:
+        return min(len(text), max([widest, *(len(word) for word in text.split())]))
+    return len(text)
+
+
+def column_groups(widths: list[int], keys: int, room: int) -> list[list[int]]:
+    """Split columns into groups that fit ``room`` characters, each led by the key columns.
+
+    Parameters
+    ----------
+    widths : list of int
+        Room each column needs (its content; borders are added here).
+    keys : int
+        Leading columns repeated in every group (the row labels).
+    room : int
+        Characters available (the terminal width).
+
+    Returns
+    -------
+    list of list of int
+        Column indices of each group; one group when the whole table fits, an empty
+        list when not even the keys and one column fit.
+
+    Examples
+    --------
+    >>> column_groups([10, 20, 20, 15], keys=1, room=80)
+    [[0, 1, 2, 3]]
+    >>> column_groups([10, 30, 30, 30], keys=1, room=80)
+    [[0, 1, 2], [0, 3]]
+    """
+
+    def width(group: list[int]) -> int:
+        return 1 + sum(widths[i] + BORDER_CELLS for i in group)
+
+    everything = list(range(len(widths)))
+    if width(everything) <= room:
+        return [everything]
+    key_columns, groups = everything[:keys], []
+    group = list(key_columns)
+    for index in everything[keys:]:
+        if width([*group, index]) > room and len(group) > keys:
+            groups.append(group)
+            group = list(key_columns)
+        group.append(index)
+        if width(group) > room:
+            return []
+    groups.append(group)
+    return groups
+
+
+def print_table(title: str, columns: tuple[str, ...], rows: list[list[str]], left: int = 1,
+                keys: int = 1, wrap: tuple[str, ...] = (), show_header: bool = True,
+                target: Console | None = None) -> None:  # fmt: skip
+    """Print a table that fits the terminal: whole, split, or stacked; never a cut cell.
+
+    The table is printed whole when it fits. Otherwise its columns are split into
+    several tables that fit, each repeating the first ``keys`` columns; when not even
+    that fits, each row is printed as a block of ``column: value`` lines. Headers wrap
+    at spaces; cells wrap only in the ``wrap`` columns, and only at spaces, so a number
+    is always printed whole.
+
+    Parameters
+    ----------
+    title : str
+        The table's title.
+    columns : tuple of str
+        Column headers.
+    rows : list of list of str
+        The cells (rich markup allowed).
+    left : int
+        Leading columns aligned left; the others (numbers) align right.
+    keys : int
+        Leading columns repeated when the table is split.
+    wrap : tuple of str
+        Columns of prose whose cells may wrap at spaces.
+    show_header : bool
+        Whether to show the headers.
+    target : Console, optional
+        Where to print (default: :data:`console`).
+    """
+    out = target if target is not None else console
+
+    def widths(header_widest: int) -> list[int]:
+        return [
+            max([_cell_width(column, True, header_widest) if show_header else 0]
+                + [_cell_width(row[i], column in wrap) for row in rows])
+            for i, column in enumerate(columns)
+        ]  # fmt: skip
+
+    natural, narrow = widths(PROSE_WIDTH), widths(0)  # headers whole, or wrapped at spaces
+    groups = column_groups(natural, keys, out.width)
+    if len(groups) != 1:
+        groups = column_groups(narrow, keys, out.width)
+    if not groups:
+        out.print(title, highlight=False, markup=False)
+        for row in rows:
+            for column, cell in zip(columns, row, strict=True):
+                out.print(f"  {column}: {cell}", highlight=False)
+            out.print("")
+        return
+    for number, group in enumerate(groups, start=1):
+        part = f" ({number}/{len(groups)})" if len(groups) > 1 else ""
+        table = Table(title=f"{title}{part}", show_header=show_header)
+        fits = 1 + sum(natural[i] + BORDER_CELLS for i in group) <= out.width
+        width = natural if fits else narrow
+        for i in group:
+            # exactly its width: headers wrap at spaces, numbers fit whole
+            table.add_column(columns[i], justify="left" if i < left else "right",
+                             min_width=width[i], max_width=width[i])  # fmt: skip
+        for row in rows:
+            table.add_row(*(row[i] for i in group))
+        out.print(table)
 
 
 def render_inventory(data: dict[str, Any], name: str) -> None:
     """Print an inventory report (see :func:`relplan.analysis.inventory.inventory_report`)."""
-    components = Table(title=f"Inventory of {name}")
-    _left_first(components, ("class", "cluster units", "job units"))
-    for component, counts in data["components"].items():
-        components.add_row(component, f"{counts['cluster_units']:,}", f"{counts['job_units']:,}")
-    console.print(components)
+    print_table(f"Inventory of {name}", ("class", "cluster units", "job units"),
+                [[component, f"{counts['cluster_units']:,}", f"{counts['job_units']:,}"]
+                 for component, counts in data["components"].items()])  # fmt: skip
     facts = data["topology"]
-    fabric = Table(title=f"Fabric: {facts['topology']}", show_header=False)
-    fabric.add_column("fact")
-    fabric.add_column("value", justify="right")
+    fabric = []
     for fact, value in facts.items():
         if fact == "topology":
             continue
@@ -58,13 +177,11 @@ def render_inventory(data: dict[str, Any], name: str) -> None:
             value = f"{value:.3g}:1"
         elif isinstance(value, bool):
             value = "yes" if value else "no"
-        fabric.add_row(fact.replace("_", " "), str(value))
-    console.print(fabric)
-    budget = Table(title="Port budget per switch")
-    _left_first(budget, ("tier", "switches", "down", "up", "needed", "available", "fits",
-                         "short by"))  # fmt: skip
+        fabric.append([fact.replace("_", " "), str(value)])
+    print_table(f"Fabric: {facts['topology']}", ("fact", "value"), fabric, show_header=False)
+    budget = []
     for row in data["port_budget"]:
-        budget.add_row(
+        budget.append([
             row["tier"],
             f"{row['switches']:,}",
             str(row["down_ports"]),
@@ -73,15 +190,14 @@ def render_inventory(data: dict[str, Any], name: str) -> None:
             str(row["ports_available"]),
             "yes" if row["fits"] else "[bold red]no[/]",
             str(row["shortfall"]),
-        )
-    console.print(budget)
+        ])
+    print_table("Port budget per switch", ("tier", "switches", "down", "up", "needed",
+                                           "available", "fits", "short by"), budget)
     for problem in data["port_problems"]:
         console.print(f"[bold red]does not fit:[/] {problem}", highlight=False)
-    modes = Table(title="Failure modes touching the job")
-    _left_first(modes, ("mode", "unit", "job units", "mean life", "job failures / day", "share",
-                        "repair", "spares", "impact"), left=2)  # fmt: skip
+    modes = []
     for mode_name, mode in data["failure_modes"].items():
-        modes.add_row(
+        modes.append([
             mode_name,
             mode["unit"],
             f"{mode['job_units']:,}",
@@ -91,8 +207,10 @@ def render_inventory(data: dict[str, Any], name: str) -> None:
             format_duration(mode["mean_repair_hours"]),
             "yes" if mode["uses_spares"] else "no",
             impact_text(mode),
-        )
-    console.print(modes)
+        ])
+    print_table("Failure modes touching the job", ("mode", "unit", "job units", "mean life",
+                "job failures / day", "share", "repair", "spares", "impact"), modes,
+                left=2, wrap=("impact",))  # fmt: skip
     mtti = data["job_mtti_hours"]
     console.print(
         f"Job: {data['job_servers']:,} servers (+{data['spare_servers']} spare), "
@@ -117,40 +235,38 @@ SUMMARY_ROWS: tuple[tuple[str, str, str], ...] = (
 def render_simulation(summary: dict[str, Any], title: str) -> None:
     """Print a simulation summary (see :meth:`SimulationResult.summary`): metrics with CIs
     and percentiles, lost hours by bucket, and failures by mode."""
-    table = Table(title=title)
-    _left_first(table, ("metric", "mean", "95% CI", "P50", "P95", "P99"))
+    rows = []
     for label, key, fmt in SUMMARY_ROWS:
         stats = summary[key]
         low, high = stats["ci95"]
-        table.add_row(
+        rows.append([
             label,
             fmt.format(stats["mean"]),
             f"{fmt.format(low)} – {fmt.format(high)}",
             fmt.format(stats["p50"]),
             fmt.format(stats["p95"]),
             fmt.format(stats["p99"]),
-        )
-    console.print(table)
+        ])
+    print_table(title, ("metric", "mean", "95% CI", "P50", "P95", "P99"), rows)
 
     lost_mean = summary["lost_hours"]["mean"]
-    buckets = Table(title="Lost hours by bucket (mean per run)")
-    _left_first(buckets, ("bucket", "hours", "share of lost"))
+    buckets = []
     for bucket in BUCKETS[1:]:
         hours = summary["lost_hours_breakdown"][bucket]
         share = hours / lost_mean if lost_mean > 0 else 0.0
-        buckets.add_row(bucket, f"{hours:,.2f}", f"{100 * share:.1f}%")
-    console.print(buckets)
+        buckets.append([bucket, f"{hours:,.2f}", f"{100 * share:.1f}%"])
+    print_table("Lost hours by bucket (mean per run)", ("bucket", "hours", "share of lost"),
+                buckets)  # fmt: skip
 
     by_class = summary["failures_by_class"]
     total = sum(entry["mean"] for entry in by_class.values())
-    classes = Table(title="Failures by mode (mean per run)")
-    _left_first(classes, ("mode", "impact", "failures", "share"), left=2)
-    for mode, entry in sorted(by_class.items(), key=lambda item: -item[1]["mean"]):
-        classes.add_row(
-            mode, entry["impact"], f"{entry['mean']:,.2f}",
-            f"{100 * entry['mean'] / total:.1f}%" if total else "-",
-        )  # fmt: skip
-    console.print(classes)
+    classes = [
+        [mode, entry["impact"], f"{entry['mean']:,.2f}",
+         f"{100 * entry['mean'] / total:.1f}%" if total else "-"]
+        for mode, entry in sorted(by_class.items(), key=lambda item: -item[1]["mean"])
+    ]  # fmt: skip
+    print_table("Failures by mode (mean per run)", ("mode", "impact", "failures", "share"),
+                classes, left=2)  # fmt: skip
 
 
 def render_step_baseline(baseline: dict[str, float]) -> None:
@@ -167,21 +283,21 @@ def render_step_baseline(baseline: dict[str, float]) -> None:
 def render_baseline(report: dict[str, Any], name: str) -> None:
     """Print a baseline report (see :func:`relplan.analysis.baseline.job_baseline`)."""
     base = report["baseline"]
-    table = Table(title=f"Communication baseline of {name} per step")
-    _left_first(table, ("dimension", "collective", "path", "ranks", "volume / GPU", "time",
-                        "latency share", "needed", "available", "exposed"), left=3)  # fmt: skip
+    rows = []
     for dimension, entry in base["dimensions"].items():
         if entry["volume_per_step_bytes"] == 0:
             continue
-        table.add_row(
+        rows.append([
             dimension, entry["collective"], entry["path"], f"{entry['group_ranks']:,}",
             format_bytes(entry["volume_per_step_bytes"]), format_seconds(entry["time_s"]),
             f"{100 * entry['latency_share']:.1f}%",
             f"{format_bytes(entry['bandwidth_needed_bytes_per_s'])}/s",
             f"{format_bytes(entry['bandwidth_available_bytes_per_s'])}/s",
             format_seconds(entry["exposed_s"]),
-        )  # fmt: skip
-    console.print(table)
+        ])  # fmt: skip
+    print_table(f"Communication baseline of {name} per step",
+                ("dimension", "collective", "path", "ranks", "volume / GPU", "time",
+                 "latency share", "needed", "available", "exposed"), rows, left=3)
     console.print(
         f"Step: compute {format_seconds(base['compute_time_s'])} + exposed communication "
         f"{format_seconds(base['exposed_communication_s'])} = "
@@ -219,22 +335,21 @@ def render_baseline(report: dict[str, Any], name: str) -> None:
 def render_optimum(result: Any, tiers: Any, name: str, trials: int) -> None:
     """Print an :class:`~relplan.analysis.optimize.IntervalOptimum` and, with two tiers, its
     :class:`~relplan.analysis.optimize.TierOptimum`."""
-    table = Table(title=f"Checkpoint interval for {name} ({trials:,} trials per interval, "
-                        f"job MTTI {format_duration(result.mtti_hours)})")  # fmt: skip
-    _left_first(table, ("method", "interval", "95% CI", "mean goodput"))
-    rows = (
+    title = (f"Checkpoint interval for {name} ({trials:,} trials per interval, "
+             f"job MTTI {format_duration(result.mtti_hours)})")  # fmt: skip
+    methods = (
         ("Young (1974)", result.young_hours, None, "young"),
         ("Daly (2006)", result.daly_hours, None, "daly"),
         ("Monte Carlo, mean goodput", result.mc_optimal_hours, result.mc_optimal_ci95, "mc"),
         ("Monte Carlo, P95 wall time", result.p95_optimal_hours, result.p95_optimal_ci95, "p95"),
     )
-    for label, hours, ci, key in rows:
-        table.add_row(
-            label, format_duration(hours),
-            f"{format_duration(ci[0])} – {format_duration(ci[1])}" if ci else "",
-            f"{result.goodput_at[key]:.4f}",
-        )  # fmt: skip
-    console.print(table)
+    rows = [
+        [label, format_duration(hours),
+         f"{format_duration(ci[0])} – {format_duration(ci[1])}" if ci else "",
+         f"{result.goodput_at[key]:.4f}"]
+        for label, hours, ci, key in methods
+    ]  # fmt: skip
+    print_table(title, ("method", "interval", "95% CI", "mean goodput"), rows)
     if tiers is not None:
         console.print(
             f"Two tiers: fast checkpoint every [bold]{format_duration(tiers.fast_interval_hours)}"
@@ -249,23 +364,19 @@ def render_optimum(result: Any, tiers: Any, name: str, trials: int) -> None:
 
 def render_sweep(rows: list[dict[str, Any]], metrics: list[str], title: str, answer: str) -> None:
     """Print a sweep's points (one row per point: ``label`` and each metric's mean)."""
-    table = Table(title=title)
-    _left_first(table, ("point", *metrics))
-    for row in rows:
-        table.add_row(str(row["label"]), *(f"{row[m]:.4g}" for m in metrics))
-    console.print(table)
+    print_table(title, ("point", *metrics),
+                [[str(row["label"]), *(f"{row[m]:.4g}" for m in metrics)] for row in rows],
+                wrap=("point",))  # fmt: skip
     console.print(f"[bold]Answer:[/] {answer}", highlight=False)
 
 
 def render_comparison(data: dict[str, Any], priced: bool) -> None:
     """Print a comparison (see :func:`relplan.analysis.compare.compare_scenarios`)."""
-    table = Table(title=f"Comparison on common failure streams ({data['trials']:,} trials, "
-                        f"seed {data['seed']})")  # fmt: skip
     columns = ("scenario", "goodput", "95% CI", "wall P50 h", "wall P95 h", "GPU-h lost",
                "GPU-h saved")  # fmt: skip
     if priced:
         columns += ("hardware charge", "lost value", "net value", "break-even $/GPU-h")
-    _left_first(table, columns)
+    rows = []
     for row in data["scenarios"]:
         low, high = row["goodput_ci95"]
         cells = [
@@ -277,17 +388,15 @@ def render_comparison(data: dict[str, Any], priced: bool) -> None:
             even = row["break_even_gpu_hour_value"]
             cells += [f"{row['hardware_charge']:,.0f}", f"{row['lost_value']:,.0f}",
                       f"{row['net_value']:,.0f}", "-" if even is None else f"{even:,.2f}"]
-        table.add_row(*cells)
-    console.print(table)
+        rows.append(cells)
+    print_table(f"Comparison on common failure streams ({data['trials']:,} trials, "
+                f"seed {data['seed']})", columns, rows)
 
 
 def render_catalog(entries: list[dict[str, Any]]) -> None:
     """Print the failure-model catalogue: a table, then each entry's source and note."""
-    table = Table(title="Failure models (* = in the default set)")
-    _left_first(table, ("class", "mode", "per year", "MTBF", "repair", "detect", "rate",
-                        "year"), left=2)  # fmt: skip
-    for number, entry in enumerate(entries, start=1):
-        table.add_row(
+    rows = [
+        [
             entry["component"],
             f"{entry['mode']}{' *' if entry['default'] else ''} [{number}]",
             f"{entry['rate_per_year']:.3g}",
@@ -296,8 +405,12 @@ def render_catalog(entries: list[dict[str, Any]]) -> None:
             entry["detect"],
             entry["rate_basis"],
             str(entry["year"]),
-        )
-    console.print(table)
+        ]
+        for number, entry in enumerate(entries, start=1)
+    ]
+    print_table("Failure models (* = in the default set)", ("class", "mode", "per year", "MTBF",
+                "repair", "detect", "rate", "year"), rows, left=2, keys=2,
+                wrap=("repair", "detect", "rate"))  # fmt: skip
     for number, entry in enumerate(entries, start=1):
         note = f" Note: {entry['note']}." if entry["note"] else ""
         console.print(

@@ -3,14 +3,97 @@
 The job must fit the cluster, the fast tier must divide the durable interval, the
 parallelism must multiply to the job's GPUs, a key must apply to the chosen topology. Each
 failure is a :class:`~relplan.errors.ConfigError` naming the key.
+
+Some settings are legal but almost certainly a mistake (a checkpoint write longer than its
+interval, failures faster than a checkpoint cycle, switches short of ports):
+:func:`config_warnings` names each, and every command prints them on stderr as one
+``warning:`` line before it works.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 from relplan.config.derived import data_parallel_degree, job_servers, uplink_bundles_per_leaf
 from relplan.config.schema import RelplanConfig
 from relplan.errors import ConfigError
+from relplan.units import format_duration
 from relplan.vocab import COMPONENT_CLASSES, FAILURE_UNITS
+
+MTTI_CYCLES = 1.0
+"""Warn when the job's mean time to interruption is shorter than this many checkpoint
+cycles (interval + write + restart): most of the time then goes to rework and restarts
+(Daly's expected goodput is below about a half)."""
+
+
+@dataclass(frozen=True)
+class ConfigWarning:
+    """A legal but suspicious setting: ``key`` names it, ``message`` says why."""
+
+    key: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.message}"
+
+
+def config_warnings(
+    config: RelplanConfig, job_mtti_hours: float, port_problems: Sequence[str] = ()
+) -> list[ConfigWarning]:
+    """The legal but suspicious settings of a valid config, one warning each.
+
+    Parameters
+    ----------
+    config : RelplanConfig
+        A valid config.
+    job_mtti_hours : float
+        The job's mean time to interruption (``SimulationModel.job_mtti_hours``), hours.
+    port_problems : sequence of str
+        Switch tiers short of ports (:func:`relplan.cluster.topology.check_port_budget`).
+
+    Returns
+    -------
+    list of ConfigWarning
+        Empty for a sound config. A checkpoint write longer than its interval; a job
+        MTTI shorter than :data:`MTTI_CYCLES` checkpoint cycles; a tier short of ports.
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> config = load_config("configs/small.toml", ["job.checkpoint.write=2h"])
+    >>> [w.key for w in config_warnings(config, job_mtti_hours=130.0)]
+    ['job.checkpoint.write']
+    """
+    warnings = [ConfigWarning("port budget", problem) for problem in port_problems]
+    job, checkpoint = config.job, config.job.checkpoint
+    write = checkpoint.blocking_write_hours
+    if write > checkpoint.interval:
+        share = checkpoint.interval / (checkpoint.interval + write)
+        warnings.append(ConfigWarning(
+            "job.checkpoint.write",
+            f"a checkpoint blocks training for {format_duration(write)}, longer than "
+            f"job.checkpoint.interval ({format_duration(checkpoint.interval)}): at most "
+            f"{share:.0%} of the time trains",
+        ))  # fmt: skip
+    fast = checkpoint.fast
+    if fast is not None and fast.write > fast.interval:
+        warnings.append(ConfigWarning(
+            "job.checkpoint.fast.write",
+            f"a fast checkpoint takes {format_duration(fast.write)}, longer than "
+            f"job.checkpoint.fast.interval ({format_duration(fast.interval)})",
+        ))  # fmt: skip
+    cycle = checkpoint.interval + write + job.restart
+    if job_mtti_hours < MTTI_CYCLES * cycle:
+        warnings.append(ConfigWarning(
+            "failures",
+            f"the job's mean time to interruption ({format_duration(job_mtti_hours)}) is "
+            f"shorter than a checkpoint cycle (interval + write + restart = "
+            f"{format_duration(MTTI_CYCLES * cycle)}): most of the time will go to rework "
+            "and restarts, so goodput collapses; check the failure rates, or shorten "
+            "job.checkpoint.interval",
+        ))  # fmt: skip
+    return warnings
 
 
 def check_consistency(config: RelplanConfig) -> None:

@@ -155,14 +155,33 @@ def _toml_value(value: Any) -> str:
     return repr(value)
 
 
-def load_study(path: str | Path) -> Study:
+def load_study(
+    path: str | Path, overrides: list[str] | None = None, seed: int | None = None
+) -> Study:
     """Read and validate a study file and its base config.
+
+    Parameters
+    ----------
+    path : str or Path
+        The study file.
+    overrides : list of str, optional
+        ``KEY=VALUE`` items applied to every point after the study's own ``set`` (the
+        command line's ``--set``); a key the study varies cannot be overridden.
+    seed : int, optional
+        Replaces the study's ``seed``.
 
     Raises
     ------
     ConfigError
         Naming the study key (``study.axes``, ``study.base``, ...) or the config key at
-        fault; every point's config is validated before anything runs.
+        fault; every point's config is validated before anything runs. An axis without
+        values is named (``study.axes.KEY``).
+
+    Examples
+    --------
+    >>> study = load_study("studies/recovery-strategies.toml", ["job.work=10d"], seed=7)
+    >>> study.spec.seed, study.spec.set[-1]
+    (7, 'job.work=10d')
     """
     file = Path(path)
     document = read_toml(file, "STUDY")
@@ -173,6 +192,18 @@ def load_study(path: str | Path) -> Study:
         spec = StudySpec.model_validate(document["study"])
     except ValidationError as error:
         raise config_error(error, ("study",)) from None
+    for key in spec.axes:
+        if not spec.axis_values(key):
+            raise ConfigError(f"study.axes.{key}", "has no values: an axis needs at least one")
+    for item in overrides or []:
+        key = item.partition("=")[0].strip()
+        if key in spec.axes:
+            raise ConfigError(key, "is an axis of the study: each point sets it, so it cannot "
+                                   "be overridden for all of them")
+    update: dict[str, Any] = {"set": [*spec.set, *(overrides or [])]}
+    if seed is not None:
+        update["seed"] = seed
+    spec = spec.model_copy(update=update)
     base_document = read_toml((file.parent / spec.base).resolve(), "study.base")
     study = Study(spec, base_document, file)
     for label, _, overrides in study.points():

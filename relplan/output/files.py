@@ -114,3 +114,33 @@ def write_result_files(result: SimulationResult, directory: Path) -> list[Path]:
     write_atomic(csv_path, lambda temporary: summary_frame.to_csv(temporary, index=False))
     write_text_atomic(json_path, to_json(result.summary()) + "\n")
     return [trials_path, csv_path, json_path]
+
+
+def write_comparison_files(data: dict[str, Any], directory: Path) -> list[Path]:
+    """Write a comparison as ``comparison.csv`` (one row per scenario) and ``comparison.json``.
+
+    Parameters
+    ----------
+    data : dict
+        From :func:`relplan.analysis.compare.compare_scenarios`.
+    directory : Path
+        Output directory (created if missing).
+
+    Returns
+    -------
+    list of Path
+        The files written, each atomically.
+    """
+    import pandas as pd
+
+    rows = []
+    for row in data["scenarios"]:
+        flat = {key: value for key, value in row.items() if key != "goodput_ci95"}
+        flat["goodput_ci95_low"], flat["goodput_ci95_high"] = row["goodput_ci95"]
+        rows.append({"trials": data["trials"], "seed": data["seed"], **flat})
+    frame = pd.DataFrame(rows)
+    csv_path = directory / "comparison.csv"
+    json_path = directory / "comparison.json"
+    write_atomic(csv_path, lambda temporary: frame.to_csv(temporary, index=False))
+    write_text_atomic(json_path, to_json(data) + "\n")
+    return [csv_path, json_path]

@@ -1,0 +1,219 @@
+"""How much memory a run needs, estimated before it starts, and a check that it fits.
+
+A run keeps a few numbers per trial (the wall time, the hours in each bucket, the failures
+and interruptions of each mode, the spares used) and, while it runs, works through blocks
+of :data:`~relplan.sim.engine.BLOCK_TRIALS` trials with their events pre-drawn in windows.
+What it needs at its peak is therefore a cost per trial times the trials, plus a fixed
+cost per block in flight. The per-trial cost counts 8-byte numbers:
+
+* ``K = 2 + buckets + 2 x modes`` numbers kept per trial; joining the blocks into one
+  array holds them twice (``2 K``);
+* the per-trial table (``F = 7 + buckets + modes`` columns) for summaries (``K + F``;
+  a sweep's points also copy it for their statistics: ``K + 2 F``); writing
+  ``trials.parquet`` holds the table about four times over (its columns, the DataFrame,
+  the Arrow table and its encoding): ``K + 4 F``;
+* ``optimize`` keeps the wall time of every interval it tries (up to
+  :data:`OPTIMIZE_RUNS`; :data:`TIER_RUNS` with a fast tier) and its bootstrap copies
+  them a few times (:data:`OPTIMIZE_COPIES`);
+* ``compare`` holds two scenarios' results at once and a summary table: ``3 K + F``.
+
+A block in flight holds its trials' full state (the spare-server heap, the slots of
+concurrent degradations, the random streams) and its window of pre-drawn failures
+(about :data:`BYTES_PER_EVENT` bytes an event). The estimate is an upper bound of what
+was measured on the shipped configs (within a factor of 2), not a promise: the
+Python interpreter and the libraries take a few hundred MB more, counted as
+:data:`BASE_BYTES`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from relplan.errors import ConfigError
+from relplan.sim.engine import BLOCK_TRIALS, degradation_slots, first_window_hours
+from relplan.sim.model import SimulationModel
+from relplan.units import format_bytes
+from relplan.vocab import BUCKETS
+
+NUMBER_BYTES = 8
+"""Bytes of one per-trial number (float64 or int64)."""
+
+BYTES_PER_EVENT = 12 * NUMBER_BYTES
+"""Bytes of one pre-drawn failure in a window: its trial, time, mode and repair, their
+concatenation, the sort order and the sorted copies."""
+
+BASE_BYTES = 400 * 2**20
+"""Memory of the interpreter and the libraries a run imports (numpy, numba, pandas,
+pyarrow, matplotlib), bytes."""
+
+OPTIMIZE_RUNS = 32
+"""Intervals ``optimize`` simulates at most: a coarse grid of 15, 12 around its best
+point, and the closed forms and optima."""
+
+TIER_RUNS = 81
+"""Pairs of (fast interval, durable cadence) ``optimize`` simulates with a fast tier."""
+
+OPTIMIZE_COPIES = 5
+"""Copies ``optimize`` holds of its (trials x intervals) wall times: the times, the
+goodput, a bootstrap resample, and the percentiles' sorted copies."""
+
+WINDOW_FACTOR = 1.2
+"""The first window of pre-drawn failures as a multiple of the expected exposure (the
+engine's default ``window_factor``)."""
+
+
+@dataclass(frozen=True)
+class MemoryEstimate:
+    """What a run needs at its peak: ``per_trial`` bytes a trial plus ``fixed`` bytes.
+
+    Attributes
+    ----------
+    per_trial : float
+        Bytes per trial, at the peak of the run.
+    fixed : float
+        Bytes that do not grow with the trials: the blocks in flight and the
+        interpreter with its libraries.
+    """
+
+    per_trial: float
+    fixed: float
+
+    def bytes(self, trials: int) -> float:
+        """Bytes needed for ``trials`` trials."""
+        return self.fixed + self.per_trial * trials
+
+    def trials_that_fit(self, available: float) -> int:
+        """The most trials that fit in ``available`` bytes (0 when none do)."""
+        return max(0, math.floor((available - self.fixed) / self.per_trial))
+
+
+def kept_numbers(model: SimulationModel) -> int:
+    """Numbers kept per trial by the engine: wall time, spares used, buckets, two per mode."""
+    return 2 + len(BUCKETS) + 2 * len(model.modes)
+
+
+def table_columns(model: SimulationModel) -> int:
+    """Columns of the per-trial table (:meth:`SimulationResult.trials_frame`)."""
+    return 7 + len(BUCKETS) + len(model.modes)
+
+
+def block_bytes(model: SimulationModel) -> float:
+    """Bytes of one block of trials in flight: the trials' state and its failure window.
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> from relplan.sim.model import build_model
+    >>> 1e6 < block_bytes(build_model(load_config("configs/small.toml"))) < 1e9
+    True
+    """
+    modes = len(model.modes)
+    state = (12 + len(BUCKETS) + 5 * modes + model.job.spares
+             + 2 * degradation_slots(model) + 4)  # fmt: skip
+    window_rate = sum(m.job_rate_per_hour for m in model.modes if m.lifetime.kind != "exponential")
+    try:
+        events = WINDOW_FACTOR * first_window_hours(model) * window_rate
+    except OverflowError:
+        events = math.inf
+    return BLOCK_TRIALS * (NUMBER_BYTES * state + BYTES_PER_EVENT * events)
+
+
+def estimate_memory(
+    models: list[SimulationModel],
+    command: str,
+    workers: int = 1,
+    write_trials: bool = False,
+) -> MemoryEstimate:
+    """Estimate the memory of a run before it starts.
+
+    Parameters
+    ----------
+    models : list of SimulationModel
+        The models the run simulates: one for ``simulate`` and ``optimize``, each
+        scenario for ``compare``, each point for ``sweep``.
+    command : {"simulate", "optimize", "tiers", "compare", "sweep"}
+        What the run does with them (``tiers``: ``optimize`` of a job with a fast tier).
+    workers : int
+        Blocks (``sweep``: points) in flight at once.
+    write_trials : bool
+        Whether ``trials.parquet`` is written (``simulate --out``).
+
+    Returns
+    -------
+    MemoryEstimate
+        Bytes per trial and fixed bytes.
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> from relplan.sim.model import build_model
+    >>> model = build_model(load_config("configs/small.toml"))
+    >>> estimate = estimate_memory([model], "simulate")
+    >>> estimate.per_trial  # 2 x (2 + 8 buckets + 2 x 8 modes) numbers of 8 bytes
+    416.0
+    """
+    kept = max(kept_numbers(m) for m in models)
+    columns = max(table_columns(m) for m in models)
+    if command == "simulate":
+        numbers = kept + max(kept, (4 if write_trials else 1) * columns)
+    elif command in ("optimize", "tiers"):
+        runs = OPTIMIZE_RUNS + (TIER_RUNS if command == "tiers" else 0)
+        numbers = 2 * kept + OPTIMIZE_COPIES * runs
+    elif command == "compare":
+        numbers = 3 * kept + columns
+    elif command == "sweep":
+        numbers = workers * (kept + max(kept, 2 * columns + 2))
+    else:
+        raise ValueError(f"unknown command {command!r}")
+    blocks = workers * max(block_bytes(m) for m in models)
+    return MemoryEstimate(per_trial=float(NUMBER_BYTES * numbers), fixed=BASE_BYTES + blocks)
+
+
+def available_memory() -> float:
+    """Bytes of memory this machine can give a new run now (psutil's ``available``)."""
+    import psutil
+
+    return float(psutil.virtual_memory().available)
+
+
+def check_memory(estimate: MemoryEstimate, trials: int, key: str,
+                 available: float | None = None) -> None:  # fmt: skip
+    """Refuse a run that cannot fit in the available memory, saying how many trials fit.
+
+    Parameters
+    ----------
+    estimate : MemoryEstimate
+        From :func:`estimate_memory`.
+    trials : int
+        Trials of the run (per interval, scenario or point).
+    key : str
+        The argument or key the error names (``--trials``, ``simulation.trials``).
+    available : float, optional
+        Bytes available (default: :func:`available_memory`).
+
+    Raises
+    ------
+    ConfigError
+        If the run needs more than is available.
+
+    Examples
+    --------
+    >>> check_memory(MemoryEstimate(per_trial=1000.0, fixed=0.0), 10**12, "--trials", 1e9)
+    Traceback (most recent call last):
+    ...
+    relplan.errors.ConfigError: --trials: 1,000,000,000,000 trials need about 1 PB of memory
+    but 1 GB is available; at most 1,000,000 trials fit
+    """
+    available = available_memory() if available is None else available
+    needed = estimate.bytes(trials)
+    if needed <= available:
+        return
+    fit = estimate.trials_that_fit(available)
+    advice = (f"at most {fit:,} trials fit" if fit >= 1
+              else "not even one block of trials fits")  # fmt: skip
+    raise ConfigError(
+        key,
+        f"{trials:,} trials need about {format_bytes(needed)} of memory but "
+        f"{format_bytes(available)} is available; {advice}",
+    )

@@ -1,0 +1,348 @@
+"""Issue 11, items 3, 4 and 7: checks before the work, warnings, one consistent CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import relplan.analysis.scenarios as scenarios
+from relplan.cli import app as app_module
+from relplan.cli.app import app
+from tests.conftest import CONFIGS, REPO
+
+runner = CliRunner()
+SMALL = str(CONFIGS / "small.toml")
+STUDY = str(REPO / "studies" / "recovery-strategies.toml")
+HUGE = "1000000000000"
+
+
+@pytest.fixture
+def no_work(monkeypatch) -> list[int]:
+    """Record any simulation that starts (none should, when input is refused)."""
+    ran: list[int] = []
+
+    def refuse(*args, **kwargs):
+        ran.append(1)
+        raise AssertionError("the work started")
+
+    monkeypatch.setattr(scenarios, "simulate", refuse)
+    import relplan.analysis.optimize as optimize
+
+    monkeypatch.setattr(optimize, "simulate", refuse)
+    return ran
+
+
+def _clean_error(result, key: str) -> None:
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"error: {key}:"), result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.output
+
+
+# -- item 3: tracebacks become exit 2, checked before the work ---------------------------
+
+
+def test_a_study_with_an_empty_axis_names_the_axis(tmp_path, no_work) -> None:
+    study = tmp_path / "empty.toml"
+    study.write_text(f'[study]\nname = "empty"\nquestion = "q?"\nbase = "{SMALL}"\n'
+                     '[study.axes]\n"job.checkpoint.interval" = []\n')  # fmt: skip
+    result = runner.invoke(app, ["sweep", str(study), "--out", str(tmp_path / "out")])
+    _clean_error(result, "study.axes.job.checkpoint.interval")
+    assert not no_work
+
+
+@pytest.mark.parametrize("address", ["nonsense", "tcp://127.0.0.1:1"])
+def test_a_bad_dask_address_is_refused_before_the_work(address, tmp_path, monkeypatch,
+                                                        no_work) -> None:  # fmt: skip
+    import relplan.analysis.sweep as sweep
+
+    monkeypatch.setattr(sweep, "DASK_CONNECT_SECONDS", 1)
+    result = runner.invoke(app, ["sweep", STUDY, "--trials", "5", "--dask", address,
+                                 "--out", str(tmp_path)])  # fmt: skip
+    _clean_error(result, "--dask")
+    assert address in result.stderr
+    if address.startswith("tcp"):
+        assert "within 1 s" in result.stderr
+    assert not no_work and not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["simulate", SMALL],
+        ["optimize", SMALL],
+        ["compare", SMALL, "--variant", "no spares: job.spares=0"],
+        ["sweep", STUDY],
+    ],
+)
+def test_a_run_too_big_for_memory_is_refused_saying_what_fits(command, tmp_path,
+                                                               no_work) -> None:  # fmt: skip
+    result = runner.invoke(app, [*command, "--trials", HUGE, "--out", str(tmp_path / "o")])
+    _clean_error(result, "--trials")
+    assert "of memory but" in result.stderr and "trials fit" in result.stderr
+    assert not no_work and not (tmp_path / "o").exists()
+
+
+def test_the_trials_that_fit_do_fit() -> None:
+    from relplan.analysis.memory import check_memory, estimate_memory
+    from relplan.config.loading import load_config
+    from relplan.errors import ConfigError
+    from relplan.sim.model import build_model
+
+    model = build_model(load_config(SMALL))
+    available = 2e9
+    for command in ("simulate", "optimize", "tiers", "compare", "sweep"):
+        estimate = estimate_memory([model, model], command, workers=2)
+        fit = estimate.trials_that_fit(available)
+        assert fit > 0
+        check_memory(estimate, fit, "--trials", available)
+        with pytest.raises(ConfigError, match=f"at most {fit:,} trials fit"):
+            check_memory(estimate, fit + 1, "--trials", available)
+
+
+def test_the_trials_in_the_config_are_named_when_they_do_not_fit(no_work) -> None:
+    result = runner.invoke(app, ["simulate", SMALL, "--set", f"simulation.trials={HUGE}"])
+    _clean_error(result, "simulation.trials")
+
+
+MEASURE = """
+import sys, threading
+from pathlib import Path
+import psutil
+from relplan.analysis.memory import estimate_memory
+from relplan.analysis.scenarios import run_scenario
+from relplan.config.loading import load_config
+from relplan.output.files import write_result_files
+config = load_config(sys.argv[1])
+trials = int(sys.argv[2])
+write_result_files(run_scenario(config, 100, 0, "warm-up"), Path(sys.argv[3]))
+process = psutil.Process()
+before = peak = process.memory_info().rss
+done = threading.Event()
+def sample():
+    global peak
+    while not done.wait(0.002):
+        peak = max(peak, process.memory_info().rss)
+sampler = threading.Thread(target=sample)
+sampler.start()
+result = run_scenario(config, trials, 0, "measured")
+write_result_files(result, Path(sys.argv[3]))
+done.set()
+sampler.join()
+estimate = estimate_memory([result.model], "simulate", write_trials=True)
+print((peak - before) / trials, estimate.per_trial)
+"""
+
+
+def test_the_memory_estimate_bounds_what_a_run_takes(tmp_path) -> None:
+    """The per-trial estimate covers the measured peak of simulate --out, within 2x."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    output = subprocess.run([sys.executable, "-c", MEASURE, SMALL, "500000", str(tmp_path)],
+                            capture_output=True, text=True, env=env, check=True)  # fmt: skip
+    measured, estimated = map(float, output.stdout.split())
+    assert measured <= estimated <= 2 * measured
+
+
+# -- item 4: warnings on stderr for legal but suspicious input --------------------------
+
+WRITE_TOO_LONG = "job.checkpoint.write=2h"
+FAILS_TOO_OFTEN = 'failures.gpu.lifetime={ dist = "exponential", mtbf = "10d" }'
+
+
+@pytest.mark.parametrize(
+    ("override", "key"),
+    [(WRITE_TOO_LONG, "job.checkpoint.write"), (FAILS_TOO_OFTEN, "failures")],
+)
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["validate", SMALL],
+        ["inventory", SMALL],
+        ["simulate", SMALL, "--trials", "5"],
+        ["optimize", SMALL, "--trials", "3"],
+        ["compare", SMALL, "--variant", "no spares: job.spares=0", "--trials", "5"],
+    ],
+)
+def test_suspicious_input_gets_one_warning_line(command, override, key) -> None:
+    result = runner.invoke(app, [*command, "--set", override])
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert len(lines) == 1, result.stderr  # compare: one line for both scenarios
+    assert lines[0].startswith(f"warning: {key}: ")
+
+
+def test_a_sweep_warns_once_per_key(tmp_path) -> None:
+    result = runner.invoke(app, ["sweep", STUDY, "--trials", "5", "--set", WRITE_TOO_LONG,
+                                 "--out", str(tmp_path)])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert len(lines) == 1
+    assert lines[0].startswith("warning: job.checkpoint.write: ") and "3 more)" in lines[0]
+
+
+def test_an_infinite_mtbf_is_an_error_naming_the_key() -> None:
+    result = runner.invoke(app, ["simulate", SMALL, "--set",
+                                 'failures.gpu.lifetime={ dist = "exponential", mtbf = "1e400h" }'])
+    _clean_error(result, "failures.gpu.lifetime.mtbf")
+
+
+@pytest.mark.parametrize("config", sorted(CONFIGS.glob("*.toml")), ids=lambda p: p.stem)
+def test_shipped_configs_warn_only_about_their_port_budget(config) -> None:
+    result = runner.invoke(app, ["validate", str(config)])
+    assert result.exit_code == 0
+    for line in result.stderr.splitlines():
+        assert line.startswith("warning: port budget: "), line
+
+
+def test_validate_strict_fails_on_any_warning() -> None:
+    result = runner.invoke(app, ["validate", SMALL, "--strict", "--set", WRITE_TOO_LONG])
+    assert result.exit_code == 1
+
+
+# -- item 7: one consistent CLI ---------------------------------------------------------
+
+SHARED = {
+    "simulate": ("--trials", "--seed", "--set", "--workers", "--out", "--json", "--interval"),
+    "optimize": ("--trials", "--seed", "--set", "--workers", "--out", "--json"),
+    "compare": ("--trials", "--seed", "--set", "--workers", "--out", "--json", "--interval"),
+    "sweep": ("--trials", "--seed", "--set", "--workers", "--out", "--json", "--interval"),
+}
+
+
+@pytest.mark.parametrize("command", sorted(SHARED))
+def test_the_shared_options_are_on_every_command(command) -> None:
+    result = runner.invoke(app, [command, "--help"], env={"COLUMNS": "100"})
+    assert result.exit_code == 0
+    for option in SHARED[command]:
+        assert option in result.stdout, option
+
+
+def test_sweep_takes_seed_and_set(monkeypatch, tmp_path) -> None:
+    import relplan.analysis.sweep as sweep
+
+    seen = []
+    real = sweep._run_point
+
+    def spy(document, overrides, trials, seed, name, progress=None):
+        seen.append((overrides, seed))
+        return real(document, overrides, trials, seed, name, progress)
+
+    monkeypatch.setattr(sweep, "_run_point", spy)
+    result = runner.invoke(app, ["sweep", STUDY, "--trials", "5", "--seed", "9", "--set",
+                                 "job.work=10d", "--interval", "2h", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert seen and all(seed == 9 for _, seed in seen)
+    assert all({"job.work=10d", 'job.checkpoint.interval="2h"'} <= set(items)
+               for items, _ in seen)  # fmt: skip
+
+
+def test_sweep_refuses_to_override_an_axis(tmp_path, no_work) -> None:
+    study = REPO / "studies" / "checkpoint-cadence-seed-moe.toml"
+    result = runner.invoke(app, ["sweep", str(study), "--interval", "1h",
+                                 "--out", str(tmp_path)])  # fmt: skip
+    _clean_error(result, "job.checkpoint.interval")
+
+
+def test_compare_writes_its_table(tmp_path) -> None:
+    out = tmp_path / "cmp"
+    result = runner.invoke(app, ["compare", SMALL, "--variant", "no spares: job.spares=0",
+                                 "--trials", "20", "--workers", "2", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert f"wrote 2 files to {out}: comparison.csv, comparison.json" in result.stderr
+    import pandas as pd
+
+    table = pd.read_csv(out / "comparison.csv")
+    assert list(table["scenario"]) == ["small", "no spares"]
+    assert (table["trials"] == 20).all()
+    data = json.loads((out / "comparison.json").read_text())
+    assert data["scenarios"][1]["goodput"] == pytest.approx(table["goodput"][1])
+
+
+def test_compare_interval_applies_to_every_scenario() -> None:
+    result = runner.invoke(app, ["compare", SMALL, "--variant", "no spares: job.spares=0",
+                                 "--trials", "20", "--interval", "3h", "--json"])
+    assert result.exit_code == 0, result.output
+    plain = runner.invoke(app, ["compare", SMALL, "--variant", "no spares: job.spares=0",
+                                "--trials", "20", "--json"])
+    assert json.loads(result.stdout) != json.loads(plain.stdout)
+
+
+def test_optimize_says_why_it_needs_two_trials(no_work) -> None:
+    result = runner.invoke(app, ["optimize", SMALL, "--trials", "1"])
+    _clean_error(result, "--trials")
+    assert "at least 2" in result.stderr and "confidence intervals" in result.stderr
+    result = runner.invoke(app, ["optimize", SMALL, "--set", "simulation.trials=1"])
+    _clean_error(result, "simulation.trials")
+
+
+@pytest.mark.parametrize("command", ["simulate", "optimize"])
+def test_the_wrote_line_is_the_same_everywhere(command, tmp_path) -> None:
+    result = runner.invoke(app, [command, SMALL, "--trials", "5", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    wrote = [line for line in result.stderr.splitlines() if line.startswith("wrote ")]
+    assert len(wrote) == 1 and wrote[0].startswith(f"wrote {len(list(tmp_path.iterdir()))} "
+                                                   f"files to {tmp_path}: ")
+
+
+@pytest.fixture
+def progress_bars(monkeypatch) -> list[dict[str, int]]:
+    """Record each progress bar: its total and the trials it was advanced by."""
+    bars: list[dict[str, int]] = []
+
+    @contextmanager
+    def fake(label, total, show):
+        bar = {"total": total, "done": 0}
+        bars.append(bar)
+
+        def advance(n):
+            bar["done"] += n
+
+        yield advance
+
+    monkeypatch.setattr(app_module, "_progress", fake)
+    return bars
+
+
+@pytest.mark.parametrize(
+    ("command", "total"),
+    [
+        (["simulate", SMALL, "--trials", "30"], 30),
+        (["optimize", SMALL, "--trials", "3"], 32 * 3),
+        (["compare", SMALL, "--variant", "no spares: job.spares=0", "--trials", "30"], 60),
+        (["sweep", STUDY, "--trials", "30"], 4 * 30),
+    ],
+)
+def test_progress_counts_trials(command, total, progress_bars, tmp_path) -> None:
+    result = runner.invoke(app, [*command, "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert progress_bars == [{"total": total, "done": total}]
+
+
+def test_sweep_progress_counts_trials_on_dask(progress_bars, tmp_path) -> None:
+    result = runner.invoke(app, ["sweep", STUDY, "--trials", "20", "--dask", "local",
+                                 "--out", str(tmp_path)])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert progress_bars == [{"total": 80, "done": 80}]
+
+
+def test_workers_change_no_number_in_compare() -> None:
+    args = ["compare", SMALL, "--variant", "no spares: job.spares=0", "--trials", "20000",
+            "--json"]  # fmt: skip
+    one = runner.invoke(app, [*args, "--workers", "1"])
+    two = runner.invoke(app, [*args, "--workers", "2"])
+    assert one.exit_code == two.exit_code == 0
+    assert json.loads(one.stdout) == json.loads(two.stdout)
+
+
+def test_readme_documents_the_shared_options() -> None:
+    readme = (REPO / "README.md").read_text()
+    for option in ("--interval", "--workers", "comparison.csv", "trials fit", "--dask"):
+        assert option in readme, option
+    assert Path(REPO / "relplan" / "analysis" / "memory.py").exists()
