@@ -185,6 +185,8 @@ def load_study(
     """
     file = Path(path)
     document = read_toml(file, "STUDY")
+    if "plan" in document and "study" not in document:
+        raise ConfigError("STUDY", f"{file} is a plan: run it with relplan plan")
     if set(document) != {"study"}:
         extra = sorted(set(document) - {"study"}) or ["study"]
         raise ConfigError(extra[0], "a study file holds one [study] table")

@@ -255,3 +255,9 @@ def test_the_shipped_plan_loads() -> None:
     assert plan.base.job.spares == 0
     assert math.prod(len(o.level_overrides()) + 1 for o in plan.options) == 96
     assert planner.PLAN_OBJECTIVES[plan.spec.objective] == "max"
+
+
+def test_sweep_on_a_plan_file_points_to_relplan_plan() -> None:
+    result = runner.invoke(app, ["sweep", str(REPO / "studies" / "redundancy-plan-seed-moe.toml")])
+    assert result.exit_code == 2
+    assert "relplan plan" in result.stderr
