@@ -219,7 +219,9 @@ def simulate_command(
     out: Annotated[
         Path | None,
         typer.Option(
-            metavar=DIR, help="Write trials.parquet, summary.csv and summary.json to this folder."
+            metavar=DIR,
+            help="Write trials.parquet, summary.csv, summary.json, figures, report.md, "
+            "report.html and provenance.json to this folder.",
         ),
     ] = None,
 ) -> None:
@@ -250,11 +252,9 @@ def simulate_command(
         result = run_scenario(config, trials, seed, _config_name(config, config_path), workers,
                               advance)  # fmt: skip
     if out is not None:
-        from relplan.output.files import write_result_files
-        from relplan.output.report import write_simulation_figures
+        from relplan.output.report import write_simulation_outputs
 
-        written = write_result_files(result, out)
-        written += write_simulation_figures(result, out)
+        written = write_simulation_outputs(result, out, str(config_path))
         if not as_json:
             _wrote(written)
     baseline = step_baseline(config)
