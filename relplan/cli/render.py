@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from relplan.units import format_bytes, format_duration, format_seconds
-from relplan.vocab import BUCKETS
+from relplan.vocab import BUCKETS, TAIL_PERCENTILES
 
 # Outside a terminal (piped, captured), tables get room instead of rich's default 80.
 console = Console(width=None if sys.stdout.isatty() else 160)
@@ -117,19 +117,20 @@ SUMMARY_ROWS: tuple[tuple[str, str, str], ...] = (
 def render_simulation(summary: dict[str, Any], title: str) -> None:
     """Print a simulation summary (see :meth:`SimulationResult.summary`): metrics with CIs
     and percentiles, lost hours by bucket, and failures by mode."""
-    table = Table(title=title)
-    _left_first(table, ("metric", "mean", "95% CI", "P50", "P95", "P99"))
+    table = Table(title=title, caption="bad tail in bold: P5 of goodput (higher is better), "
+                                       "P95 of costs")  # fmt: skip
+    _left_first(table, ("metric", "mean", "95% CI", "P5", "P50", "P95", "P99"))
     for label, key, fmt in SUMMARY_ROWS:
         stats = summary[key]
         low, high = stats["ci95"]
+        tail = f"p{TAIL_PERCENTILES.get(key, 95)}"
         table.add_row(
             label,
             fmt.format(stats["mean"]),
             f"{fmt.format(low)} – {fmt.format(high)}",
-            fmt.format(stats["p50"]),
-            fmt.format(stats["p95"]),
-            fmt.format(stats["p99"]),
-        )
+            *(f"[bold]{fmt.format(stats[p])}[/]" if p == tail else fmt.format(stats[p])
+              for p in ("p5", "p50", "p95", "p99")),
+        )  # fmt: skip
     console.print(table)
 
     lost_mean = summary["lost_hours"]["mean"]

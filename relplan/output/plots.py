@@ -26,7 +26,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, PercentFormatter
 
 from relplan.output.files import write_atomic
-from relplan.vocab import BUCKETS, TAIL_PERCENTILES
+from relplan.vocab import BUCKETS, METRIC_LABELS, TAIL_PERCENTILES
 
 __all__ = [
     "BUCKET_COLORS",
@@ -468,7 +468,7 @@ def lost_hours_by_bucket(
     labels = [str(label) for label in frame["label"]]
     positions = np.arange(len(frame), dtype=float)
     width = 0.6 if len(frame) > 1 else 0.45
-    figure = _new_figure(max(5.5, 1.2 + 1.1 * len(frame)), 4.8)
+    figure = _new_figure(max(5.5, 3.2 + 1.25 * len(frame)) if len(frame) > 1 else 5.5, 4.8)
     axes = figure.add_subplot()
 
     bottom = np.zeros(len(frame))
@@ -498,13 +498,13 @@ def lost_hours_by_bucket(
             fontsize=_SMALL_SIZE,
         )
     # long names wrap between words (and after commas), never inside a number
-    width = max(10, 64 // max(len(frame), 1))
-    wrapped = [_wrap_label(label, width) for label in labels]
+    wrapped = [_wrap_label(label, 13) for label in labels]
     axes.set_xticks(
         positions,
         wrapped,
-        rotation=0 if len(frame) <= 6 else 30,
-        ha="center" if len(frame) <= 6 else "right",
+        rotation=0 if len(frame) <= 12 else 30,
+        ha="center" if len(frame) <= 12 else "right",
+        fontsize=_SMALL_SIZE,
     )
     axes.set_xlim(-0.75, len(frame) - 0.25)
     top = max(float(bottom.max()), 0.0 if bound is None else float(bound[present].sum()))
@@ -515,12 +515,13 @@ def lost_hours_by_bucket(
     if bound is not None:
         total = float(bound[present].sum())
         axes.axhline(total, color=PALETTE[6], linestyle="--", linewidth=1.2, gid="reference",
-                     label=f"{reference}: {_format_hours(total)} (a bound, not a candidate)")
+                     label=textwrap.fill(f"{reference}: {_format_hours(total)} (a bound, "
+                                         "not a candidate)", 24))
     if buckets:
         handles, names = axes.get_legend_handles_labels()
         if tiny:
             handles.append(Patch(facecolor="none", edgecolor="none"))
-            names.append(f"too small to see: {', '.join(tiny)}")
+            names.append(textwrap.fill(f"too small to see: {', '.join(tiny)}", 24))
         # Reverse so the legend reads top-down like the stack.
         axes.legend(
             handles[::-1],
@@ -743,7 +744,8 @@ def metric_by_point(
         raise ValueError("results: no points to plot")
     tail = TAIL_PERCENTILES.get(metric, 95)
     tail_column = f"{metric}_p{tail}"
-    figure = _new_figure(8.0, max(2.6, 1.5 + 0.45 * len(frame)))
+    fmt = METRIC_LABELS[metric][2] if metric in METRIC_LABELS else "{:,.4g}"
+    figure = _new_figure(8.5, max(2.8, 1.5 + 0.6 * len(frame)))
     axes = figure.add_subplot()
     positions = np.arange(len(frame))[::-1]
     means = frame[metric].to_numpy(dtype=float)
@@ -769,7 +771,7 @@ def metric_by_point(
             markersize=6,
             markerfacecolor="none",
             markeredgecolor=PALETTE[1],
-            label=f"P{tail} (bad tail: 1 trial in 20 is worse)",
+            label=f"P{tail}, the bad tail\n(1 trial in 20 is worse)",
             gid=f"{metric}-p{tail}",
         )
     if bound is not None:
@@ -778,27 +780,22 @@ def metric_by_point(
             color=PALETTE[6],
             linestyle="--",
             linewidth=1.2,
-            label=f"{reference}: {float(bound[metric]):,.4g}",
+            label=textwrap.fill(f"{reference}: {fmt.format(float(bound[metric]))} (a bound)", 30),
             gid="reference",
         )
-    for position, mean in zip(positions, means, strict=True):
-        axes.annotate(
-            f"{mean:,.4g}",
-            (mean, position),
-            xytext=(0, 7),
-            textcoords="offset points",
-            ha="center",
-            va="bottom",
-            fontsize=_SMALL_SIZE,
-        )
-    axes.set_yticks(positions, [textwrap.fill(str(v), 28, break_long_words=False)
-                                for v in frame["label"]])  # fmt: skip
+    ticks = [
+        f"{_wrap_label(str(label), 28)}\n{fmt.format(mean)} "
+        f"[{fmt.format(lo)}, {fmt.format(hi)}]"
+        for label, mean, lo, hi in zip(frame["label"], means, frame[low], frame[high], strict=True)
+    ]
+    axes.set_yticks(positions, ticks)
     axes.set_ylim(-0.7, len(frame) - 0.3)
     axes.set_xlabel(_axis_label(metric, labels), fontsize=_LABEL_SIZE)
     axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=_SMALL_SIZE, frameon=False)
     _style_axes(axes)
     axes.grid(False, axis="y")
-    _title(figure, f"Mean {metric.replace('_', ' ')} by point, with 95% CI", config_name)
+    name = METRIC_LABELS[metric][0] if metric in METRIC_LABELS else metric.replace("_", " ")
+    _title(figure, f"Mean {name} by point, with 95% CI", config_name)
     return figure
 
 
@@ -1217,7 +1214,7 @@ def goodput_vs_interval(
         )
         if value is not None
     ]
-    figure = _new_figure(8.4, 5.0 + (0.32 * len(optima) + 0.5 if optima else 0.0))
+    figure = _new_figure(9.0, 5.0 + (0.32 * len(optima) + 0.8 if optima else 0.0))
     if optima:
         axes, strip = figure.subplots(
             2, 1, sharex=True,
@@ -1327,12 +1324,13 @@ def goodput_vs_interval(
             strip.plot([value], [row], linestyle="none", marker=marker,
                        markersize=12 if marker == "*" else 7, color=color,
                        markeredgecolor="white", label=text, gid=f"optimum-{name}")  # fmt: skip
+            strip.annotate(text.split(": ", 1)[1], (high if ci is not None else value, row),
+                           xytext=(8, 0), textcoords="offset points", va="center",
+                           fontsize=_SMALL_SIZE, color=color)  # fmt: skip
             axes.axvline(value, color=color, linestyle=":", linewidth=0.9, alpha=0.7)
         strip.set_yticks(rows, [name for name, *_ in optima])
         strip.set_ylim(-0.6, len(optima) - 0.4)
-        strip.legend(loc="upper left", bbox_to_anchor=(1.13 if has_wall else 1.01, 1.1),
-                     fontsize=_SMALL_SIZE, frameon=False, title="optimal interval",
-                     title_fontsize=_SMALL_SIZE)  # fmt: skip
+        strip.set_title("Optimal interval by method", fontsize=_LABEL_SIZE, loc="left")
         _style_axes(strip)
         strip.grid(False, axis="y")
         strip.tick_params(axis="y", labelsize=_SMALL_SIZE)

@@ -114,7 +114,7 @@ def write_study_outputs(
     for metric in dict.fromkeys([spec.objective, "goodput"]):
         if metric in metrics or metric == spec.objective:
             save(plots.metric_by_point(results, metric, spec.name, reference=spec.reference),
-                 f"{metric.replace('_', '-')}-by-point")  # fmt: skip
+                 f"{metric.replace('_', '-')}-ci-by-point")  # fmt: skip
     x = spec.x or (next(iter(spec.axes)) if spec.axes else None)
     frame = results.copy()
     if x is not None and x in frame:
