@@ -92,7 +92,7 @@ def test_failures_chart_tells_interruptions_from_survived_failures(moe_summary: 
 
 
 def test_failures_chart_rejects_an_unknown_impact() -> None:
-    with pytest.raises(ValueError, match="gpu.impact"):
+    with pytest.raises(ValueError, match=r"gpu\.impact"):
         plots.failures_by_mode({"gpu": {"impact": "fatl", "failures": 1.0}}, "x")
 
 
@@ -215,7 +215,7 @@ def test_simulate_table_shows_p5_in_bold_for_goodput() -> None:
 
 
 def test_sweep_keeps_p95_and_adds_p5_and_reports_goodput_p5(sweep_out) -> None:
-    out, data = sweep_out
+    out, _ = sweep_out
     results = pd.read_parquet(out / "results.parquet")
     for metric in ("goodput", "lost_hours"):
         assert {f"{metric}_p5", f"{metric}_p50", f"{metric}_p95"} <= set(results.columns)
