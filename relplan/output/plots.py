@@ -815,6 +815,10 @@ def provenance_footer(figure: Figure, text: str) -> Figure:
     matplotlib.figure.Figure
         The same figure.
     """
+    margin = 0.16 / figure.get_figheight()  # inches kept free for the line, as a fraction
+    engine = figure.get_layout_engine()
+    if engine is not None and hasattr(engine, "set"):
+        engine.set(rect=(0.0, margin, 1.0, 1.0 - margin))
     figure.text(0.995, 0.003, text, ha="right", va="bottom", fontsize=6.5, color="#777777",
                 gid="provenance")  # fmt: skip
     return figure

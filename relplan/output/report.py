@@ -66,11 +66,16 @@ def failure_table(summary: dict) -> dict[str, dict[str, float | str]]:
     }  # fmt: skip
 
 
-def write_simulation_figures(result: SimulationResult, directory: Path) -> list[Path]:
+def write_simulation_figures(
+    result: SimulationResult,
+    directory: Path,
+    formats: tuple[str, ...] = ("png", "svg"),
+    dpi: float = 150,
+) -> list[Path]:
     """Write the figures of one simulation (PNG and SVG), each file atomically.
 
     Figures: lost-hours histogram and CDF, lost hours by bucket, failures by mode, and
-    the timeline of the median trial.
+    the timeline of the median trial; each with a provenance line.
 
     Parameters
     ----------
@@ -78,6 +83,10 @@ def write_simulation_figures(result: SimulationResult, directory: Path) -> list[
         The simulation.
     directory : Path
         Output directory.
+    formats : tuple of str, default ("png", "svg")
+        File formats (see :func:`relplan.output.plots.save_figure`).
+    dpi : float, default 150
+        Resolution of raster formats, dots per inch.
 
     Returns
     -------
@@ -104,7 +113,8 @@ def write_simulation_figures(result: SimulationResult, directory: Path) -> list[
     line = provenance_line(result.provenance)
     written: list[Path] = []
     for stem, figure in figures.items():
-        written += plots.save_figure(plots.provenance_footer(figure, line), directory / stem)
+        written += plots.save_figure(plots.provenance_footer(figure, line), directory / stem,
+                                     formats, dpi)  # fmt: skip
     return written
 
 

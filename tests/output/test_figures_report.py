@@ -329,3 +329,20 @@ def test_optimize_and_study_outputs_name_their_provenance(tmp_path: Path, sweep_
     assert results["config_sha256"].str.fullmatch(r"[0-9a-f]{64}").all()
     assert results["config_sha256"].nunique() == len(results)  # each point its own config
     assert sidecar["config_sha256"] in (study_dir / "report.html").read_text()
+
+
+# --------------------------------------------------------------------------- gallery
+
+
+def test_readme_gallery_shows_every_figure_type(simulate_out: Path, sweep_out) -> None:
+    readme = (REPO / "README.md").read_text()
+    shown = re.findall(r"\]\((docs/gallery/[^)]+\.png)\)", readme)
+    for path in shown:
+        image = REPO / path
+        assert image.exists(), path
+        assert 5_000 < image.stat().st_size < 200_000, path  # small PNGs
+    stems = {Path(path).stem for path in shown}
+    study_dir, _ = sweep_out
+    written = {p.stem for p in [*simulate_out.glob("*.png"), *study_dir.glob("*.png")]}
+    assert written - {"lost-hours-ci-by-point"} <= stems  # one of each figure type
+    assert "goodput-vs-interval" in stems and "sweep" in stems
