@@ -28,12 +28,11 @@ def main() -> None:
     from matplotlib.figure import Figure
 
     import relplan
-    from relplan.analysis.provenance import provenance_line
+    from relplan.analysis.provenance import provenance_line, study_provenance
     from relplan.analysis.sweep import run_study
     from relplan.config.study import load_study
     from relplan.output import plots
     from relplan.output.report import write_simulation_figures
-    from relplan.output.study_report import study_provenance
     from relplan.units import parse_duration_hours
 
     GALLERY.mkdir(parents=True, exist_ok=True)

@@ -15,9 +15,14 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from relplan import __version__
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from relplan.config.study import Study
 
 PROVENANCE_KEYS: tuple[str, ...] = ("relplan_version", "config_sha256", "seed", "trials")
 """The keys of every provenance record, in order."""
@@ -94,3 +99,29 @@ def provenance_line(record: Mapping[str, Any]) -> str:
     return (f"relplan {record['relplan_version']} · config sha256 "
             f"{str(record['config_sha256'])[:12]} · seed {record['seed']} · "
             f"{int(record['trials']):,} trials")  # fmt: skip
+
+
+def study_provenance(study: Study, results: pd.DataFrame, trials: int) -> dict[str, Any]:
+    """The provenance record of a study's outputs (see :func:`provenance_record`).
+
+    Its ``config_sha256`` digests the study's specification together with the digest of
+    every point's resolved config (the ``config_sha256`` column of the results), so it
+    changes with the base config, the study and any point.
+
+    Parameters
+    ----------
+    study : Study
+        The study.
+    results : pandas.DataFrame
+        Its points (:func:`relplan.analysis.sweep.run_study`).
+    trials : int
+        Trials per point.
+
+    Returns
+    -------
+    dict
+        The record; ``seed`` is the study's.
+    """
+    points = results["config_sha256"] if "config_sha256" in results.columns else []
+    document = {"study": study.spec.model_dump(mode="json"), "points": [str(v) for v in points]}
+    return provenance_record(config_digest(document), study.spec.seed, trials)

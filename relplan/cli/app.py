@@ -366,6 +366,7 @@ def sweep_command(
     as_json: JsonOption = False,
 ) -> None:
     """Run a declarative study; write results.parquet, figures, report.md and report.html."""
+    from relplan.analysis.provenance import study_provenance
     from relplan.analysis.sweep import answer_sentence, run_study
     from relplan.cli.render import error_console
     from relplan.config.study import load_study
@@ -390,6 +391,7 @@ def sweep_command(
                     "answer": answer,
                     "files": [str(p) for p in written],
                     "results": records,
+                    "provenance": study_provenance(study, results, per_point),
                 }
             )
         )

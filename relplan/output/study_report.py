@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 from matplotlib.figure import Figure
 
-from relplan.analysis.provenance import config_digest, provenance_line, provenance_record
+from relplan.analysis.provenance import provenance_line, study_provenance
 from relplan.analysis.sweep import answer_sentence
 from relplan.config.study import Study
 from relplan.output import plots
@@ -60,18 +60,6 @@ def results_tables(study: Study, results: pd.DataFrame) -> list[tuple[str, pd.Da
         tables.append((metric_heading(metric), metric_rows_table(rows).rename(
             columns={"label": "point"})))  # fmt: skip
     return tables
-
-
-def study_provenance(study: Study, results: pd.DataFrame, trials: int) -> dict:
-    """The provenance record of a study's outputs.
-
-    Its ``config_sha256`` digests the study's specification together with the digest of
-    every point's resolved config (``results["config_sha256"]``), so it changes with the
-    base config, the study and any point.
-    """
-    document = {"study": study.spec.model_dump(mode="json"),
-                "points": [str(v) for v in results.get("config_sha256", [])]}  # fmt: skip
-    return provenance_record(config_digest(document), study.spec.seed, trials)
 
 
 def write_study_outputs(

@@ -320,9 +320,10 @@ def test_optimize_and_study_outputs_name_their_provenance(tmp_path: Path, sweep_
     _check_record(json.loads((out / "optimize.json").read_text())["provenance"], 2, 30, digest)
     _check_record(json.loads((out / "provenance.json").read_text()), 2, 30, digest)
 
-    study_dir, _ = sweep_out
+    study_dir, data = sweep_out
     sidecar = json.loads((study_dir / "provenance.json").read_text())
     _check_record(sidecar, 0, 40)
+    assert data["provenance"] == {k: sidecar[k] for k in PROVENANCE_KEYS}
     metadata = pq.read_schema(study_dir / "results.parquet").metadata
     assert metadata[b"config_sha256"].decode() == sidecar["config_sha256"]
     results = pd.read_parquet(study_dir / "results.parquet")
