@@ -347,3 +347,17 @@ def test_readme_gallery_shows_every_figure_type(simulate_out: Path, sweep_out) -
     written = {p.stem for p in [*simulate_out.glob("*.png"), *study_dir.glob("*.png")]}
     assert written - {"lost-hours-ci-by-point"} <= stems  # one of each figure type
     assert "goodput-vs-interval" in stems and "sweep" in stems
+
+
+@pytest.mark.parametrize("study_path", sorted((REPO / "studies").glob("*.toml")),
+                         ids=lambda p: p.stem)  # fmt: skip
+def test_a_study_that_asks_for_hours_answers_in_hours(study_path: Path) -> None:
+    from relplan.config.study import load_study
+    from relplan.vocab import METRIC_LABELS
+
+    spec = load_study(study_path).spec
+    unit = METRIC_LABELS[spec.objective][1]
+    if re.search(r"\bhours\b", spec.question) and "goodput" not in spec.question:
+        assert unit == "h", f"{spec.name} asks for hours but answers in {unit}"
+    if "goodput" in spec.question:
+        assert spec.objective == "goodput"
