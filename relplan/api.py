@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from relplan.analysis.optimize import IntervalOptimum, optimize_config
+from relplan.analysis.provenance import study_provenance
 from relplan.analysis.results import SimulationResult
 from relplan.analysis.scenarios import run_scenario
 from relplan.analysis.sweep import answer_sentence
@@ -149,17 +150,20 @@ class StudyResult:
     trials: int
 
     def summary(self) -> dict[str, Any]:
-        """``study``, ``question``, ``answer`` (one sentence), ``trials`` and ``points``."""
+        """``study``, ``question``, ``answer`` (one sentence), ``trials``, ``points`` and
+        ``provenance`` (:func:`relplan.analysis.provenance.study_provenance`)."""
         return {
             "study": self.study.spec.name,
             "question": self.study.spec.question,
             "answer": answer_sentence(self.study, self.points, self.trials),
             "trials": self.trials,
             "points": len(self.points),
+            "provenance": study_provenance(self.study, self.points, self.trials),
         }
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per point: its label, axis values and each metric's mean, CI and P95."""
+        """One row per point: label, axis values, config digest and each metric's mean, CI,
+        P5, P50 and P95."""
         return self.points
 
     def write(self, directory: str | Path) -> list[Path]:

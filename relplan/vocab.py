@@ -67,3 +67,24 @@ METRICS: tuple[str, ...] = (
     "stall_hours",
 )
 """Per-trial metrics summarised in every result."""
+
+HIGHER_IS_BETTER: tuple[str, ...] = ("goodput",)
+"""Metrics where a higher value is better: their bad tail is the low percentile (P5)."""
+
+TAIL_PERCENTILES: dict[str, int] = {
+    metric: 5 if metric in HIGHER_IS_BETTER else 95 for metric in METRICS
+}
+"""The bad-tail percentile of each metric: P5 where higher is better (goodput), P95 for
+costs (hours, GPU-hours, counts). Tables and reports quote this one as "the bad tail"."""
+
+METRIC_LABELS: dict[str, tuple[str, str, str]] = {
+    "wall_hours": ("wall time", "h", "{:,.1f}"),
+    "goodput": ("goodput", "fraction of wall time", "{:.4f}"),
+    "lost_hours": ("lost time", "h", "{:,.1f}"),
+    "interruptions": ("interruptions", "count", "{:,.2f}"),
+    "gpu_hours_lost": ("GPU-hours lost", "GPU-h", "{:,.0f}"),
+    "spares_used": ("spares used", "count", "{:,.2f}"),
+    "degraded_hours": ("time degraded", "h", "{:,.2f}"),
+    "stall_hours": ("time stalled", "h", "{:,.2f}"),
+}
+"""Per metric: its name in prose, its unit and the one number format every report uses."""

@@ -98,8 +98,9 @@ def compare_scenarios(
     -------
     dict
         ``trials``, ``seed`` and ``scenarios``: one row per scenario with ``scenario``,
-        ``goodput``, ``goodput_ci95``, ``wall_hours_p50``, ``wall_hours_p95``,
-        ``lost_hours``, ``gpu_hours_lost``, ``interruptions``,
+        ``goodput``, ``goodput_ci95``, ``goodput_p5`` (its bad tail), ``wall_hours_p50``,
+        ``wall_hours_p95``, ``lost_hours``, ``gpu_hours_lost``, ``interruptions``,
+        ``provenance`` (relplan version, config digest, seed, trials),
         ``gpu_hours_saved_vs_first`` and, with a budget, ``hardware_price``,
         ``hardware_charge``, ``lost_value``, ``total_cost``, ``net_value``,
         ``break_even_gpu_hour_value`` (see :func:`relplan.cluster.budget.net_value`).
@@ -126,11 +127,13 @@ def compare_scenarios(
             "scenario": name,
             "goodput": summary["goodput"]["mean"],
             "goodput_ci95": summary["goodput"]["ci95"],
+            "goodput_p5": summary["goodput"]["p5"],
             "wall_hours_p50": summary["wall_hours"]["p50"],
             "wall_hours_p95": summary["wall_hours"]["p95"],
             "lost_hours": summary["lost_hours"]["mean"],
             "gpu_hours_lost": summary["gpu_hours_lost"]["mean"],
             "interruptions": summary["interruptions"]["mean"],
+            "provenance": summary["provenance"],
         }
         if budget is not None:
             cost = scenario_cost(config, result.model.inventory, budget,

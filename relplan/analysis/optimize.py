@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
+from relplan.analysis.provenance import config_digest, provenance_record
 from relplan.config.schema import RelplanConfig
 from relplan.errors import ConfigError
 from relplan.sim.closed_forms import daly_interval, exact_interval, young_interval
@@ -49,6 +50,9 @@ class IntervalOptimum:
         ``goodput_ci95_high``, ``wall_mean_hours``, ``wall_p95_hours``, ``lost_mean_hours``.
     trials, seed : int
         The Monte Carlo settings.
+    config_sha256 : str
+        Digest of the validated config (:func:`relplan.analysis.provenance.config_digest`);
+        empty for a model built by hand.
     """
 
     mtti_hours: float
@@ -63,6 +67,7 @@ class IntervalOptimum:
     curve: pd.DataFrame
     trials: int
     seed: int
+    config_sha256: str = ""
 
     def summary(self) -> dict[str, object]:
         """The JSON-ready summary (see :meth:`to_dict`)."""
@@ -88,6 +93,7 @@ class IntervalOptimum:
             "p95_optimal_hours": self.p95_optimal_hours,
             "p95_optimal_ci95": list(self.p95_optimal_ci95),
             "curve": self.curve.to_dict(orient="list"),
+            "provenance": provenance_record(self.config_sha256, self.seed, self.trials),
         }
 
 
@@ -505,7 +511,8 @@ def optimize_config(
     model = build_model(config)
     if not math.isfinite(model.job_mtti_hours):
         raise ConfigError("failures", "no failure mode interrupts the job: nothing to optimise")
-    result = optimize_interval(model, trials, seed, workers=workers, progress=progress)
+    result = replace(optimize_interval(model, trials, seed, workers=workers, progress=progress),
+                     config_sha256=config_digest(config))
     tiers = None
     if model.job.fast_interval_hours is not None:
         tiers = optimize_tiers(model, trials, seed, workers=workers, progress=progress)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from relplan.analysis.provenance import provenance_record
 from relplan.sim.engine import TrialOutcomes
 from relplan.sim.model import SimulationModel
 from relplan.vocab import BUCKETS, METRICS, PERCENTILES
@@ -75,12 +76,22 @@ class SimulationResult:
         The seed that fixes every number.
     config_name : str
         A label for the config (its name, or the file stem).
+    config_sha256 : str
+        Digest of the validated config the model was built from
+        (:func:`relplan.analysis.provenance.config_digest`); empty for a model built by
+        hand.
     """
 
     model: SimulationModel
     outcomes: TrialOutcomes
     seed: int
     config_name: str
+    config_sha256: str = ""
+
+    @property
+    def provenance(self) -> dict[str, Any]:
+        """The provenance record: relplan version, config digest, seed and trials."""
+        return provenance_record(self.config_sha256, self.seed, self.trials)
 
     @property
     def trials(self) -> int:
@@ -143,7 +154,8 @@ class SimulationResult:
             ``trials``, ``seed``, ``interval_hours``, the job's figures, a summary
             (:func:`summarize`) of each metric, ``lost_hours_breakdown`` (mean
             hours per bucket), ``interruptions_by_class`` (mean per failure mode that
-            can stop the job) and ``failures_by_class`` (mean failures and impact of every mode).
+            can stop the job), ``failures_by_class`` (mean failures and impact of every mode)
+            and ``provenance`` (:func:`relplan.analysis.provenance.provenance_record`).
         """
         columns = self._columns
         job = self.model.job
@@ -176,6 +188,7 @@ class SimulationResult:
             mode: {"impact": impact, "mean": float(columns[f"failures_{mode}"].mean())}
             for mode, impact in zip(outcomes.mode_names, outcomes.mode_impacts, strict=True)
         }
+        result["provenance"] = self.provenance
         return result
 
     def summary_frame(self) -> pd.DataFrame:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from relplan.analysis.provenance import config_digest
 from relplan.analysis.results import SimulationResult
 from relplan.config.schema import RelplanConfig
 from relplan.sim.engine import simulate
@@ -55,4 +56,4 @@ def run_scenario(
     """
     model = build_model(config)
     outcomes = simulate(model, trials, seed, workers, progress=progress)
-    return SimulationResult(model, outcomes, seed, name)
+    return SimulationResult(model, outcomes, seed, name, config_digest(config))

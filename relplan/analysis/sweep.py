@@ -44,7 +44,7 @@ from relplan.analysis.scenarios import run_scenario
 from relplan.config.loading import parse_config
 from relplan.config.study import Study
 from relplan.errors import ConfigError
-from relplan.vocab import METRICS
+from relplan.vocab import METRIC_LABELS, METRICS
 
 DASK_CONNECT_SECONDS = 5
 """How long to wait for a Dask scheduler before giving up, seconds."""
@@ -57,11 +57,13 @@ def _run_point(document: dict[str, Any], overrides: list[str], trials: int, seed
     result = run_scenario(parse_config(document, overrides), trials, seed, name,
                           progress=progress)  # fmt: skip
     frame = result.trials_frame()
-    row: dict[str, Any] = {"job_mtti_hours": result.model.job_mtti_hours}
+    row: dict[str, Any] = {"job_mtti_hours": result.model.job_mtti_hours,
+                           "config_sha256": result.config_sha256}
     for metric in METRICS:
         stats = summarize(frame[metric].to_numpy())
         row[metric] = stats["mean"]
         row[f"{metric}_ci95_low"], row[f"{metric}_ci95_high"] = stats["ci95"]
+        row[f"{metric}_p5"] = stats["p5"]
         row[f"{metric}_p50"] = stats["p50"]
         row[f"{metric}_p95"] = stats["p95"]
     for bucket, hours in result.summary()["lost_hours_breakdown"].items():
@@ -154,8 +156,10 @@ def run_study(
     Returns
     -------
     pandas.DataFrame
-        One row per point, in study order: ``label``, the axis values, and per metric
-        its mean, CI, P50 and P95.
+        One row per point, in study order: ``label``, the axis values, ``config_sha256``
+        (the digest of the point's resolved config), and per metric its mean, CI, P5, P50
+        and P95 (``<metric>``, ``<metric>_ci95_low``, ``<metric>_ci95_high``,
+        ``<metric>_p5``, ``<metric>_p50``, ``<metric>_p95``).
     """
     spec = study.spec
     trials = trials or spec.trials
@@ -203,11 +207,15 @@ def answer_sentence(study: Study, results: pd.DataFrame, trials: int) -> str:
     """
     spec = study.spec
     metric = spec.objective
-    label = metric.replace("_", " ")
+    label, unit, fmt = METRIC_LABELS.get(metric, (metric.replace("_", " "), "", "{:.4g}"))
+
+    def number(amount: float) -> str:
+        text = fmt.format(amount)
+        return f"{text} {unit}" if unit in ("h", "GPU-h") else text
 
     def value(row: pd.Series) -> str:
         low, high = row[f"{metric}_ci95_low"], row[f"{metric}_ci95_high"]
-        return f"{row[metric]:.4g} (95% CI {low:.4g} to {high:.4g})"
+        return f"{number(row[metric])} (95% CI {number(low)} to {number(high)})"
 
     tail = f"over {len(results)} points of {trials} trials each on common failure streams."
     if spec.goal == "trend":
@@ -221,12 +229,12 @@ def answer_sentence(study: Study, results: pd.DataFrame, trials: int) -> str:
     row = results.loc[best]
     sentence = (
         f"{row['label']} gives the {'highest' if spec.goal == 'max' else 'lowest'} mean "
-        f"{label}, {value(row)}, against {results.loc[worst, metric]:.4g} at the worst "
+        f"{label}, {value(row)}, against {number(results.loc[worst, metric])} at the worst "
         f"({results.loc[worst, 'label']})"
     )
     if spec.reference:
         bound = results[results["label"] == spec.reference].iloc[0]
-        sentence += f"; the {spec.reference} is {bound[metric]:.4g}"
+        sentence += f"; the {spec.reference} is {number(bound[metric])}"
     return f"{sentence}, {tail}"
 
 

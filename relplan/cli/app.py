@@ -251,7 +251,8 @@ def simulate_command(
     workers: WorkersOption = None,
     as_json: JsonOption = False,
     out: Annotated[
-        Path | None, out_option("trials.parquet, summary.csv, summary.json and figures here")
+        Path | None, out_option("trials.parquet, summary.csv, summary.json, figures, "
+                                "report.md, report.html and provenance.json here"),
     ] = None,
 ) -> None:
     """Simulate a training job many times; report wall time, goodput and lost hours."""
@@ -270,11 +271,9 @@ def simulate_command(
         result = run_scenario(config, trials, seed, _config_name(config, config_path), workers,
                               advance)  # fmt: skip
     if out is not None:
-        from relplan.output.files import write_result_files
-        from relplan.output.report import write_simulation_figures
+        from relplan.output.report import write_simulation_outputs
 
-        written = write_result_files(result, out)
-        written += write_simulation_figures(result, out)
+        written = write_simulation_outputs(result, out, str(config_path))
         _wrote(out, written)
     baseline = step_baseline(config)
     if as_json:
@@ -398,6 +397,7 @@ def sweep_command(
     """
     from contextlib import ExitStack
 
+    from relplan.analysis.provenance import study_provenance
     from relplan.analysis.sweep import answer_sentence, dask_client, run_study
     from relplan.config.study import load_study
     from relplan.output.files import check_output_dir, to_json
@@ -431,6 +431,7 @@ def sweep_command(
                     "answer": answer,
                     "files": [str(p) for p in written],
                     "results": records,
+                    "provenance": study_provenance(study, results, per_point),
                 }
             )
         )

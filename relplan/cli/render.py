@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from relplan.units import format_bytes, format_duration, format_seconds
-from relplan.vocab import BUCKETS
+from relplan.vocab import BUCKETS, TAIL_PERCENTILES
 
 # Outside a terminal (piped, captured), tables get room instead of rich's default 80.
 console = Console(width=None if sys.stdout.isatty() else 160)
@@ -239,15 +239,17 @@ def render_simulation(summary: dict[str, Any], title: str) -> None:
     for label, key, fmt in SUMMARY_ROWS:
         stats = summary[key]
         low, high = stats["ci95"]
+        tail = f"p{TAIL_PERCENTILES.get(key, 95)}"
         rows.append([
             label,
             fmt.format(stats["mean"]),
             f"{fmt.format(low)} – {fmt.format(high)}",
-            fmt.format(stats["p50"]),
-            fmt.format(stats["p95"]),
-            fmt.format(stats["p99"]),
-        ])
-    print_table(title, ("metric", "mean", "95% CI", "P50", "P95", "P99"), rows)
+            *(f"[bold]{fmt.format(stats[p])}[/]" if p == tail else fmt.format(stats[p])
+              for p in ("p5", "p50", "p95", "p99")),
+        ])  # fmt: skip
+    print_table(title, ("metric", "mean", "95% CI", "P5", "P50", "P95", "P99"), rows)
+    console.print("bad tail in bold: P5 of goodput (higher is better), P95 of costs",
+                  style="dim", highlight=False)  # fmt: skip
 
     lost_mean = summary["lost_hours"]["mean"]
     buckets = []

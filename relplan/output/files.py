@@ -90,8 +90,66 @@ def write_text_atomic(path: Path, text: str) -> None:
     write_atomic(path, lambda temporary: temporary.write_text(text, encoding="utf-8"))
 
 
+def write_parquet(frame: Any, path: Path, provenance: dict[str, Any]) -> None:
+    """Write a DataFrame as Parquet, atomically, with the provenance in its key-value metadata.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table (its index is not written).
+    path : Path
+        The file.
+    provenance : dict
+        The record (:func:`relplan.analysis.provenance.provenance_record`): each key is
+        stored as a schema metadata key (``relplan_version``, ``config_sha256``, ``seed``,
+        ``trials``, values as text), beside pandas' own metadata.
+
+    Examples
+    --------
+    >>> import pandas as pd, pyarrow.parquet as pq, tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "t.parquet"
+    >>> write_parquet(pd.DataFrame({"x": [1.0]}), path, {"seed": 3})
+    >>> pq.read_schema(path).metadata[b"seed"]
+    b'3'
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    metadata = dict(table.schema.metadata or {})
+    metadata.update({str(k).encode(): str(v).encode() for k, v in provenance.items()})
+    table = table.replace_schema_metadata(metadata)
+    write_atomic(path, lambda temporary: pq.write_table(table, temporary))
+
+
+def write_provenance(directory: Path, provenance: dict[str, Any], files: list[Path]) -> Path:
+    """Write ``provenance.json`` beside the files it covers (the sidecar of CSV files).
+
+    Parameters
+    ----------
+    directory : Path
+        Output directory.
+    provenance : dict
+        The record (:func:`relplan.analysis.provenance.provenance_record`).
+    files : list of Path
+        The files of the run; their names are listed under ``files``.
+
+    Returns
+    -------
+    Path
+        The file written.
+    """
+    path = directory / "provenance.json"
+    write_text_atomic(path, to_json({**provenance, "files": sorted(p.name for p in files)}) + "\n")
+    return path
+
+
 def write_result_files(result: SimulationResult, directory: Path) -> list[Path]:
     """Write ``trials.parquet``, ``summary.csv`` and ``summary.json``, each atomically.
+
+    Each names its provenance (relplan version, config digest, seed, trials): the JSON
+    under ``provenance``, the Parquet file in its key-value metadata; the CSV's is in the
+    ``provenance.json`` sidecar that :func:`write_provenance` writes for the whole folder.
 
     Parameters
     ----------
@@ -108,8 +166,7 @@ def write_result_files(result: SimulationResult, directory: Path) -> list[Path]:
     trials_path = directory / "trials.parquet"
     csv_path = directory / "summary.csv"
     json_path = directory / "summary.json"
-    frame = result.trials_frame()
-    write_atomic(trials_path, lambda temporary: frame.to_parquet(temporary, index=False))
+    write_parquet(result.trials_frame(), trials_path, result.provenance)
     summary_frame = result.summary_frame()
     write_atomic(csv_path, lambda temporary: summary_frame.to_csv(temporary, index=False))
     write_text_atomic(json_path, to_json(result.summary()) + "\n")

@@ -22,21 +22,27 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, PercentFormatter
 
 from relplan.output.files import write_atomic
-from relplan.vocab import BUCKETS
+from relplan.vocab import BUCKETS, METRIC_LABELS, TAIL_PERCENTILES
 
 __all__ = [
     "BUCKET_COLORS",
     "FAILURE_COLOR",
+    "IMPACT_COLORS",
+    "INTERRUPTION_COLOR",
     "LOST_BUCKETS",
     "PALETTE",
+    "failures_by_mode",
     "goodput_vs_interval",
     "interruptions_by_class",
     "lost_hours_by_bucket",
     "lost_hours_cdf",
     "lost_hours_histogram",
+    "metric_by_point",
+    "provenance_footer",
     "save_figure",
     "sweep_curves",
     "trial_timeline",
@@ -69,6 +75,24 @@ BUCKET_COLORS: dict[str, str] = {
 FAILURE_COLOR = "#C00000"
 """Colour of failure markers."""
 
+INTERRUPTION_COLOR = FAILURE_COLOR
+"""Colour of failures that stopped the job (interruptions), in every figure."""
+
+IMPACT_COLORS: dict[str, str] = {
+    "fatal": INTERRUPTION_COLOR,
+    "degraded": BUCKET_COLORS["degraded"],
+    "transient": BUCKET_COLORS["stall"],
+    "elastic": "#7FC97F",
+}
+"""Colour of a failure by what it did: stopped the job (red), slowed it (the degraded
+bucket's colour), stalled it (the stall bucket's colour), or was absorbed elastically."""
+
+_SURVIVED_LABELS: dict[str, str] = {
+    "degraded": "survived: ran degraded",
+    "transient": "survived: stalled (transient)",
+    "elastic": "survived: elastic continue",
+}
+
 LOST_BUCKETS: tuple[str, ...] = tuple(bucket for bucket in BUCKETS if bucket != "useful")
 """The buckets whose hours are lost (wall - useful), in engine order."""
 
@@ -77,7 +101,11 @@ _LABEL_SIZE = 10
 _SMALL_SIZE = 8.5
 _GRID_ALPHA = 0.3
 _MAX_FAILURE_LABELS = 40
+_MAX_TIMELINE_INTERVALS = 600
+_TIMELINE_BINS = 120
+_TIMELINE_PROGRESS_POINTS = 2000
 _LOG_SPAN = 10.0
+_INVISIBLE_SHARE = 0.005
 
 _AXIS_LABELS: dict[str, str] = {
     "wall_hours": "Wall-clock time (hours)",
@@ -206,6 +234,23 @@ def _add_gpu_hours_axis(axes: Axes, gpus: float) -> None:
     )
     secondary.xaxis.set_major_formatter(FuncFormatter(_plain_number))
     secondary.tick_params(labelsize=_SMALL_SIZE + 0.5)
+
+
+def _wrap_label(label: str, width: int) -> str:
+    """Wrap a tick label between words, after ``", "``, never inside a word or number.
+
+    Examples
+    --------
+    >>> print(_wrap_label("gpus=1024, spares=6, servers=134", 12))
+    gpus=1024,
+    spares=6,
+    servers=134
+    """
+    parts = [textwrap.fill(part, width=width, break_long_words=False, break_on_hyphens=False)
+             for part in str(label).split(", ")]  # fmt: skip
+    if len(parts) > 1 and len(str(label)) > width:
+        return ",\n".join(parts)
+    return textwrap.fill(str(label), width=width, break_long_words=False, break_on_hyphens=False)
 
 
 def _format_hours(hours: float) -> str:
@@ -371,7 +416,11 @@ def _breakdown_frame(breakdown: Mapping[str, float] | pd.DataFrame) -> pd.DataFr
     return frame
 
 
-def lost_hours_by_bucket(breakdown: Mapping[str, float] | pd.DataFrame, config_name: str) -> Figure:
+def lost_hours_by_bucket(
+    breakdown: Mapping[str, float] | pd.DataFrame,
+    config_name: str,
+    reference: str | None = None,
+) -> Figure:
     """Stacked bar of the mean hours lost per trial in each wall-clock bucket.
 
     Parameters
@@ -385,21 +434,41 @@ def lost_hours_by_bucket(breakdown: Mapping[str, float] | pd.DataFrame, config_n
         bars side by side. Missing buckets count as zero; ``useful`` is ignored.
     config_name : str
         Name of the config, shown in the title.
+    reference : str, optional
+        Label of a row that is a bound, not a candidate (such as failure-free running):
+        drawn as a dashed line across the bars, not as a bar.
 
     Returns
     -------
     matplotlib.figure.Figure
         The figure: one stacked bar per row, y in mean hours lost per trial. Buckets that
-        are zero in every row are not drawn and not in the legend.
+        are zero in every row are not drawn and not in the legend; buckets too small to
+        see (under 0.5% of the tallest bar everywhere) are named in one legend note.
+        Bar labels wrap between words, never inside a number.
+
+    Examples
+    --------
+    >>> figure = lost_hours_by_bucket({"rework": 10.0, "checkpoint": 5.0}, "demo")
+    >>> [patch.get_gid() for patch in figure.axes[0].patches]
+    ['bucket-rework', 'bucket-checkpoint']
     """
     frame = _breakdown_frame(breakdown)
-    buckets = [
-        bucket for bucket in LOST_BUCKETS if bucket in frame.columns and (frame[bucket] != 0).any()
-    ]
+    bound = None
+    if reference is not None and (frame["label"].astype(str) == reference).any():
+        is_bound = frame["label"].astype(str) == reference
+        bound = frame[is_bound].iloc[0]
+        frame = frame[~is_bound].reset_index(drop=True)
+        if len(frame) == 0:
+            raise ValueError("breakdown: no rows to plot besides the reference")
+    present = [bucket for bucket in LOST_BUCKETS if bucket in frame.columns]
+    tallest = max(float(frame[present].sum(axis=1).max()), 0.0)
+    buckets = [bucket for bucket in present if (frame[bucket] != 0).any()]
+    tiny = [bucket for bucket in buckets
+            if len(frame) > 1 and float(frame[bucket].abs().max()) < _INVISIBLE_SHARE * tallest]
     labels = [str(label) for label in frame["label"]]
     positions = np.arange(len(frame), dtype=float)
     width = 0.6 if len(frame) > 1 else 0.45
-    figure = _new_figure(max(5.5, 1.2 + 1.1 * len(frame)), 4.8)
+    figure = _new_figure(max(5.5, 3.2 + 1.25 * len(frame)) if len(frame) > 1 else 5.5, 4.8)
     axes = figure.add_subplot()
 
     bottom = np.zeros(len(frame))
@@ -413,7 +482,8 @@ def lost_hours_by_bucket(breakdown: Mapping[str, float] | pd.DataFrame, config_n
             color=BUCKET_COLORS[bucket],
             edgecolor="white",
             linewidth=0.6,
-            label=bucket if len(frame) > 1 else f"{bucket} {_format_hours(float(heights[0]))}",
+            label=(("_" if bucket in tiny else "") + bucket) if len(frame) > 1
+            else f"{bucket} {_format_hours(float(heights[0]))}",
             gid=f"bucket-{bucket}",
         )
         bottom = bottom + heights
@@ -427,22 +497,31 @@ def lost_hours_by_bucket(breakdown: Mapping[str, float] | pd.DataFrame, config_n
             va="bottom",
             fontsize=_SMALL_SIZE,
         )
-    # long scenario names wrap onto several lines instead of running into each other
-    width = max(8, 56 // max(len(frame), 1))
-    wrapped = [textwrap.fill(str(label), width=width) for label in labels]
+    # long names wrap between words (and after commas), never inside a number
+    wrapped = [_wrap_label(label, 13) for label in labels]
     axes.set_xticks(
         positions,
         wrapped,
-        rotation=0 if len(frame) <= 6 else 30,
-        ha="center" if len(frame) <= 6 else "right",
+        rotation=0 if len(frame) <= 12 else 30,
+        ha="center" if len(frame) <= 12 else "right",
+        fontsize=_SMALL_SIZE,
     )
     axes.set_xlim(-0.75, len(frame) - 0.25)
-    axes.set_ylim(0, max(float(bottom.max()), 1e-9) * 1.12)
+    top = max(float(bottom.max()), 0.0 if bound is None else float(bound[present].sum()))
+    axes.set_ylim(0, max(top, 1e-9) * 1.12)
     axes.set_ylabel("Mean lost time per trial (hours)", fontsize=_LABEL_SIZE)
     if len(frame) > 1:
         axes.set_xlabel("Scenario", fontsize=_LABEL_SIZE)
+    if bound is not None:
+        total = float(bound[present].sum())
+        axes.axhline(total, color=PALETTE[6], linestyle="--", linewidth=1.2, gid="reference",
+                     label=textwrap.fill(f"{reference}: {_format_hours(total)} (a bound, "
+                                         "not a candidate)", 24))
     if buckets:
         handles, names = axes.get_legend_handles_labels()
+        if tiny:
+            handles.append(Patch(facecolor="none", edgecolor="none"))
+            names.append(textwrap.fill(f"too small to see: {', '.join(tiny)}", 24))
         # Reverse so the legend reads top-down like the stack.
         axes.legend(
             handles[::-1],
@@ -511,6 +590,240 @@ def interruptions_by_class(by_class: Mapping[str, float], config_name: str) -> F
     return figure
 
 
+def failures_by_mode(by_mode: Mapping[str, Mapping[str, Any]], config_name: str) -> Figure:
+    """Stacked bars of the mean failures per trial by mode: those that stopped the job
+    (interruptions) and those it survived (degraded, stalled, elastic), distinctly.
+
+    Parameters
+    ----------
+    by_mode : dict of str to dict
+        Per failure mode: ``impact`` (fatal, degraded, transient or elastic),
+        ``failures`` (mean failures per trial, count) and ``interruptions`` (mean
+        failures per trial that stopped the job, count; at most ``failures``). Built
+        from a summary's ``failures_by_class`` and ``interruptions_by_class`` by
+        :func:`relplan.output.report.failure_table`.
+    config_name : str
+        Name of the config, shown in the title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One bar per mode, most failures on top: the red part stopped the job, the rest
+        is coloured by what the failure did instead (:data:`IMPACT_COLORS`). The title
+        states the mean interruptions per trial (the ``interruptions`` of the summary
+        table) and the mean failures survived.
+
+    Examples
+    --------
+    >>> figure = failures_by_mode(
+    ...     {"gpu": {"impact": "fatal", "failures": 5.0, "interruptions": 5.0},
+    ...      "spine": {"impact": "degraded", "failures": 2.0, "interruptions": 0.5}}, "demo")
+    >>> figure.get_suptitle()
+    'Failures by mode: 5.50 interruptions + 1.50 survived per trial — demo'
+    """
+    if not by_mode:
+        raise ValueError("by_mode: no failure modes to plot")
+    rows = []
+    for mode, entry in by_mode.items():
+        failures = float(entry["failures"])
+        stopped = min(float(entry.get("interruptions", 0.0)), failures)
+        impact = str(entry["impact"])
+        if impact not in IMPACT_COLORS:
+            raise ValueError(
+                f"by_mode.{mode}.impact: unknown impact {impact!r} "
+                f"(known: {', '.join(IMPACT_COLORS)})"
+            )
+        rows.append((str(mode), impact, failures, stopped, failures - stopped))
+    rows.sort(key=lambda row: (-row[2], row[0]))
+    modes = [row[0] for row in rows]
+    stopped = np.array([row[3] for row in rows])
+    survived = np.array([row[4] for row in rows])
+    total_stopped, total_survived = float(stopped.sum()), float(survived.sum())
+    figure = _new_figure(8.0, max(2.8, 1.6 + 0.38 * len(modes)))
+    axes = figure.add_subplot()
+    positions = np.arange(len(modes))[::-1]  # most failures on top
+    axes.barh(
+        positions,
+        stopped,
+        height=0.65,
+        color=INTERRUPTION_COLOR,
+        label=f"stopped the job (interruption): {total_stopped:,.2f}",
+        gid="interruptions",
+    )
+    for impact, label in _SURVIVED_LABELS.items():
+        heights = np.array([row[4] if row[1] == impact else 0.0 for row in rows])
+        if not (heights > 0).any():
+            continue
+        axes.barh(
+            positions,
+            heights,
+            left=stopped,
+            height=0.65,
+            color=IMPACT_COLORS[impact],
+            label=f"{label}: {float(heights.sum()):,.2f}",
+            gid=f"survived-{impact}",
+        )
+    totals = stopped + survived
+    for position, row in zip(positions, rows, strict=True):
+        text = f"{row[2]:,.3g}"
+        if row[3] > 0 and row[4] > 0:
+            text += f" ({row[3]:,.3g} stopped the job)"
+        axes.annotate(
+            text,
+            (row[2], position),
+            xytext=(4, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=_SMALL_SIZE,
+        )
+    axes.set_yticks(positions, modes)
+    axes.set_xlim(0, max(float(totals.max()), 1e-9) * 1.35)
+    axes.set_xlabel("Mean failures per trial (count)", fontsize=_LABEL_SIZE)
+    axes.set_ylabel("Failure mode", fontsize=_LABEL_SIZE)
+    axes.legend(loc="lower right", fontsize=_SMALL_SIZE, framealpha=0.9, title="what it did",
+                title_fontsize=_SMALL_SIZE)  # fmt: skip
+    _style_axes(axes)
+    axes.grid(False, axis="y")
+    _title(
+        figure,
+        f"Failures by mode: {total_stopped:,.2f} interruptions + {total_survived:,.2f} "
+        "survived per trial",
+        config_name,
+    )
+    return figure
+
+
+def metric_by_point(
+    results: pd.DataFrame,
+    metric: str,
+    config_name: str,
+    reference: str | None = None,
+    labels: Mapping[str, str] | None = None,
+) -> Figure:
+    """One metric per study point: its mean with the 95% CI, and its bad tail.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        One row per point: ``label``, ``<metric>`` (the mean), ``<metric>_ci95_low`` and
+        ``<metric>_ci95_high``; optionally ``<metric>_p5`` or ``<metric>_p95`` (the bad
+        tail: P5 where higher is better, :data:`relplan.vocab.HIGHER_IS_BETTER`, P95
+        otherwise), drawn as a hollow marker.
+    metric : str
+        The metric (e.g. ``goodput``, a fraction of wall time; ``lost_hours``, hours).
+    config_name : str
+        Name of the study, shown in the title.
+    reference : str, optional
+        Label of a reference point (a bound such as failure-free running): drawn as a
+        dashed line, not as a candidate.
+    labels : mapping of str to str, optional
+        Axis label by metric name, overriding the built-in ones.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One row per point (first on top), x the metric in its unit.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"label": ["a", "b"], "goodput": [0.9, 0.95],
+    ...                       "goodput_ci95_low": [0.89, 0.94],
+    ...                       "goodput_ci95_high": [0.91, 0.96]})
+    >>> len(metric_by_point(frame, "goodput", "demo").axes)
+    1
+    """
+    low, high = f"{metric}_ci95_low", f"{metric}_ci95_high"
+    _require_columns(results, ["label", metric, low, high], "results")
+    frame = results
+    bound = None
+    if reference is not None and (results["label"] == reference).any():
+        bound = results[results["label"] == reference].iloc[0]
+        frame = results[results["label"] != reference]
+    if len(frame) == 0:
+        raise ValueError("results: no points to plot")
+    tail = TAIL_PERCENTILES.get(metric, 95)
+    tail_column = f"{metric}_p{tail}"
+    fmt = METRIC_LABELS[metric][2] if metric in METRIC_LABELS else "{:,.4g}"
+    figure = _new_figure(8.5, max(2.8, 1.5 + 0.6 * len(frame)))
+    axes = figure.add_subplot()
+    positions = np.arange(len(frame))[::-1]
+    means = frame[metric].to_numpy(dtype=float)
+    axes.errorbar(
+        means,
+        positions,
+        xerr=[means - frame[low].to_numpy(dtype=float), frame[high].to_numpy(dtype=float) - means],
+        fmt="o",
+        color=PALETTE[0],
+        ecolor=PALETTE[0],
+        elinewidth=2.0,
+        capsize=4,
+        markersize=6,
+        label="mean with 95% CI",
+        gid=f"{metric}-ci95",
+    )
+    if tail_column in frame.columns:
+        axes.plot(
+            frame[tail_column].to_numpy(dtype=float),
+            positions,
+            linestyle="none",
+            marker="D",
+            markersize=6,
+            markerfacecolor="none",
+            markeredgecolor=PALETTE[1],
+            label=f"P{tail}, the bad tail\n(1 trial in 20 is worse)",
+            gid=f"{metric}-p{tail}",
+        )
+    if bound is not None:
+        axes.axvline(
+            float(bound[metric]),
+            color=PALETTE[6],
+            linestyle="--",
+            linewidth=1.2,
+            label=textwrap.fill(f"{reference}: {fmt.format(float(bound[metric]))} (a bound)", 30),
+            gid="reference",
+        )
+    ticks = [
+        f"{_wrap_label(str(label), 28)}\n{fmt.format(mean)} "
+        f"[{fmt.format(lo)}, {fmt.format(hi)}]"
+        for label, mean, lo, hi in zip(frame["label"], means, frame[low], frame[high], strict=True)
+    ]
+    axes.set_yticks(positions, ticks)
+    axes.set_ylim(-0.7, len(frame) - 0.3)
+    axes.set_xlabel(_axis_label(metric, labels), fontsize=_LABEL_SIZE)
+    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=_SMALL_SIZE, frameon=False)
+    _style_axes(axes)
+    axes.grid(False, axis="y")
+    name = METRIC_LABELS[metric][0] if metric in METRIC_LABELS else metric.replace("_", " ")
+    _title(figure, f"Mean {name} by point, with 95% CI", config_name)
+    return figure
+
+
+def provenance_footer(figure: Figure, text: str) -> Figure:
+    """Stamp a small provenance line (version, config digest, seed, trials) on a figure,
+    so a figure pasted into a slide can be traced back to the run that made it.
+
+    Parameters
+    ----------
+    figure : matplotlib.figure.Figure
+        The figure; changed in place.
+    text : str
+        The line, e.g. from :func:`relplan.analysis.provenance.provenance_line`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The same figure.
+    """
+    margin = 0.16 / figure.get_figheight()  # inches kept free for the line, as a fraction
+    engine = figure.get_layout_engine()
+    if engine is not None and hasattr(engine, "set"):
+        engine.set(rect=(0.0, margin, 1.0, 1.0 - margin))
+    figure.text(0.995, 0.003, text, ha="right", va="bottom", fontsize=6.5, color="#777777",
+                gid="provenance")  # fmt: skip
+    return figure
+
+
 def trial_timeline(
     trace: pd.DataFrame,
     failures: pd.DataFrame,
@@ -518,6 +831,12 @@ def trial_timeline(
     work_hours: float,
 ) -> Figure:
     """Timeline of one trial: wall-clock buckets, checkpoints, failures and work progress.
+
+    A trial with few failures and intervals is drawn interval by interval. A busy one
+    (more than 40 failures or 600 intervals, such as the ~500 failures of a 10k-GPU month)
+    is aggregated into at most 120 bins of wall time so that it stays readable and its SVG
+    small: the share of each bin in each bucket, the failures per bin by impact, and the
+    progress of useful work.
 
     Parameters
     ----------
@@ -528,7 +847,8 @@ def trial_timeline(
         ``degraded``, ``stall``).
     failures : pandas.DataFrame
         Failures that hit the job, one row each: ``time_hours`` (wall-clock hours) and
-        ``mode`` (failure mode name). May be empty.
+        ``mode`` (failure mode name), optionally ``impact`` (fatal, degraded, transient,
+        elastic). May be empty.
     config_name : str
         Name of the config, shown in the title.
     work_hours : float
@@ -537,10 +857,20 @@ def trial_timeline(
     Returns
     -------
     matplotlib.figure.Figure
-        Two panels sharing the wall-clock x-axis (hours): the bucket lane (one
+        Panels sharing the wall-clock x-axis (hours). Detailed: the bucket lane (one
         ``broken_barh`` collection per bucket present, checkpoints as ticks, failures as
-        red markers with their mode), and the cumulative useful work (hours) against wall
-        time, flat while time is lost.
+        red markers with their mode) and the cumulative useful work (hours). Aggregated:
+        the bucket shares per bin (one filled area per bucket), the failures per bin (one
+        step line per impact) and the cumulative useful work.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> trace = pd.DataFrame({"start_hours": [0.0, 2.0], "end_hours": [2.0, 2.1],
+    ...                       "bucket": ["useful", "checkpoint"]})
+    >>> failures = pd.DataFrame({"time_hours": [], "mode": []})
+    >>> len(trial_timeline(trace, failures, "demo", work_hours=2.0).axes)
+    2
     """
     _require_columns(trace, ["start_hours", "end_hours", "bucket"], "trace")
     _require_columns(failures, ["time_hours", "mode"], "failures")
@@ -559,13 +889,36 @@ def trial_timeline(
     duration = end - start
     if (duration < 0).any():
         raise ValueError("trace: end_hours must not be before start_hours")
-    wall_end = float(end.max())
-    wall_start = float(start.min())
+    failure_times = failures["time_hours"].to_numpy(dtype=float)
+    failure_modes = failures["mode"].astype(str).to_numpy()
+    aggregate = failure_times.size > _MAX_FAILURE_LABELS or len(ordered) > _MAX_TIMELINE_INTERVALS
+    if aggregate:
+        figure = _new_figure(11.0, 7.0)
+        lane, counts_axes, progress = figure.subplots(
+            3, 1, sharex=True, gridspec_kw={"height_ratios": [1.3, 0.9, 2.0]}
+        )
+        _timeline_binned(lane, counts_axes, start, end, bucket, failures)
+    else:
+        figure = _new_figure(11.0, 6.0)
+        lane, progress = figure.subplots(
+            2, 1, sharex=True, gridspec_kw={"height_ratios": [1.0, 2.2]}
+        )
+        _timeline_lane(lane, progress, start, duration, bucket, failure_times, failure_modes)
+    _timeline_progress(progress, start, end, bucket, work_hours, failure_times.size, aggregate)
+    _title(figure, "One sample trial", config_name)
+    return figure
 
-    figure = _new_figure(11.0, 6.0)
-    lane, progress = figure.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [1.0, 2.2]})
 
-    # Lane: one broken_barh call per bucket present, in the canonical bucket order.
+def _timeline_lane(
+    lane: Axes,
+    progress: Axes,
+    start: np.ndarray,
+    duration: np.ndarray,
+    bucket: np.ndarray,
+    failure_times: np.ndarray,
+    failure_modes: np.ndarray,
+) -> None:
+    """The detailed lane: every interval, checkpoint tick and failure of the trial."""
     lane_bottom, lane_height = 0.0, 1.0
     for name in BUCKETS:
         mask = bucket == name
@@ -592,9 +945,6 @@ def trial_timeline(
             label=f"checkpoint written ({checkpoints.size:,})",
             gid="checkpoints",
         )
-
-    failure_times = failures["time_hours"].to_numpy(dtype=float)
-    failure_modes = failures["mode"].astype(str).to_numpy()
     marker_y = lane_bottom + lane_height + 0.15
     if failure_times.size:
         counts = pd.Series(failure_modes).value_counts()
@@ -606,53 +956,149 @@ def trial_timeline(
             np.full(failure_times.size, marker_y),
             linestyle="none",
             marker="v",
-            markersize=7 if failure_times.size <= _MAX_FAILURE_LABELS else 4,
+            markersize=7,
             color=FAILURE_COLOR,
             label=f"failure ({summary})",
             gid="failures",
         )
-        if failure_times.size <= _MAX_FAILURE_LABELS:
-            for time, mode in zip(failure_times, failure_modes, strict=True):
-                lane.annotate(
-                    mode,
-                    (time, marker_y),
-                    xytext=(0, 6),
-                    textcoords="offset points",
-                    rotation=45,
-                    ha="left",
-                    va="bottom",
-                    fontsize=_SMALL_SIZE - 1,
-                    color=FAILURE_COLOR,
-                )
+        for time, mode in zip(failure_times, failure_modes, strict=True):
+            lane.annotate(
+                mode,
+                (time, marker_y),
+                xytext=(0, 6),
+                textcoords="offset points",
+                rotation=45,
+                ha="left",
+                va="bottom",
+                fontsize=_SMALL_SIZE - 1,
+                color=FAILURE_COLOR,
+            )
         progress.vlines(
             failure_times,
             0,
             1,
             transform=progress.get_xaxis_transform(),
             colors=FAILURE_COLOR,
-            linewidth=0.7 if failure_times.size <= _MAX_FAILURE_LABELS else 0.4,
-            alpha=0.35 if failure_times.size <= _MAX_FAILURE_LABELS else 0.15,
+            linewidth=0.7,
+            alpha=0.35,
             gid="failure-lines",
         )
-    labelled = 0 < failure_times.size <= _MAX_FAILURE_LABELS
-    lane.set_ylim(lane_bottom - 0.35, marker_y + (1.6 if labelled else 0.4))
+    lane.set_ylim(lane_bottom - 0.35, marker_y + (1.6 if failure_times.size else 0.4))
     lane.set_yticks([])
     lane.set_ylabel("Bucket\n(wall time)", fontsize=_LABEL_SIZE)
-    lane.legend(
-        loc="upper left",
-        bbox_to_anchor=(1.01, 1.15),
-        fontsize=_SMALL_SIZE,
-        frameon=False,
-    )
+    lane.legend(loc="upper left", bbox_to_anchor=(1.01, 1.15), fontsize=_SMALL_SIZE,
+                frameon=False)  # fmt: skip
     lane.set_title("Wall-clock time by bucket", fontsize=_LABEL_SIZE, loc="left")
     _style_axes(lane)
     lane.grid(False, axis="y")
     lane.spines["left"].set_visible(False)
 
-    # Progress: cumulative useful work, linear inside each interval.
-    useful = np.where(bucket == "useful", duration, 0.0)
-    times = np.concatenate([[start[0]], end])
-    done = np.concatenate([[0.0], np.cumsum(useful)])
+
+def _cumulative_at(times: np.ndarray, start: np.ndarray, end: np.ndarray,
+                   weight: np.ndarray) -> np.ndarray:  # fmt: skip
+    """Hours of the weighted intervals elapsed by each time (exact, piecewise linear)."""
+    knots = np.column_stack([start, end]).ravel()
+    done = np.concatenate([[0.0], np.cumsum((end - start) * weight)])
+    values = np.column_stack([done[:-1], done[1:]]).ravel()
+    return np.interp(times, knots, values)
+
+
+def _bin_edges(wall_start: float, wall_end: float) -> np.ndarray:
+    """At most :data:`_TIMELINE_BINS` bins of a round width (1, 2 or 5 x 10^k hours)."""
+    span = max(wall_end - wall_start, 1e-9)
+    raw = span / _TIMELINE_BINS
+    power = 10.0 ** np.floor(np.log10(raw))
+    width = next(step * power for step in (1.0, 2.0, 5.0, 10.0) if step * power >= raw)
+    count = int(np.ceil(span / width - 1e-9))
+    return wall_start + width * np.arange(count + 1)
+
+
+def _timeline_binned(
+    lane: Axes,
+    counts_axes: Axes,
+    start: np.ndarray,
+    end: np.ndarray,
+    bucket: np.ndarray,
+    failures: pd.DataFrame,
+) -> None:
+    """The aggregated panels: bucket shares per bin and failures per bin by impact."""
+    edges = _bin_edges(float(start.min()), float(end.max()))
+    width = float(edges[1] - edges[0])
+    steps_x = np.repeat(edges, 2)[1:-1]
+    bottom = np.zeros(edges.size - 1)
+    for name in BUCKETS:
+        mask = bucket == name
+        if not mask.any():
+            continue
+        hours = np.diff(_cumulative_at(edges, start, end, mask.astype(float)))
+        top = bottom + hours / width
+        lane.fill_between(
+            steps_x,
+            np.repeat(bottom, 2),
+            np.repeat(top, 2),
+            color=BUCKET_COLORS[name],
+            linewidth=0,
+            label=f"{name} ({hours.sum():,.1f} h)",
+            gid=f"bucket-{name}",
+        )
+        bottom = top
+    lane.set_ylim(0, 1)
+    lane.yaxis.set_major_formatter(PercentFormatter(xmax=1.0, decimals=0))
+    lane.set_ylabel("Share of\nwall time", fontsize=_LABEL_SIZE)
+    lane.set_title(
+        f"Wall-clock time by bucket, per {_format_hours(width)} of wall time", fontsize=_LABEL_SIZE,
+        loc="left",
+    )  # fmt: skip
+    lane.legend(loc="upper left", bbox_to_anchor=(1.01, 1.05), fontsize=_SMALL_SIZE,
+                frameon=False)  # fmt: skip
+    _style_axes(lane)
+
+    times = failures["time_hours"].to_numpy(dtype=float)
+    impacts = (failures["impact"].astype(str).to_numpy() if "impact" in failures.columns
+               else np.full(times.size, "fatal"))  # fmt: skip
+    highest = 0.0
+    for impact in IMPACT_COLORS:
+        mask = impacts == impact
+        if not mask.any():
+            continue
+        counts, _ = np.histogram(times[mask], bins=edges)
+        highest = max(highest, float(counts.max()))
+        label = "stopped the job" if impact == "fatal" else _SURVIVED_LABELS[impact]
+        counts_axes.stairs(counts, edges, color=IMPACT_COLORS[impact], linewidth=1.4,
+                           label=f"{label} ({int(mask.sum()):,})", gid=f"failures-{impact}")
+    modes = pd.Series(failures["mode"].astype(str)).value_counts()
+    summary = ", ".join(f"{mode} ×{count}" for mode, count in modes.head(4).items())
+    if len(modes) > 4:
+        summary += f", {len(modes) - 4} more modes"
+    counts_axes.set_ylim(0, max(highest, 1.0) * 1.15)
+    counts_axes.set_ylabel(f"Failures per\n{_format_hours(width)}", fontsize=_LABEL_SIZE)
+    counts_axes.set_title(f"Failures: {times.size:,} ({summary})" if times.size else
+                          "No failures", fontsize=_LABEL_SIZE, loc="left")  # fmt: skip
+    if times.size:
+        counts_axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.05), fontsize=_SMALL_SIZE,
+                           frameon=False)  # fmt: skip
+    _style_axes(counts_axes)
+
+
+def _timeline_progress(
+    progress: Axes,
+    start: np.ndarray,
+    end: np.ndarray,
+    bucket: np.ndarray,
+    work_hours: float,
+    failure_count: int,
+    aggregate: bool,
+) -> None:
+    """Cumulative useful work against wall time, flat while time is lost."""
+    wall_start, wall_end = float(start.min()), float(end.max())
+    useful = (bucket == "useful").astype(float)
+    if aggregate:
+        # at most a few thousand points, at the intervals' own corners where there are few
+        times = np.linspace(wall_start, wall_end, _TIMELINE_PROGRESS_POINTS)
+        done = _cumulative_at(times, start, end, useful)
+    else:
+        times = np.concatenate([[start[0]], end])
+        done = np.concatenate([[0.0], np.cumsum(np.where(useful > 0, end - start, 0.0))])
     progress.plot(
         times,
         done,
@@ -677,7 +1123,7 @@ def trial_timeline(
         linewidth=1.0,
         label=f"work needed ({work_hours:,.1f} h)",
     )
-    if failure_times.size:
+    if failure_count and not aggregate:
         progress.plot([], [], color=FAILURE_COLOR, linewidth=0.7, alpha=0.6, label="failure")
     goodput = done[-1] / (wall_end - wall_start) if wall_end > wall_start else float("nan")
     progress.set_title(
@@ -696,8 +1142,6 @@ def trial_timeline(
         loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=_SMALL_SIZE, frameon=False
     )
     _style_axes(progress)
-    _title(figure, "One sample trial", config_name)
-    return figure
 
 
 def goodput_vs_interval(
@@ -707,8 +1151,15 @@ def goodput_vs_interval(
     daly_hours: float | None = None,
     mc_optimal_hours: float | None = None,
     mc_optimal_ci95: Sequence[float] | None = None,
+    p95_optimal_hours: float | None = None,
+    p95_optimal_ci95: Sequence[float] | None = None,
 ) -> Figure:
     """Mean goodput against the checkpoint interval, with its 95% CI and the optima marked.
+
+    The optima sit in a strip under the curve, one row each with its own marker and
+    colour (and its CI where it has one), so that optima a few minutes apart never hide
+    each other; the Monte Carlo optimum is also starred on the goodput curve and the P95
+    optimum on the P95 wall-time curve.
 
     Parameters
     ----------
@@ -722,15 +1173,32 @@ def goodput_vs_interval(
     young_hours, daly_hours : float, optional
         Young's and Daly's closed-form optimal intervals, hours.
     mc_optimal_hours : float, optional
-        The Monte Carlo optimal interval, hours.
+        The Monte Carlo optimal interval (highest mean goodput), hours.
     mc_optimal_ci95 : sequence of two floats, optional
-        95% confidence interval of the Monte Carlo optimum, hours (a shaded span).
+        95% confidence interval of the Monte Carlo optimum, hours.
+    p95_optimal_hours : float, optional
+        The interval minimising the P95 wall time, hours.
+    p95_optimal_ci95 : sequence of two floats, optional
+        Its 95% confidence interval, hours.
 
     Returns
     -------
     matplotlib.figure.Figure
         The figure: x the checkpoint interval in hours (log scale when the range spans
-        more than 10x), y goodput in percent of wall time.
+        more than 10x), y goodput in percent of wall time; with any optimum given, a strip
+        of the optima under it.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> curve = pd.DataFrame({"interval_hours": [0.5, 1.0, 2.0],
+    ...                       "goodput_mean": [0.90, 0.92, 0.91],
+    ...                       "goodput_ci95_low": [0.89, 0.91, 0.90],
+    ...                       "goodput_ci95_high": [0.91, 0.93, 0.92]})
+    >>> figure = goodput_vs_interval(curve, "demo", young_hours=1.1, daly_hours=1.05,
+    ...                              mc_optimal_hours=1.0)
+    >>> [axes.get_gid() for axes in figure.axes]
+    ['goodput', 'optima']
     """
     _require_columns(
         curve, ["interval_hours", "goodput_mean", "goodput_ci95_low", "goodput_ci95_high"], "curve"
@@ -739,8 +1207,26 @@ def goodput_vs_interval(
         raise ValueError("curve: no rows to plot")
     ordered = curve.sort_values("interval_hours")
     interval = ordered["interval_hours"].to_numpy(dtype=float)
-    figure = _new_figure(8.0, 4.8)
-    axes = figure.add_subplot()
+    goodput = ordered["goodput_mean"].to_numpy(dtype=float)
+    optima = [
+        (name, value, ci, marker, color)
+        for name, value, ci, marker, color in (
+            ("Young (1974)", young_hours, None, "^", PALETTE[4]),
+            ("Daly (2006)", daly_hours, None, "s", PALETTE[3]),
+            ("MC optimum, mean goodput", mc_optimal_hours, mc_optimal_ci95, "*", PALETTE[1]),
+            ("MC optimum, P95 wall time", p95_optimal_hours, p95_optimal_ci95, "D", PALETTE[6]),
+        )
+        if value is not None
+    ]
+    figure = _new_figure(9.0, 5.0 + (0.32 * len(optima) + 0.8 if optima else 0.0))
+    if optima:
+        axes, strip = figure.subplots(
+            2, 1, sharex=True,
+            gridspec_kw={"height_ratios": [4.6, 0.42 * len(optima) + 0.5]},
+        )  # fmt: skip
+    else:
+        axes, strip = figure.add_subplot(), None
+    axes.set_gid("goodput")
     axes.fill_between(
         interval,
         ordered["goodput_ci95_low"].to_numpy(dtype=float),
@@ -753,53 +1239,43 @@ def goodput_vs_interval(
     )
     axes.plot(
         interval,
-        ordered["goodput_mean"].to_numpy(dtype=float),
+        goodput,
         color=PALETTE[0],
         marker="o",
         markersize=3.5,
         linewidth=1.8,
         label="mean goodput (Monte Carlo)",
+        gid="goodput-mean",
     )
-    if mc_optimal_ci95 is not None:
-        low, high = (float(value) for value in mc_optimal_ci95)
-        axes.axvspan(
-            low,
-            high,
+    if mc_optimal_hours is not None:
+        axes.plot(
+            [float(mc_optimal_hours)],
+            [float(np.interp(float(mc_optimal_hours), interval, goodput))],
+            linestyle="none",
+            marker="*",
+            markersize=14,
             color=PALETTE[1],
-            alpha=0.12,
-            linewidth=0,
-            label=f"MC optimum 95% CI [{_format_hours(low)}, {_format_hours(high)}]",
-            gid="mc-optimum-ci95",
+            markeredgecolor="white",
+            label=f"MC optimum {_format_hours(float(mc_optimal_hours))}",
+            gid="mc-optimum-on-curve",
         )
-    for value, name, color, style in (
-        (young_hours, "Young", PALETTE[4], "--"),
-        (daly_hours, "Daly", PALETTE[3], "-."),
-        (mc_optimal_hours, "MC optimum", PALETTE[1], "-"),
-    ):
-        if value is not None:
-            axes.axvline(
-                float(value),
-                color=color,
-                linestyle=style,
-                linewidth=1.6,
-                label=f"{name} {_format_hours(float(value))}",
-            )
 
-    marks = [float(v) for v in (young_hours, daly_hours, mc_optimal_hours) if v is not None]
-    if mc_optimal_ci95 is not None:
-        marks.extend(float(v) for v in mc_optimal_ci95)
+    marks = [float(value) for _, value, _, _, _ in optima]
+    marks += [float(v) for _, _, ci, _, _ in optima if ci is not None for v in ci]
     shown = np.concatenate([interval, np.asarray(marks, dtype=float)])
     if _spans_decades(shown):
         _log_x(axes, shown)
     axes.yaxis.set_major_formatter(PercentFormatter(xmax=1.0))
-    axes.set_xlabel("Checkpoint interval (hours of work between checkpoints)", fontsize=_LABEL_SIZE)
     axes.set_ylabel("Goodput, ETTR (% of wall time)", fontsize=_LABEL_SIZE)
     handles, names = axes.get_legend_handles_labels()
-    if "wall_p95_hours" in ordered.columns:
+    has_wall = "wall_p95_hours" in ordered.columns
+    if has_wall:
         twin = axes.twinx()
+        twin.set_gid("wall-p95")
+        walls = ordered["wall_p95_hours"].to_numpy(dtype=float)
         twin.plot(
             interval,
-            ordered["wall_p95_hours"].to_numpy(dtype=float),
+            walls,
             color=PALETTE[7],
             linestyle="--",
             marker="s",
@@ -808,6 +1284,18 @@ def goodput_vs_interval(
             label="P95 wall time (right axis)",
             gid="wall-p95",
         )
+        if p95_optimal_hours is not None:
+            twin.plot(
+                [float(p95_optimal_hours)],
+                [float(np.interp(float(p95_optimal_hours), interval, walls))],
+                linestyle="none",
+                marker="D",
+                markersize=8,
+                color=PALETTE[6],
+                markeredgecolor="white",
+                label=f"P95 optimum {_format_hours(float(p95_optimal_hours))}",
+                gid="p95-optimum-on-curve",
+            )
         twin.set_ylabel("P95 wall-clock time (hours)", fontsize=_LABEL_SIZE, color="#555555")
         twin.tick_params(labelsize=_SMALL_SIZE + 0.5, colors="#555555")
         twin.spines["top"].set_visible(False)
@@ -817,13 +1305,43 @@ def goodput_vs_interval(
         handles,
         names,
         loc="upper left",
-        bbox_to_anchor=(1.0 if "wall_p95_hours" not in ordered.columns else 1.12, 1.0),
+        bbox_to_anchor=(1.13 if has_wall else 1.01, 1.0),
         fontsize=_SMALL_SIZE,
         frameon=False,
     )
     _style_axes(axes)
-    if "wall_p95_hours" in ordered.columns:
+    if has_wall:
         axes.spines["right"].set_visible(True)
+    bottom = axes
+    if strip is not None:
+        strip.set_gid("optima")
+        rows = np.arange(len(optima))[::-1]
+        for row, (name, value, ci, marker, color) in zip(rows, optima, strict=True):
+            value = float(value)
+            text = f"{name}: {_format_hours(value)}"
+            if ci is not None:
+                low, high = (float(v) for v in ci)
+                strip.errorbar([value], [row], xerr=[[value - low], [high - value]], fmt="none",
+                               ecolor=color, elinewidth=2.2, capsize=3,
+                               gid=f"ci95-of-{name}")  # fmt: skip
+                text += f" (95% CI {_format_hours(low)} to {_format_hours(high)})"
+            strip.plot([value], [row], linestyle="none", marker=marker,
+                       markersize=12 if marker == "*" else 7, color=color,
+                       markeredgecolor="white", label=text, gid=f"optimum-{name}")  # fmt: skip
+            strip.annotate(text.split(": ", 1)[1], (high if ci is not None else value, row),
+                           xytext=(8, 0), textcoords="offset points", va="center",
+                           fontsize=_SMALL_SIZE, color=color)  # fmt: skip
+            axes.axvline(value, color=color, linestyle=":", linewidth=0.9, alpha=0.7)
+        strip.set_yticks(rows, [name for name, *_ in optima])
+        strip.set_ylim(-0.6, len(optima) - 0.4)
+        strip.set_title("Optimal interval by method", fontsize=_LABEL_SIZE, loc="left")
+        _style_axes(strip)
+        strip.grid(False, axis="y")
+        strip.tick_params(axis="y", labelsize=_SMALL_SIZE)
+        bottom = strip
+    bottom.set_xlabel(
+        "Checkpoint interval (hours of work between checkpoints)", fontsize=_LABEL_SIZE
+    )
     _title(figure, "Goodput against checkpoint interval", config_name)
     return figure
 
@@ -914,6 +1432,7 @@ def sweep_curves(
         if log_x:
             _log_x(axes, x_values)
         axes.set_ylabel(_axis_label(metric, labels), fontsize=_LABEL_SIZE)
+        axes.yaxis.set_major_formatter(FuncFormatter(_plain_number))
         _style_axes(axes)
     for axes in grid[len(metrics) :]:
         axes.set_visible(False)

@@ -1,4 +1,4 @@
-"""A study's files: results.parquet, its figures, report.md and report.html.
+"""A study's files: results.parquet, its figures, report.md, report.html, provenance.json.
 
 Reads the results of :func:`relplan.analysis.sweep.run_study` and writes them, each file
 atomically; it computes nothing the results do not already hold.
@@ -9,12 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+from matplotlib.figure import Figure
 
+from relplan.analysis.provenance import provenance_line, study_provenance
 from relplan.analysis.sweep import answer_sentence
 from relplan.config.study import Study
 from relplan.output import plots
-from relplan.output.files import write_atomic
-from relplan.output.report import write_report
+from relplan.output.files import write_parquet, write_provenance
+from relplan.output.report import metric_heading, metric_rows_table, write_report
 from relplan.units import UnitError, parse_duration_hours
 
 
@@ -31,23 +33,39 @@ def _numeric(values: pd.Series) -> pd.Series | None:
         return None
 
 
-def results_table(study: Study, results: pd.DataFrame) -> pd.DataFrame:
-    """The report's table: per point, each metric as mean [95% CI] and its P95."""
-    table = pd.DataFrame({"point": results["label"]})
+def results_tables(study: Study, results: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    """The report's tables: one per metric, one row per point (mean, 95% CI, P50 and the
+    bad tail: P5 where higher is better, P95 for costs), in the metric's unit and precision.
+
+    Parameters
+    ----------
+    study : Study
+        The study (its metrics, in order).
+    results : pandas.DataFrame
+        From :func:`relplan.analysis.sweep.run_study`.
+
+    Returns
+    -------
+    list of (heading, pandas.DataFrame)
+        The heading names the metric, its unit and its bad tail.
+    """
+    tables = []
     for metric in study.spec.metrics:
-        table[metric] = [
-            f"{m:.4g} [{lo:.4g}, {hi:.4g}]"
-            for m, lo, hi in zip(results[metric], results[f"{metric}_ci95_low"],
-                                 results[f"{metric}_ci95_high"], strict=True)
-        ]
-        table[f"{metric} P95"] = results[f"{metric}_p95"]
-    return table
+        rows = []
+        for _, row in results.iterrows():
+            stats = {key.removeprefix(f"{metric}_"): row[key] for key in row.index
+                     if key.startswith(f"{metric}_")}  # fmt: skip
+            stats["mean"] = row[metric]
+            rows.append((str(row["label"]), metric, stats))
+        tables.append((metric_heading(metric), metric_rows_table(rows).rename(
+            columns={"label": "point"})))  # fmt: skip
+    return tables
 
 
 def write_study_outputs(
     study: Study, results: pd.DataFrame, directory: Path, trials: int | None = None
 ) -> list[Path]:
-    """Write results.parquet, the figures, report.md and a self-contained report.html.
+    """Write results.parquet, the figures, report.md, report.html and provenance.json.
 
     Parameters
     ----------
@@ -67,37 +85,53 @@ def write_study_outputs(
     """
     spec = study.spec
     trials = trials or spec.trials
+    record = study_provenance(study, results, trials)
+    line = provenance_line(record)
     directory.mkdir(parents=True, exist_ok=True)
     parquet = directory / "results.parquet"
-    write_atomic(parquet, lambda tmp: results.to_parquet(tmp, index=False))
+    write_parquet(results, parquet, record)
     written = [parquet]
     figures: list[Path] = []
+
+    def save(figure: Figure, stem: str) -> None:
+        paths = plots.save_figure(plots.provenance_footer(figure, line), directory / stem)
+        figures.extend(p for p in paths if p.suffix == ".png")
+        written.extend(paths)
+
+    metrics = list(spec.metrics)
+    for metric in dict.fromkeys([spec.objective, "goodput"]):
+        if metric in metrics or metric == spec.objective:
+            save(plots.metric_by_point(results, metric, spec.name, reference=spec.reference),
+                 f"{metric.replace('_', '-')}-ci-by-point")  # fmt: skip
     x = spec.x or (next(iter(spec.axes)) if spec.axes else None)
     frame = results.copy()
     if x is not None and x in frame:
         numeric = _numeric(frame[x])
         if numeric is not None:
             frame[x] = numeric
-        figure = plots.sweep_curves(frame, x, list(spec.metrics), spec.name, hue=spec.hue)
-        figures += [p for p in plots.save_figure(figure, directory / "sweep") if p.suffix == ".png"]
+        labels = {x: f"{x} (hours)"} if numeric is not None and not pd.api.types.is_numeric_dtype(
+            results[x]) else None  # fmt: skip
+        save(plots.sweep_curves(frame, x, metrics, spec.name, hue=spec.hue, labels=labels),
+             "sweep")  # fmt: skip
     buckets = [c for c in frame.columns if c.endswith("_hours_mean")]
     breakdown = frame[["label", *buckets]].rename(
         columns={c: c.removesuffix("_hours_mean") for c in buckets}
     )
-    figure = plots.lost_hours_by_bucket(breakdown, spec.name)
-    figures += [p for p in plots.save_figure(figure, directory / "lost-hours-by-point")
-                if p.suffix == ".png"]
-    written += [p.with_suffix(s) for p in figures for s in (".png", ".svg")]
-    table = results_table(study, results)
+    save(plots.lost_hours_by_bucket(breakdown, spec.name, reference=spec.reference),
+         "lost-hours-by-point")  # fmt: skip
     layout = f"{spec.combine} of {', '.join(spec.axes)}" if spec.axes else "named scenarios"
     sections = [
         ("Setup", f"Base config {spec.base}; {len(results)} points ({layout}); {trials} "
                   f"trials per point, seed {spec.seed}, the same failure streams at every "
-                  "point."),
+                  "point. Each table gives the mean with its 95% confidence interval, the "
+                  "median (P50) and the bad tail: P5 where higher is better (goodput), P95 "
+                  "for costs (hours): 1 run in 20 is worse."),
     ]
     if spec.notes:
         sections.append(("Notes", spec.notes))
     written += list(write_report(directory, spec.name, spec.question,
-                                 answer_sentence(study, results, trials), sections, table,
-                                 figures))
+                                 answer_sentence(study, results, trials), sections,
+                                 results_tables(study, results), figures, record,
+                                 str(study.path)))  # fmt: skip
+    written.append(write_provenance(directory, record, written))
     return written

@@ -397,28 +397,46 @@ def test_goodput_curve_band_optima_and_twin_axis(curve: pd.DataFrame) -> None:
         daly_hours=0.85,
         mc_optimal_hours=1.0,
         mc_optimal_ci95=(0.7, 1.4),
+        p95_optimal_hours=0.8,
+        p95_optimal_ci95=(0.6, 1.1),
     )
     assert isinstance(figure, Figure)
     assert "small" in figure.get_suptitle()
     axes = _main_axes(figure)
-    assert "hours" in axes.get_xlabel()
     assert "%" in axes.get_ylabel()
     bands = [c for c in axes.collections if isinstance(c, PolyCollection)]
     assert [band.get_gid() for band in bands] == ["goodput-ci95"]
     vertices = bands[0].get_paths()[0].vertices
     assert vertices[:, 1].min() == pytest.approx(0.79)
     assert vertices[:, 1].max() == pytest.approx(0.94)
-    assert _vline_x(axes, "Young") == pytest.approx(0.9)
-    assert _vline_x(axes, "Daly") == pytest.approx(0.85)
-    assert _vline_x(axes, "MC optimum 1") == pytest.approx(1.0)
-    span = next(patch for patch in axes.patches if patch.get_gid() == "mc-optimum-ci95")
-    corners = span.get_path().transformed(span.get_patch_transform()).vertices
-    assert corners[:, 0].min() == pytest.approx(0.7)
-    assert corners[:, 0].max() == pytest.approx(1.4)
     assert axes.get_xscale() == "log"  # 0.1 h to 4 h spans 40x
-    twin = figure.axes[1]
+    # The optima sit in their own strip, one row each, with distinct markers: optima a
+    # few minutes apart no longer hide each other.
+    strip = next(a for a in figure.axes if a.get_gid() == "optima")
+    assert "hours" in strip.get_xlabel()
+    points = {line.get_gid(): line for line in strip.get_lines()
+              if str(line.get_gid()).startswith("optimum-")}
+    assert len(points) == 4
+    xs = {gid: float(line.get_xdata()[0]) for gid, line in points.items()}
+    rows = {gid: float(line.get_ydata()[0]) for gid, line in points.items()}
+    assert xs["optimum-Young (1974)"] == pytest.approx(0.9)
+    assert xs["optimum-Daly (2006)"] == pytest.approx(0.85)
+    assert xs["optimum-MC optimum, mean goodput"] == pytest.approx(1.0)
+    assert xs["optimum-MC optimum, P95 wall time"] == pytest.approx(0.8)  # marked
+    assert len(set(rows.values())) == 4
+    assert len({line.get_marker() for line in points.values()}) == 4
+    assert len({to_hex(line.get_color()) for line in points.values()}) == 4
+    # the CIs of the two Monte Carlo optima are drawn as error bars in their rows
+    bars = [c for c in strip.containers if isinstance(c, ErrorbarContainer)]
+    spans = sorted(tuple(np.round(c.lines[2][0].get_segments()[0][:, 0], 6)) for c in bars)
+    assert spans == [(0.6, 1.1), (0.7, 1.4)]
+    # the MC optimum is starred on the goodput curve, the P95 optimum on the wall curve
+    star = next(line for line in axes.get_lines() if line.get_gid() == "mc-optimum-on-curve")
+    assert float(star.get_ydata()[0]) == pytest.approx(0.93)
+    twin = next(a for a in figure.axes if a.get_gid() == "wall-p95")
     assert "hours" in twin.get_ylabel()
     assert any(line.get_gid() == "wall-p95" for line in twin.get_lines())
+    assert any(line.get_gid() == "p95-optimum-on-curve" for line in twin.get_lines())
 
 
 def test_goodput_curve_linear_and_optional_parts(curve: pd.DataFrame) -> None:
@@ -426,6 +444,7 @@ def test_goodput_curve_linear_and_optional_parts(curve: pd.DataFrame) -> None:
     figure = plots.goodput_vs_interval(narrow, "small")
     axes = _main_axes(figure)
     assert axes.get_xscale() == "linear"  # 8x range
+    assert "hours" in axes.get_xlabel()
     assert len(figure.axes) == 1
     assert not any(
         line.get_label().startswith(("Young", "Daly", "MC")) for line in axes.get_lines()
