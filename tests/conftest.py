@@ -23,6 +23,9 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fixed"))
 
 REPO = Path(__file__).resolve().parent.parent
 CONFIGS = REPO / "configs"
+SHIPPED_STUDIES = sorted(path for path in (REPO / "studies").glob("*.toml")
+                         if "[study]" in path.read_text())  # fmt: skip
+"""The shipped studies (``relplan sweep``); the plans beside them run with ``relplan plan``."""
 MINUTE = 1 / 60
 """One minute, in hours."""
 

@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from relplan.analysis.provenance import config_digest, provenance_record
 from relplan.analysis.results import Z_95
 from relplan.analysis.scenarios import run_scenario
 from relplan.cluster.budget import hardware_price
@@ -321,8 +322,8 @@ def run_plan(plan: Plan, trials: int | None = None, seed: int | None = None,
         (every evaluated one), ``frontier`` (a list of ``{options, hardware_cost,
         objective, ci95}`` by cost), ``best`` (``{options, hardware_cost, objective,
         gain}``), ``attribution`` (label -> Shapley value, adding up to the best's gain)
-        and ``uncertainty`` (see :func:`uncertainty_report`; empty without uncertain
-        inputs).
+        ``uncertainty`` (see :func:`uncertainty_report`; empty without uncertain
+        inputs) and ``provenance`` (:func:`plan_provenance`).
     """
     spec = plan.spec
     run = PlanRun(plan, trials or spec.trials, spec.seed if seed is None else seed, workers,
@@ -366,8 +367,26 @@ def run_plan(plan: Plan, trials: int | None = None, seed: int | None = None,
         "best": {k: v for k, v in best.as_dict().items() if k != "ci95"},
         "attribution": attribution,
         "uncertainty": uncertainty_report(run, frontier, best),
+        "provenance": plan_provenance(plan, run.trials, run.seed),
     }
     return result
+
+
+def plan_provenance(plan: Plan, trials: int, seed: int) -> dict[str, Any]:
+    """The provenance record of a plan's outputs: its ``config_sha256`` digests the plan's
+    specification, its uncertain inputs and the resolved base config together.
+
+    Examples
+    --------
+    >>> from relplan.config.plan import load_plan
+    >>> record = plan_provenance(load_plan("studies/redundancy-plan-seed-moe.toml"), 10, 0)
+    >>> sorted(record)
+    ['config_sha256', 'relplan_version', 'seed', 'trials']
+    """
+    digest = config_digest({"plan": plan.spec.model_dump(mode="json"),
+                            "uncertainty": plan.uncertainty.model_dump(mode="json"),
+                            "base": config_digest(plan.base)})  # fmt: skip
+    return provenance_record(digest, seed, trials)
 
 
 def uncertainty_report(run: PlanRun, frontier: list[Evaluation],

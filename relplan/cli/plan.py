@@ -111,6 +111,7 @@ def plan_command(
             result = run_plan(plan, trials, seed, workers, advance)
     else:
         result = run_plan(plan, trials, seed, workers)
+    result["source"] = str(plan_path)
     answer = plan_answer(result)
     written = write_plan_outputs(result, out) if out is not None else []
     if as_json:

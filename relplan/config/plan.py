@@ -103,12 +103,13 @@ class UncertainInput(BaseModel):
         return self
 
     def value_at(self, fraction: float) -> str:
-        """The override value ``fraction`` of the way from ``low`` to ``high``.
+        """The override value ``fraction`` of the way from ``low`` to ``high``, as TOML
+        (a quoted string when it has a unit).
 
         Examples
         --------
         >>> UncertainInput(low="1%", high="4%").value_at(0.5)
-        '2.5%'
+        '"2.5%"'
         """
         (low, unit), (high, _) = split_unit(self.low), split_unit(self.high)
         value = low + fraction * (high - low)

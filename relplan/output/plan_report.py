@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from relplan.output.files import to_json, write_text_atomic
+from relplan.output.files import to_json, write_provenance, write_text_atomic
 from relplan.output.plan_plots import (
     OBJECTIVE_LABELS,
     _money,
@@ -61,8 +61,8 @@ def write_plan_outputs(result: dict[str, Any], directory: Path) -> list[Path]:
     Returns
     -------
     list of Path
-        ``plan.json``, ``portfolios.csv``, the figures (PNG and SVG), ``report.md`` and
-        ``report.html``.
+        ``plan.json``, ``portfolios.csv``, the figures (PNG and SVG), ``report.md``,
+        ``report.html`` and ``provenance.json``.
     """
     import pandas as pd
 
@@ -104,6 +104,9 @@ def write_plan_outputs(result: dict[str, Any], directory: Path) -> list[Path]:
     ]
     report = write_report(directory, f"Redundancy plan: {result['plan']}",
                           result["question"] or "Which portfolio of options is best?",
-                          plan_answer(result), sections, frontier, pngs)  # fmt: skip
+                          plan_answer(result), sections, [("Pareto frontier", frontier)],
+                          pngs, result.get("provenance"), result.get("source"))  # fmt: skip
     written += list(report)
+    if result.get("provenance"):
+        written.append(write_provenance(directory, result["provenance"], written))
     return written

@@ -242,9 +242,13 @@ def test_plan_command_json_contract_and_files(tmp_path) -> None:
     costs = [p["hardware_cost"] for p in data["frontier"]]
     assert costs == sorted(costs)
     for name in ("plan.json", "portfolios.csv", "frontier.png", "attribution.png",
-                 "report.md", "report.html"):
+                 "report.md", "report.html", "provenance.json"):
         assert (out / name).stat().st_size > 0, name
     assert json.loads((out / "plan.json").read_text())["best"] == data["best"]
+    provenance = json.loads((out / "provenance.json").read_text())
+    assert provenance["config_sha256"] == data["provenance"]["config_sha256"]
+    assert provenance["trials"] == 30
+    assert data["provenance"]["config_sha256"][:12] in (out / "report.html").read_text()
 
 
 def test_the_shipped_plan_loads() -> None:

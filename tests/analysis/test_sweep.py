@@ -14,11 +14,9 @@ from relplan.analysis.sweep import run_study
 from relplan.cli.app import app
 from relplan.config.study import load_study
 from relplan.errors import ConfigError
-from tests.conftest import REPO
+from tests.conftest import REPO, SHIPPED_STUDIES
 
-STUDIES = sorted(path for path in (REPO / "studies").glob("*.toml")
-                 if not path.read_text().lstrip("# \n").startswith("[plan]")
-                 and "\n[plan]" not in path.read_text())  # plans run with relplan plan
+STUDIES = SHIPPED_STUDIES
 
 
 def test_the_studies_of_the_issue_are_shipped() -> None:

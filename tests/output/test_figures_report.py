@@ -26,7 +26,7 @@ from relplan.config.loading import load_config
 from relplan.output import plots
 from relplan.output.report import failure_table, metric_heading
 from relplan.vocab import HIGHER_IS_BETTER, TAIL_PERCENTILES
-from tests.conftest import CONFIGS, REPO
+from tests.conftest import CONFIGS, REPO, SHIPPED_STUDIES
 
 runner = CliRunner()
 
@@ -349,7 +349,7 @@ def test_readme_gallery_shows_every_figure_type(simulate_out: Path, sweep_out) -
     assert "goodput-vs-interval" in stems and "sweep" in stems
 
 
-@pytest.mark.parametrize("study_path", sorted((REPO / "studies").glob("*.toml")),
+@pytest.mark.parametrize("study_path", SHIPPED_STUDIES,
                          ids=lambda p: p.stem)  # fmt: skip
 def test_a_study_that_asks_for_hours_answers_in_hours(study_path: Path) -> None:
     from relplan.config.study import load_study
