@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__version__ = "0.2.0"
+from relplan.version import __version__
 
 __all__ = ["__version__", "load_config", "optimize_interval", "run_study", "simulate"]
 

@@ -17,7 +17,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from relplan import __version__
+from relplan.version import __version__
 
 if TYPE_CHECKING:
     import pandas as pd

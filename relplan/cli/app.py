@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from relplan import __version__
 from relplan.cli.calibration import analyze_command, fit_command
 from relplan.cli.common import (
     SEED,
@@ -36,6 +35,7 @@ from relplan.cli.common import (
     print_warnings,
     reports_errors,
 )
+from relplan.version import __version__
 
 if TYPE_CHECKING:
     from relplan.config.schema import RelplanConfig

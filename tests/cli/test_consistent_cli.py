@@ -39,11 +39,13 @@ def no_work(monkeypatch) -> list[int]:
     return ran
 
 
-def _clean_error(result, key: str) -> None:
+def _clean_error(result, key: str) -> bool:
+    """Whether ``result`` is one clean error naming ``key`` (exit 2, one line, no traceback)."""
     assert result.exit_code == 2, result.output
     assert result.stderr.startswith(f"error: {key}:"), result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert "Traceback" not in result.output
+    return True
 
 
 # -- item 3: tracebacks become exit 2, checked before the work ---------------------------
@@ -54,7 +56,7 @@ def test_a_study_with_an_empty_axis_names_the_axis(tmp_path, no_work) -> None:
     study.write_text(f'[study]\nname = "empty"\nquestion = "q?"\nbase = "{SMALL}"\n'
                      '[study.axes]\n"job.checkpoint.interval" = []\n')  # fmt: skip
     result = runner.invoke(app, ["sweep", str(study), "--out", str(tmp_path / "out")])
-    _clean_error(result, "study.axes.job.checkpoint.interval")
+    assert _clean_error(result, "study.axes.job.checkpoint.interval")
     assert not no_work
 
 
@@ -66,7 +68,7 @@ def test_a_bad_dask_address_is_refused_before_the_work(address, tmp_path, monkey
     monkeypatch.setattr(sweep, "DASK_CONNECT_SECONDS", 1)
     result = runner.invoke(app, ["sweep", STUDY, "--trials", "5", "--dask", address,
                                  "--out", str(tmp_path)])  # fmt: skip
-    _clean_error(result, "--dask")
+    assert _clean_error(result, "--dask")
     assert address in result.stderr
     if address.startswith("tcp"):
         assert "within 1 s" in result.stderr
@@ -85,7 +87,7 @@ def test_a_bad_dask_address_is_refused_before_the_work(address, tmp_path, monkey
 def test_a_run_too_big_for_memory_is_refused_saying_what_fits(command, tmp_path,
                                                                no_work) -> None:  # fmt: skip
     result = runner.invoke(app, [*command, "--trials", HUGE, "--out", str(tmp_path / "o")])
-    _clean_error(result, "--trials")
+    assert _clean_error(result, "--trials")
     assert "of memory but" in result.stderr and "trials fit" in result.stderr
     assert not no_work and not (tmp_path / "o").exists()
 
@@ -109,7 +111,7 @@ def test_the_trials_that_fit_do_fit() -> None:
 
 def test_the_trials_in_the_config_are_named_when_they_do_not_fit(no_work) -> None:
     result = runner.invoke(app, ["simulate", SMALL, "--set", f"simulation.trials={HUGE}"])
-    _clean_error(result, "simulation.trials")
+    assert _clean_error(result, "simulation.trials")
 
 
 MEASURE = """
@@ -190,7 +192,7 @@ def test_a_sweep_warns_once_per_key(tmp_path) -> None:
 def test_an_infinite_mtbf_is_an_error_naming_the_key() -> None:
     result = runner.invoke(app, ["simulate", SMALL, "--set",
                                  'failures.gpu.lifetime={ dist = "exponential", mtbf = "1e400h" }'])
-    _clean_error(result, "failures.gpu.lifetime.mtbf")
+    assert _clean_error(result, "failures.gpu.lifetime.mtbf")
 
 
 @pytest.mark.parametrize("config", sorted(CONFIGS.glob("*.toml")), ids=lambda p: p.stem)
@@ -247,7 +249,7 @@ def test_sweep_refuses_to_override_an_axis(tmp_path, no_work) -> None:
     study = REPO / "studies" / "checkpoint-cadence-seed-moe.toml"
     result = runner.invoke(app, ["sweep", str(study), "--interval", "1h",
                                  "--out", str(tmp_path)])  # fmt: skip
-    _clean_error(result, "job.checkpoint.interval")
+    assert _clean_error(result, "job.checkpoint.interval")
 
 
 def test_compare_writes_its_table(tmp_path) -> None:
@@ -276,10 +278,10 @@ def test_compare_interval_applies_to_every_scenario() -> None:
 
 def test_optimize_says_why_it_needs_two_trials(no_work) -> None:
     result = runner.invoke(app, ["optimize", SMALL, "--trials", "1"])
-    _clean_error(result, "--trials")
+    assert _clean_error(result, "--trials")
     assert "at least 2" in result.stderr and "confidence intervals" in result.stderr
     result = runner.invoke(app, ["optimize", SMALL, "--set", "simulation.trials=1"])
-    _clean_error(result, "simulation.trials")
+    assert _clean_error(result, "simulation.trials")
 
 
 @pytest.mark.parametrize("command", ["simulate", "optimize"])
