@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from relplan.units import format_bytes, format_duration, format_seconds
-from relplan.vocab import BUCKETS, TAIL_PERCENTILES
+from relplan.vocab import BUCKETS, HIGHER_IS_BETTER, TAIL_PERCENTILES
 
 # Outside a terminal (piped, captured), tables get room instead of rich's default 80.
 console = Console(width=None if sys.stdout.isatty() else 160)
@@ -365,17 +365,20 @@ def render_optimum(result: Any, tiers: Any, name: str, trials: int) -> None:
 
 
 def render_sweep(rows: list[dict[str, Any]], metrics: list[str], title: str, answer: str) -> None:
-    """Print a sweep's points (one row per point: ``label`` and each metric's mean)."""
-    print_table(title, ("point", *metrics),
-                [[str(row["label"]), *(f"{row[m]:.4g}" for m in metrics)] for row in rows],
+    """Print a sweep's points (one row per point: ``label``, each metric's mean, and the
+    bad tail of goodput, its P5, when goodput is among them)."""
+    tails = [m for m in metrics if m in HIGHER_IS_BETTER and rows and f"{m}_p5" in rows[0]]
+    print_table(title, ("point", *metrics, *(f"{m} P5" for m in tails)),
+                [[str(row["label"]), *(f"{row[m]:.4g}" for m in metrics),
+                  *(f"{row[f'{m}_p5']:.4g}" for m in tails)] for row in rows],
                 wrap=("point",))  # fmt: skip
     console.print(f"[bold]Answer:[/] {answer}", highlight=False)
 
 
 def render_comparison(data: dict[str, Any], priced: bool) -> None:
     """Print a comparison (see :func:`relplan.analysis.compare.compare_scenarios`)."""
-    columns = ("scenario", "goodput", "95% CI", "wall P50 h", "wall P95 h", "GPU-h lost",
-               "GPU-h saved")  # fmt: skip
+    columns = ("scenario", "goodput", "95% CI", "goodput P5", "wall P50 h", "wall P95 h",
+               "GPU-h lost", "GPU-h saved")  # fmt: skip
     if priced:
         columns += ("hardware charge", "lost value", "net value", "break-even $/GPU-h")
     rows = []
@@ -383,7 +386,8 @@ def render_comparison(data: dict[str, Any], priced: bool) -> None:
         low, high = row["goodput_ci95"]
         cells = [
             row["scenario"], f"{row['goodput']:.4f}", f"{low:.4f} – {high:.4f}",
-            f"{row['wall_hours_p50']:,.1f}", f"{row['wall_hours_p95']:,.1f}",
+            f"{row['goodput_p5']:.4f}", f"{row['wall_hours_p50']:,.1f}",
+            f"{row['wall_hours_p95']:,.1f}",
             f"{row['gpu_hours_lost']:,.0f}", f"{row['gpu_hours_saved_vs_first']:,.0f}",
         ]  # fmt: skip
         if priced:
