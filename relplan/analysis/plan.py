@@ -37,6 +37,7 @@ import numpy as np
 from relplan.analysis.provenance import config_digest, provenance_record
 from relplan.analysis.results import Z_95
 from relplan.analysis.scenarios import run_scenario
+from relplan.analysis.store import PointStore, point_key
 from relplan.cluster.budget import hardware_price
 from relplan.config.plan import PLAN_OBJECTIVES, Plan, Portfolio
 
@@ -220,6 +221,7 @@ class PlanRun:
     seed: int
     workers: int = 1
     progress: Callable[[int], None] | None = None
+    store: PointStore | None = None
     cache: dict[tuple[Portfolio, tuple[str, ...]], Evaluation] = field(default_factory=dict)
     _base: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray, float]] = field(
         default_factory=dict
@@ -231,7 +233,13 @@ class PlanRun:
         return PLAN_OBJECTIVES[self.plan.spec.objective]
 
     def _per_trial(self, portfolio: Portfolio, extra: tuple[str, ...]):
+        """Per-trial wall hours and GPU-hours lost, and the hardware price, of a portfolio
+        (from the store when it holds them; stored the moment they are computed)."""
         config = self.plan.config(portfolio, extra)
+        key = point_key(config_digest(config), self.seed, self.trials, "plan")
+        stored = self.store.get(key) if self.store is not None else None
+        if stored is not None:
+            return np.array(stored["wall"]), np.array(stored["lost"]), float(stored["price"])
         result = run_scenario(config, self.trials, self.seed, "plan", self.workers,
                               self.progress)  # fmt: skip
         job = result.model.job
@@ -240,6 +248,9 @@ class PlanRun:
         budget = self.plan.base.budget
         assert budget is not None  # load_plan checks it
         price = hardware_price(config, result.model.inventory, budget)
+        if self.store is not None:
+            self.store.put(key, {"wall": wall.tolist(), "lost": lost.tolist(), "price": price},
+                           "plan", "; ".join(self.plan.names(portfolio)) or "base")
         return wall, lost, price
 
     def evaluate(self, portfolio: Portfolio, extra: tuple[str, ...] = ()) -> Evaluation:
@@ -298,8 +309,8 @@ def _quantile_ci(values: np.ndarray, q: float) -> tuple[float, tuple[float, floa
 
 
 def run_plan(plan: Plan, trials: int | None = None, seed: int | None = None,
-             workers: int = 1,
-             progress: Callable[[int], None] | None = None) -> dict[str, Any]:  # fmt: skip
+             workers: int = 1, progress: Callable[[int], None] | None = None,
+             store: PointStore | None = None) -> dict[str, Any]:  # fmt: skip
     """Search a plan's portfolios, pick the best within its budget, attribute its gain and
     test the recommendation against the uncertain inputs.
 
@@ -313,6 +324,8 @@ def run_plan(plan: Plan, trials: int | None = None, seed: int | None = None,
         Threads running blocks of trials; changes no number.
     progress : callable, optional
         Called with the trials of each finished block.
+    store : PointStore, optional
+        Finished portfolios: reused when found, each stored the moment it is computed.
 
     Returns
     -------
@@ -327,7 +340,7 @@ def run_plan(plan: Plan, trials: int | None = None, seed: int | None = None,
     """
     spec = plan.spec
     run = PlanRun(plan, trials or spec.trials, spec.seed if seed is None else seed, workers,
-                  progress)  # fmt: skip
+                  progress, store)  # fmt: skip
     levels = [len(option.level_overrides()) for option in plan.options]
     total = math.prod(count + 1 for count in levels)
     if total <= spec.exhaustive_limit:

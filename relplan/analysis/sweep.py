@@ -33,14 +33,16 @@ are the same either way.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 from typing import Any
 
 import pandas as pd
 
+from relplan.analysis.provenance import config_digest
 from relplan.analysis.results import summarize
 from relplan.analysis.scenarios import run_scenario
+from relplan.analysis.store import PointStore, point_key
 from relplan.config.loading import parse_config
 from relplan.config.study import Study
 from relplan.errors import ConfigError
@@ -133,8 +135,9 @@ def run_study(
     dask_address: str | None = None,
     progress: Callable[[int], None] | None = None,
     client: Any = None,
+    store: PointStore | None = None,
 ) -> pd.DataFrame:
-    """Run every point of a study.
+    """Run every point of a study (those not finished in ``store`` already).
 
     Parameters
     ----------
@@ -152,6 +155,9 @@ def run_study(
     client : distributed.Client, optional
         A client already connected (see :func:`dask_client`); used instead of
         ``dask_address``.
+    store : PointStore, optional
+        Finished points: those found are reused (``store.reused`` counts them), and each
+        point computed is stored the moment it finishes.
 
     Returns
     -------
@@ -164,38 +170,50 @@ def run_study(
     spec = study.spec
     trials = trials or spec.trials
     points = study.points()
-    tasks = [(study.base_document, overrides, trials, spec.seed, spec.name)
-             for _, _, overrides in points]
+    keys = [point_key(config_digest(study.config(overrides)), spec.seed, trials, "sweep")
+            for _, _, overrides in points]  # fmt: skip
+    rows: list[dict[str, Any] | None] = [
+        store.get(key) if store is not None else None for key in keys
+    ]
+    todo = [i for i, row in enumerate(rows) if row is None]
+    tasks = [(study.base_document, points[i][2], trials, spec.seed, spec.name) for i in todo]
+
+    def finished(index: int, row: dict[str, Any]) -> None:
+        rows[todo[index]] = row
+        if store is not None:
+            store.put(keys[todo[index]], row, "sweep", points[todo[index]][0])
+
     if client is not None:
-        rows = _run_on_dask(tasks, client, progress)
+        _run_on_dask(tasks, client, progress, finished)
     elif dask_address is not None:
         with dask_client(dask_address) as connected:
-            rows = _run_on_dask(tasks, connected, progress)
+            _run_on_dask(tasks, connected, progress, finished)
     elif workers > 1:
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(_run_point, *task, progress) for task in tasks]
-            rows = [future.result() for future in futures]
+            futures = {pool.submit(_run_point, *task, progress): i
+                       for i, task in enumerate(tasks)}  # fmt: skip
+            for future in as_completed(futures):
+                finished(futures[future], future.result())
     else:
-        rows = [_run_point(*task, progress) for task in tasks]
+        for index, task in enumerate(tasks):
+            finished(index, _run_point(*task, progress))
     records = []
     for (label, values, _), row in zip(points, rows, strict=True):
         records.append({"label": label, **{k: v for k, v in values.items()}, **row})
     return pd.DataFrame(records)
 
 
-def _run_on_dask(tasks: list[tuple], client: Any,
-                 progress: Callable[[int], None] | None) -> list[dict[str, Any]]:  # fmt: skip
-    from dask.distributed import as_completed
+def _run_on_dask(tasks: list[tuple], client: Any, progress: Callable[[int], None] | None,
+                 finished: Callable[[int, dict[str, Any]], None]) -> None:  # fmt: skip
+    from dask.distributed import as_completed as dask_completed
 
     futures = [client.submit(_run_point, *task, pure=False) for task in tasks]
     index = {future.key: i for i, future in enumerate(futures)}
-    rows: list[dict[str, Any] | None] = [None] * len(futures)
-    for future in as_completed(futures):
+    for future in dask_completed(futures):
         i = index[future.key]
-        rows[i] = future.result()
+        finished(i, future.result())
         if progress is not None:
             progress(tasks[i][2])
-    return [row for row in rows if row is not None]
 
 
 def answer_sentence(study: Study, results: pd.DataFrame, trials: int) -> str:

@@ -24,6 +24,7 @@ from relplan.cli.common import (
     TRIALS,
     WORKERS,
     ConfigArgument,
+    FreshOption,
     IntervalOption,
     JsonOption,
     SeedOption,
@@ -142,6 +143,13 @@ def _shows_progress(as_json: bool) -> bool:
     from relplan.cli.render import error_console
 
     return not as_json and error_console.is_terminal
+
+
+def _note(text: str) -> None:
+    """One line of information on stderr (stdout stays for the results)."""
+    from relplan.cli.render import error_console
+
+    error_console.print(text, highlight=False, markup=False, soft_wrap=True)
 
 
 def _wrote(directory: Path, paths: list[Path]) -> None:
@@ -388,16 +396,19 @@ def sweep_command(
         Path | None, out_option("results.parquet, figures and reports here [default: "
                                 "out/<study name>]")
     ] = None,
+    fresh: FreshOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Run a declarative study; write results.parquet, figures, report.md and report.html.
 
     --set and --interval apply to every point, after the study's own set (a key the study
-    varies cannot be overridden).
+    varies cannot be overridden). Each finished point is stored at once in the output
+    folder (points.sqlite); a rerun reuses them (--fresh ignores them).
     """
     from contextlib import ExitStack
 
     from relplan.analysis.provenance import study_provenance
+    from relplan.analysis.store import STORE_NAME, PointStore
     from relplan.analysis.sweep import answer_sentence, dask_client, run_study
     from relplan.config.study import load_study
     from relplan.output.files import check_output_dir, to_json
@@ -416,9 +427,14 @@ def sweep_command(
         _check_memory(configs, "sweep", per_point, key, workers if dask is None else 2)
     with ExitStack() as stack:
         client = stack.enter_context(dask_client(dask)) if dask is not None else None
+        store = stack.enter_context(PointStore(directory / STORE_NAME, fresh))
         with _progress(study.spec.name, len(points) * per_point,
                        _shows_progress(as_json)) as advance:  # fmt: skip
-            results = run_study(study, per_point, workers, progress=advance, client=client)
+            results = run_study(study, per_point, workers, progress=advance, client=client,
+                                store=store)  # fmt: skip
+        if store.reused:
+            _note(f"reused {store.reused} of {len(points)} points finished before "
+                  f"({directory / STORE_NAME}; --fresh ignores them)")
     written = write_study_outputs(study, results, directory, per_point)
     _wrote(directory, written)
     answer = answer_sentence(study, results, per_point)

@@ -28,6 +28,10 @@ SetOption = Annotated[
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
+FreshOption = Annotated[
+    bool,
+    typer.Option("--fresh", help="Ignore the finished points stored in the output folder."),
+]
 TRIALS, SEED, WORKERS, DIR = "N", "SEED", "N", "DIR"
 """Metavars of the options every command shares."""
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from relplan.cli.common import DIR, SEED, TRIALS, WORKERS, JsonOption
+from relplan.cli.common import DIR, SEED, TRIALS, WORKERS, FreshOption, JsonOption
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -81,6 +81,7 @@ def plan_command(
         Path | None,
         typer.Option(metavar=DIR, help="Write plan.json, portfolios.csv, figures and reports."),
     ] = None,
+    fresh: FreshOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Find the best portfolio of redundancy options within a budget.
@@ -88,29 +89,40 @@ def plan_command(
     Every portfolio runs on the same failure streams. Prints the Pareto frontier of
     hardware cost against the objective, the best portfolio within the budget, each
     option's Shapley value inside it, and how often it stays best when the uncertain
-    inputs are drawn.
+    inputs are drawn. With --out, each portfolio is stored the moment it finishes
+    (points.sqlite), and a rerun reuses them (--fresh ignores them).
     """
     from relplan.analysis.plan import run_plan
+    from relplan.analysis.store import STORE_NAME, PointStore
     from relplan.cli.render import error_console
     from relplan.config.plan import load_plan
     from relplan.output.files import check_output_dir, to_json
     from relplan.output.plan_report import plan_answer, write_plan_outputs
 
     plan = load_plan(plan_path)
+    store = None
     if out is not None:
         check_output_dir(out)
-    show = not as_json and error_console.is_terminal
-    if show:
-        with error_console.status("evaluating portfolios") as status:
-            done = [0]
+        store = PointStore(out / STORE_NAME, fresh)
+    try:
+        if not as_json and error_console.is_terminal:
+            with error_console.status("evaluating portfolios") as status:
+                done = [0]
 
-            def advance(count: int) -> None:
-                done[0] += count
-                status.update(f"evaluating portfolios: {done[0]:,} trials")
+                def advance(count: int) -> None:
+                    done[0] += count
+                    status.update(f"evaluating portfolios: {done[0]:,} trials")
 
-            result = run_plan(plan, trials, seed, workers, advance)
-    else:
-        result = run_plan(plan, trials, seed, workers)
+                result = run_plan(plan, trials, seed, workers, advance, store)
+        else:
+            result = run_plan(plan, trials, seed, workers, store=store)
+    finally:
+        if store is not None:
+            store.close()
+    if store is not None and store.reused:
+        error_console.print(f"reused {store.reused} portfolio runs finished before "
+                            f"({out / STORE_NAME}; --fresh ignores them)", highlight=False,
+                            markup=False)  # fmt: skip
     result["source"] = str(plan_path)
     answer = plan_answer(result)
     written = write_plan_outputs(result, out) if out is not None else []

@@ -37,11 +37,11 @@ objective = "net_value"
 trials = {trials}
 [[plan.options]]
 label = "A"
-set = ["job.restart=10min"]
+set = ["job.restart=7min"]
 price = 100.0
 [[plan.options]]
 label = "B"
-set = ["job.checkpoint.write=1min"]
+set = ["job.checkpoint.write=30s"]
 price = 200.0
 [[plan.options]]
 label = "C"
@@ -265,3 +265,22 @@ def test_sweep_on_a_plan_file_points_to_relplan_plan() -> None:
     result = runner.invoke(app, ["sweep", str(REPO / "studies" / "redundancy-plan-seed-moe.toml")])
     assert result.exit_code == 2
     assert "relplan plan" in result.stderr
+
+
+def test_a_plan_rerun_reuses_its_stored_portfolios(tmp_path) -> None:
+    """With --out, every portfolio run is stored at once; a rerun computes none again and
+    gives the same answer; --fresh computes them all again."""
+    plan = _plan_file(tmp_path, budget=1e6)
+    out = tmp_path / "out"
+    first = runner.invoke(app, ["plan", str(plan), "--trials", "20", "--json", "--out", str(out)])
+    again = runner.invoke(app, ["plan", str(plan), "--trials", "20", "--json", "--out", str(out)])
+    assert first.exit_code == again.exit_code == 0, again.output
+    assert "reused" not in first.stderr
+    # A+C resolves to C's config (C's restart wins), B+C to A+B+C: 6 distinct runs
+    assert "reused 6 portfolio runs" in again.stderr
+    keys = ("frontier", "best", "attribution")
+    assert {k: json.loads(again.stdout)[k] for k in keys} == {
+        k: json.loads(first.stdout)[k] for k in keys}
+    fresh = runner.invoke(app, ["plan", str(plan), "--trials", "20", "--json", "--out",
+                                str(out), "--fresh"])  # fmt: skip
+    assert fresh.exit_code == 0 and "reused" not in fresh.stderr
