@@ -3,8 +3,9 @@
 :func:`valid_configs` draws raw TOML documents (plain dicts, as :func:`tomllib.loads`
 gives them) that the schema and the consistency checks accept and that simulate in a
 fraction of a second: the issue's minimal config (``tests/conftest.py``) with its cluster
-and job sizes, checkpoint interval and write, restart, spares, failure modes (exponential,
-Weibull and lognormal lifetimes; fixed and exponential repairs), network redundancy
+and job sizes, checkpoint interval and write (or size and bandwidth, asynchronous),
+restart, spares, failure modes (exponential, Weibull and lognormal lifetimes; fixed and
+exponential repairs; impacts auto, degraded or transient), network redundancy
 (spines, LACP members, dual-ToR), recovery, a fast tier and a ``[workload]`` or none
 varied. Every failure mode is given by its ``mtbf``, so scaling rates is dividing it.
 """
@@ -69,7 +70,8 @@ def repairs(draw: st.DrawFn) -> dict[str, Any]:
 
 @st.composite
 def failure_modes(draw: st.DrawFn) -> dict[str, Any]:
-    """One to four ``[failures.NAME]`` tables, impacts left to the redundancy (auto)."""
+    """One to four ``[failures.NAME]`` tables: impacts from the redundancy (auto), or
+    degraded with a slowdown, or transient with a stall and a slow spell."""
     names = draw(st.lists(st.sampled_from(sorted(MODES)), min_size=1, max_size=4, unique=True))
     modes: dict[str, Any] = {}
     for name in names:
@@ -83,9 +85,16 @@ def failure_modes(draw: st.DrawFn) -> dict[str, Any]:
             mode["unit"] = spec["unit"]
         if draw(st.booleans()):
             mode["start"] = "new"
-        if name == "link" and draw(st.integers(0, 3)) == 0:
-            mode["impact"] = "transient"  # a flap: a short stall
+        impact = draw(st.sampled_from(["auto", "auto", "degraded", "transient"]))
+        if impact == "degraded":  # runs on slowed until repaired, whatever the redundancy
+            mode["impact"] = "degraded"
+            mode["slowdown"] = draw(st.floats(1.0, 3.0))
+        elif impact == "transient":  # a flap: a short stall, perhaps a slow spell after it
+            mode["impact"] = "transient"
             mode["stall"] = _hours(draw(st.floats(0.0, 0.005)))
+            if draw(st.booleans()):
+                mode["soft_slowdown"] = draw(st.floats(1.0, 2.0))
+                mode["soft_duration"] = _hours(draw(st.floats(0.0, 1.0)))
         modes[name] = mode
     return modes
 
@@ -117,6 +126,11 @@ def valid_configs(draw: st.DrawFn, workload: bool | None = None) -> dict[str, An
             "write": _hours(draw(st.floats(0.0, 0.1))),
         },
     }
+    if draw(st.integers(0, 3)) == 0:  # the write from its size and the storage bandwidth
+        del job["checkpoint"]["write"]
+        job["checkpoint"]["size"] = f"{draw(st.floats(0.1, 20.0)):.4g}TB"
+        job["checkpoint"]["bandwidth"] = f"{draw(st.floats(5.0, 2000.0)):.4g}GB/s"
+        job["checkpoint"]["blocking_fraction"] = draw(st.floats(0.05, 1.0))
     if draw(st.integers(0, 4)) == 0:
         job["checkpoint"]["fast"] = {
             "interval": f"{fast_interval}min",
