@@ -14,6 +14,10 @@ import re
 HOURS_PER_YEAR = 8766.0
 """Hours in a Julian year (365.25 days), the convention of AFR and MTBF tables."""
 
+MAX_DURATION_HOURS = 1e9 * HOURS_PER_YEAR
+"""The longest duration relplan reads (a billion years): enough for an MTBF meaning
+"never", short enough that sums of durations stay far from overflowing."""
+
 _DURATION_HOURS: dict[str, float] = {
     "ns": 1e-9 / 3600.0,
     "us": 1e-6 / 3600.0,
@@ -131,8 +135,8 @@ def parse_duration_hours(value: str | float | int) -> float:
     if factor is None:
         known = "ns, us, ms, s, min, h, d, w, y"
         raise UnitError(f"{value!r}: unknown duration unit {unit!r} (known: {known})")
-    if not math.isfinite(number * factor):
-        raise UnitError(f"{value!r} is too long to be a duration")
+    if not abs(number * factor) <= MAX_DURATION_HOURS:
+        raise UnitError(f"{value!r} is too long to be a duration (at most 1e9 years)")
     return number * factor
 
 
@@ -158,6 +162,8 @@ def parse_fraction(value: str | float | int) -> float:
         raise UnitError(f"{value!r} is not a fraction")
     if isinstance(value, int | float):
         return float(value)
+    if not isinstance(value, str):
+        raise UnitError(f'{value!r} is not a fraction: write a number or a percentage ("5%")')
     number, unit = _split(value)
     if unit == "":
         return number
@@ -191,6 +197,8 @@ def parse_size_bytes(value: str | float | int) -> float:
     factor = _SIZE_BYTES.get(unit.lower())
     if factor is None:
         raise UnitError(f"{value!r}: unknown size unit {unit!r} (known: B, KB, MB, GB, TB, GiB)")
+    if not math.isfinite(number * factor):
+        raise UnitError(f"{value!r} is too large to be a size")
     return number * factor
 
 
@@ -219,6 +227,8 @@ def parse_bandwidth_bytes_per_s(value: str | float | int) -> float:
     factor = _BANDWIDTH_BYTES_PER_S.get(unit.lower().replace(" ", ""))
     if factor is None:
         raise UnitError(f"{value!r}: unknown bandwidth unit {unit!r} (known: Gbps, GB/s, ...)")
+    if not math.isfinite(number * factor):
+        raise UnitError(f"{value!r} is too large to be a bandwidth")
     return number * factor
 
 

@@ -137,8 +137,23 @@ def check_consistency(config: RelplanConfig) -> None:
     _check_network(config)
 
 
+MAX_CHECKPOINTS = 1e12
+"""The most checkpoints a job may write: a shorter interval is a mistake (and its counts
+would overflow the engine's integers)."""
+
+
 def _check_job(config: RelplanConfig) -> None:
     job, checkpoint = config.job, config.job.checkpoint
+    intervals = [("job.checkpoint.interval", checkpoint.interval)]
+    if checkpoint.fast is not None:
+        intervals.append(("job.checkpoint.fast.interval", checkpoint.fast.interval))
+    for key, interval in intervals:
+        if job.work / interval > MAX_CHECKPOINTS:
+            raise ConfigError(
+                key,
+                f"{interval:.3g} h is too short for {job.work:.3g} h of work: "
+                f"{job.work / interval:.3g} checkpoints (at most {MAX_CHECKPOINTS:.0e})",
+            )
     if checkpoint.fast is not None:
         ratio = checkpoint.interval / checkpoint.fast.interval
         if ratio < 1.0 - 1e-9 or abs(ratio - round(ratio)) > 1e-6 * ratio:

@@ -42,7 +42,10 @@ def _describe(
         message = "is required but missing"
     elif message.startswith("Value error, "):
         message = message[len("Value error, ") :]
-    elif kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
+    elif kind in ("model_type", "model_attributes_type", "dict_type"):
+        message = f"should be a table (got {error.get('input')!r})"
+    else:
+        # a bound, a type or a choice: say what was typed
         typed = _raw_value(document, tuple(error["loc"]))
         shown = typed if typed is not None else error.get("input")
         message = f"{message[0].lower()}{message[1:]} (got {shown!r})"

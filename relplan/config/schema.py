@@ -22,6 +22,7 @@ from pydantic import (
 
 from relplan.units import (
     HOURS_PER_YEAR,
+    MAX_DURATION_HOURS,
     parse_bandwidth_bytes_per_s,
     parse_duration_hours,
     parse_fraction,
@@ -34,7 +35,10 @@ Fraction = Annotated[float, BeforeValidator(parse_fraction)]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    """A config table: unknown keys, values of the wrong TOML type (``true`` or ``"8"`` for
+    a number, ``"yes"`` for a boolean) and NaN or infinite numbers are errors."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
 
 class DistributionConfig(_Strict):
@@ -42,7 +46,7 @@ class DistributionConfig(_Strict):
 
     exponential: one of ``mtbf`` / ``mean`` (the same thing) or ``afr``.
     weibull: ``shape`` and one of ``scale``, ``mtbf`` / ``mean``.
-    lognormal: ``sigma`` (of the log) and one of ``median``, ``mtbf`` / ``mean``.
+    lognormal: ``sigma`` (of the log, at most 10) and one of ``median``, ``mtbf`` / ``mean``.
     fixed: ``mean`` (a constant; zero allowed, for repairs).
     """
 
@@ -53,7 +57,9 @@ class DistributionConfig(_Strict):
     scale: Hours | None = Field(default=None, gt=0)
     shape: float | None = Field(default=None, gt=0)
     median: Hours | None = Field(default=None, gt=0)
-    sigma: float | None = Field(default=None, gt=0)
+    # sigma above 10 puts the lognormal's mass more than 40 decades apart: a typo, and
+    # beyond what its equilibrium sampler can bracket
+    sigma: float | None = Field(default=None, gt=0, le=10)
 
     @model_validator(mode="after")
     def _check_parameters(self) -> DistributionConfig:
@@ -83,7 +89,34 @@ class DistributionConfig(_Strict):
             raise ValueError("lognormal needs 'sigma'")
         if self.dist != "fixed" and self.mean is not None and self.mean <= 0:
             raise ValueError("'mean' must be greater than 0")
+        self._check_range()
         return self
+
+    def _check_range(self) -> None:
+        """Refuse a shape or sigma whose mean, scale or median overflows a float."""
+        try:
+            if self.dist == "weibull":
+                factor = math.gamma(1.0 + 1.0 / self.shape)  # mean / scale
+                if not 0.0 < self.mean_hours / factor:
+                    raise OverflowError
+            elif self.dist == "lognormal":
+                factor = math.exp(0.5 * self.sigma * self.sigma)  # mean / median
+                if not 0.0 < self.mean_hours / factor:
+                    raise OverflowError
+            if not self.mean_hours <= MAX_DURATION_HOURS:
+                raise ValueError(
+                    f"the mean is {self.mean_hours / HOURS_PER_YEAR:.3g} years (at most 1e9)"
+                )
+        except OverflowError:
+            if self.dist == "weibull":
+                raise ValueError(
+                    f"shape {self.shape:g} is too small: Gamma(1 + 1/shape) overflows (the "
+                    f"shape must be above about 0.006)"
+                ) from None
+            raise ValueError(
+                f"sigma {self.sigma:g} is too large: exp(sigma^2 / 2) overflows (sigma must "
+                f"be below about 37)"
+            ) from None
 
     @property
     def mean_hours(self) -> float:
@@ -281,6 +314,8 @@ class CheckpointConfig(_Strict):
             raise ValueError("give either 'write' or 'size' and 'bandwidth', not both")
         if (self.size is None) != (self.bandwidth is None):
             raise ValueError("'size' and 'bandwidth' go together")
+        if not self.blocking_write_hours <= MAX_DURATION_HOURS:
+            raise ValueError("a write of size / bandwidth takes more than 1e9 years")
         return self
 
     @property
