@@ -31,7 +31,14 @@ from typing import Literal
 
 import numpy as np
 
+from relplan.errors import InfeasibleJobError
+from relplan.sim.compiled import MAX_EVENTS_PER_TRIAL
 from relplan.sim.distributions import Distribution
+
+MAX_WINDOW_EVENTS = 20_000_000
+"""Most failures one window of one mode may hold for a block (about 320 MB), whatever the
+block's size; with half of :data:`~relplan.sim.compiled.MAX_EVENTS_PER_TRIAL` per trial,
+the bound that stops heavy infant mortality before it fills the memory."""
 
 StartState = Literal["equilibrium", "new"]
 
@@ -111,6 +118,13 @@ class RenewalStream:
             Block index of the trial of each failure.
         time_hours : numpy.ndarray of float64
             Failure time, hours (unsorted).
+
+        Raises
+        ------
+        InfeasibleJobError
+            If the window would hold more failures than half the steps its trials may
+            walk (:data:`~relplan.sim.compiled.MAX_EVENTS_PER_TRIAL`), or more than
+            :data:`MAX_WINDOW_EVENTS`.
         """
         lower = self.lower_hours
         if upper_hours <= lower:
@@ -145,7 +159,18 @@ class RenewalStream:
         next_pending_time = [pending_time[~due]]
 
         out_trials, out_times = [], []
+        limit = min(MAX_WINDOW_EVENTS, MAX_EVENTS_PER_TRIAL // 2 * active_trials.size)
+        drawn = 0
         while current_times.size:
+            drawn += current_times.size
+            if drawn > limit:
+                raise InfeasibleJobError(
+                    f"one failure mode gives more than {limit:,} failures to "
+                    f"{active_trials.size:,} trials in {upper_hours - lower:.3g} h: its units "
+                    "fail again and again right after each renewal (heavy infant mortality: "
+                    "a lognormal lifetime with a large sigma or a Weibull with a small shape, "
+                    "started new); raise the shape, lower sigma, or start in equilibrium"
+                )
             out_trials.append(current_trials)
             out_times.append(current_times)
             renewal = current_times + self.lifetime.sample(self.rng, current_times.size)

@@ -690,3 +690,14 @@ def test_cancelled_walks_stop_at_their_next_step() -> None:
     finally:
         timeline.allow_walks()
     assert simulate_block(model, 500, block_seed(0, 0)).wall_hours.min() >= 11.5
+
+
+def test_heavy_infant_mortality_is_refused_before_it_fills_the_memory() -> None:
+    """A lognormal GPU lifetime with sigma 8, started new: most units fail again within
+    seconds of each renewal, millions of times per trial. The window that would hold them
+    is refused (it used to exhaust the memory), naming what to change."""
+    infant = {"units": 1024, "lifetime": distributions.lognormal_from_mean(8.0, 5 * 8766.0),
+              "start": "new", "repair": fixed(0.0)}
+    model = make_model(work=720.0, interval=1.0, write=0.02, restart=0.1, modes=[infant])
+    with pytest.raises(InfeasibleJobError, match="heavy infant mortality"):
+        simulate(model, 50, 0)
