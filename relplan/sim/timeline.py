@@ -44,10 +44,12 @@ three uniforms per event), and pre-drawn, sorted window events of non-exponentia
 Compilation. The trials are walked by :func:`walk_trial_slots`, a plain serial function
 that runs without the GIL (with numpy's error model: a division by zero gives inf, as in
 a numba parallel loop); :func:`walk_trials` spreads them over the cores with Python
-threads. On an empty numba cache the walk compiles in about 8 s on two cores; as the body
-of a ``prange`` loop it took about 18 s (numba's parallel passes), and a ``prange`` loop
-that only calls the serial walk still about 4 s more (its kernel optimises the walk once
-more), for no gain in speed.
+threads. As the body of a ``prange`` loop it compiled about 10 s slower (numba's parallel
+passes), for no gain in speed. Only the small helpers of the hot path are inlined into the
+walk (``inline="always"``: segment arithmetic, the slowdown, the slowed-stretch
+bookkeeping); the larger ones that run once per failure or restart (spare-pool waits, held
+hours, trace rows) stay separate functions: inlining every helper made the first compile
+28 s on two cores against about 18 s, for about 12% more speed on degraded-heavy configs.
 """
 
 from __future__ import annotations
@@ -122,7 +124,7 @@ def segments_time(job: CompiledJob, start_index: int, count: int) -> float:
     )
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _segments_within(
     job: CompiledJob, start_index: int, span: float, most: int, added_per_segment: float
 ) -> int:
@@ -186,7 +188,7 @@ def completed_segments(job: CompiledJob, start_index: int, elapsed: float, most:
     return _segments_within(job, start_index, elapsed, most, 0.0)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def slowed_job_hours(
     job: CompiledJob, start_index: int, progress: float, done: int, most: int
 ) -> float:
@@ -235,7 +237,7 @@ def completed_segments_hinted(
     return completed_segments(job, start_index, elapsed, most)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def completed_segments_after(
     job: CompiledJob, start_index: int, done_before: int, elapsed: float, most: int
 ) -> int:
@@ -310,7 +312,7 @@ def progress_after(
     return reached + tau + (into - slowdown * tau)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _settle_held_hours(held: HeldHours, every: int) -> HeldHours:
     """``held`` once its segment has completed: a fatal failure no longer rolls its hours
     back; losing the fast tier does, unless a durable checkpoint ends the segment or
@@ -343,7 +345,7 @@ def _settle_held_hours(held: HeldHours, every: int) -> HeldHours:
     return HeldHours(0, 0.0, 0.0, durable_after, fast_degraded, fast_stall)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _hold_hours(
     held: HeldHours, segment: int, degraded_hours: float, stall_hours: float, every: int
 ) -> HeldHours:
@@ -449,7 +451,7 @@ def _sift_down(heap: np.ndarray, trial: int, size: int, node: int) -> None:
         node = smallest
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _replacement_wait(
     trial: int, return_heap: np.ndarray, away: np.ndarray, noticed: float, repair: float
 ) -> float:
@@ -491,7 +493,7 @@ def _replacement_wait(
     return repair
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _emit(trace: TraceBuffer, start: float, end: float, code: int,
           a: float, b: float, c: float) -> None:  # fmt: skip
     """Append the row ``[start, end, code, a, b, c]`` to ``trace`` (count it if full)."""
