@@ -2,8 +2,9 @@
 
 One small PNG (80 dpi) per figure type relplan draws: the five figures of
 ``simulate --out`` (configs/seed-moe-10k.toml), the plot of ``optimize --out``
-(configs/small.toml) and the figures of ``sweep`` reports (studies/recovery-strategies.toml
-and studies/checkpoint-cadence-seed-moe.toml). Run from the repository root:
+(configs/small.toml), the figures of ``sweep`` reports (studies/recovery-strategies.toml
+and studies/checkpoint-cadence-seed-moe.toml) and those of ``plan``
+(studies/redundancy-plan-seed-moe.toml). Run from the repository root:
 
     python scripts/make_gallery.py
 
@@ -28,10 +29,12 @@ def main() -> None:
     from matplotlib.figure import Figure
 
     import relplan
+    from relplan.analysis.plan import run_plan
     from relplan.analysis.provenance import provenance_line, study_provenance
     from relplan.analysis.sweep import run_study
+    from relplan.config.plan import load_plan
     from relplan.config.study import load_study
-    from relplan.output import plots
+    from relplan.output import plan_plots, plots
     from relplan.output.report import write_simulation_figures
     from relplan.units import parse_duration_hours
 
@@ -78,6 +81,14 @@ def main() -> None:
     save(plots.provenance_footer(plots.sweep_curves(
         frame, "job.checkpoint.interval", list(cadence.spec.metrics), cadence.spec.name,
         labels={"job.checkpoint.interval": "Checkpoint interval (hours)"}), line), "sweep")
+
+    plan = load_plan(REPO / "studies" / "redundancy-plan-seed-moe.toml")
+    answer = run_plan(plan, trials=100)
+    line = provenance_line(answer["provenance"])
+    for stem, draw in (("frontier", plan_plots.frontier_figure),
+                       ("attribution", plan_plots.attribution_figure),
+                       ("tornado", plan_plots.tornado_figure)):  # fmt: skip
+        save(plots.provenance_footer(draw(answer), line), stem)
 
 
 if __name__ == "__main__":

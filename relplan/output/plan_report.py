@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from relplan.analysis.provenance import provenance_line
 from relplan.output.files import to_json, write_provenance, write_text_atomic
 from relplan.output.plan_plots import (
     OBJECTIVE_LABELS,
@@ -16,7 +17,7 @@ from relplan.output.plan_plots import (
     frontier_figure,
     tornado_figure,
 )
-from relplan.output.plots import save_figure
+from relplan.output.plots import provenance_footer, save_figure
 from relplan.output.report import write_report
 
 
@@ -84,6 +85,8 @@ def write_plan_outputs(result: dict[str, Any], directory: Path) -> list[Path]:
         figures.append(("tornado", tornado_figure(result)))
     pngs = []
     for name, figure in figures:
+        if result.get("provenance"):
+            figure = provenance_footer(figure, provenance_line(result["provenance"]))
         paths = save_figure(figure, directory / name, dpi=110)
         pngs.append(paths[0])
         written += paths
@@ -93,19 +96,22 @@ def write_plan_outputs(result: dict[str, Any], directory: Path) -> list[Path]:
         "objective": _money(p["objective"]),
         "95% CI": f"[{_money(p['ci95'][0])}, {_money(p['ci95'][1])}]",
     } for p in result["frontier"]])  # fmt: skip
-    attribution = "\n".join(f"- {label}: {_money(value)}"
-                            for label, value in result["attribution"].items()) or "- (none)"
+    attribution = pd.DataFrame([{"option": label, "Shapley value": _money(value)}
+                                for label, value in result["attribution"].items()]
+                               or [{"option": "(nothing bought)", "Shapley value": "0"}])
     sections = [
         ("Setup", f"{result['evaluated']} of {result['portfolio_count']} portfolios evaluated "
                   f"({result['search']} search), {result['trials']} trials each on common "
                   f"failure streams (seed {result['seed']}); objective "
-                  f"{result['objective']}."),
-        ("What each option is worth (Shapley values)", attribution),
+                  f"{result['objective']}; each option's worth inside the best portfolio is "
+                  "its Shapley value, and the values add up to the portfolio's gain."),
     ]
+    tables = [("Pareto frontier", frontier),
+              ("What each option of the best portfolio is worth", attribution)]
     report = write_report(directory, f"Redundancy plan: {result['plan']}",
                           result["question"] or "Which portfolio of options is best?",
-                          plan_answer(result), sections, [("Pareto frontier", frontier)],
-                          pngs, result.get("provenance"), result.get("source"))  # fmt: skip
+                          plan_answer(result), sections, tables, pngs,
+                          result.get("provenance"), result.get("source"))  # fmt: skip
     written += list(report)
     if result.get("provenance"):
         written.append(write_provenance(directory, result["provenance"], written))

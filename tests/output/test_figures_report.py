@@ -347,6 +347,7 @@ def test_readme_gallery_shows_every_figure_type(simulate_out: Path, sweep_out) -
     written = {p.stem for p in [*simulate_out.glob("*.png"), *study_dir.glob("*.png")]}
     assert written - {"lost-hours-ci-by-point"} <= stems  # one of each figure type
     assert "goodput-vs-interval" in stems and "sweep" in stems
+    assert {"frontier", "attribution", "tornado"} <= stems  # relplan plan's figures
 
 
 @pytest.mark.parametrize("study_path", SHIPPED_STUDIES,
