@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from relplan.analysis.provenance import config_digest
 from relplan.analysis.scenarios import run_scenario
-from relplan.cluster.budget import net_value, scenario_cost
+from relplan.analysis.store import PointStore, point_key
+from relplan.cluster.budget import ScenarioCost, net_value, scenario_cost
 from relplan.config.loading import load_config
 from relplan.config.schema import RelplanConfig
 from relplan.errors import ConfigError
@@ -79,6 +81,7 @@ def compare_scenarios(
     workers: int | None = None,
     progress: Callable[[int], None] | None = None,
     configs: list[RelplanConfig] | None = None,
+    store: PointStore | None = None,
 ) -> dict[str, Any]:
     """Run scenarios on common failure streams and compare them with the first.
 
@@ -93,6 +96,9 @@ def compare_scenarios(
         Called with the trials of each finished block of any scenario.
     configs : list of RelplanConfig, optional
         The scenarios' configs, already loaded (see :func:`load_scenarios`).
+    store : PointStore, optional
+        Finished scenarios: reused when found (same config, seed, trials and budget),
+        each stored the moment it finishes.
 
     Returns
     -------
@@ -119,8 +125,16 @@ def compare_scenarios(
     workers = workers if workers is not None else settings.workers
     budget = configs[0].budget
     rows, costs = [], []
+    kind = "compare" if budget is None else f"compare:{config_digest(budget)}"
     for spec, config in zip(scenarios, configs, strict=True):
         name = scenario_name(spec, config)
+        key = point_key(config_digest(config), seed, trials, kind)
+        stored = store.get(key) if store is not None else None
+        if stored is not None:
+            rows.append({**stored["row"], "scenario": name})
+            if budget is not None:
+                costs.append(ScenarioCost(*stored["cost"]))
+            continue
         result = run_scenario(config, trials, seed, name, workers, progress)
         summary = result.summary()
         row: dict[str, Any] = {
@@ -142,6 +156,10 @@ def compare_scenarios(
             row.update({"hardware_price": cost.hardware_price,
                         "hardware_charge": cost.hardware_charge,
                         "lost_value": cost.lost_value, "total_cost": cost.total})
+        if store is not None:
+            store.put(key, {"row": row, "cost": None if budget is None else [
+                cost.hardware_price, cost.hardware_charge, cost.gpu_hours_lost,
+                cost.lost_value, cost.total]}, "compare", name)  # fmt: skip
         rows.append(row)
     for index, row in enumerate(rows):
         row["gpu_hours_saved_vs_first"] = rows[0]["gpu_hours_lost"] - row["gpu_hours_lost"]

@@ -495,6 +495,7 @@ def compare_command(
     workers: WorkersOption = None,
     as_json: JsonOption = False,
     out: Annotated[Path | None, out_option("comparison.csv and comparison.json here")] = None,
+    fresh: FreshOption = False,
 ) -> None:
     """Compare scenarios on common failure streams: goodput, GPU-hours, cost and net value.
 
@@ -502,8 +503,12 @@ def compare_command(
     reference. --set and --interval apply to every scenario, before its variant. With a
     budget table in the first config, each scenario is also priced (its hardware charge
     for the job and the value of the GPU-hours it loses) and its net value against the
-    reference and break-even GPU-hour value are shown.
+    reference and break-even GPU-hour value are shown. With --out, each scenario is
+    stored the moment it finishes (points.sqlite), and a rerun reuses them (--fresh
+    ignores them).
     """
+    from contextlib import ExitStack
+
     from relplan.analysis.compare import (
         ScenarioSpec,
         compare_scenarios,
@@ -523,8 +528,19 @@ def compare_command(
         check_output_dir(out)
     trials, seed, workers, key = _settings(configs[0], trials, seed, workers)
     _check_memory(configs, "compare", trials, key, workers)
-    with _progress("comparing", len(configs) * trials, _shows_progress(as_json)) as advance:
-        data = compare_scenarios(scenarios, trials, seed, workers, advance, configs)
+    with ExitStack() as stack:
+        store = None
+        if out is not None:
+            from relplan.analysis.store import STORE_NAME, PointStore
+
+            store = stack.enter_context(PointStore(out / STORE_NAME, fresh))
+        with _progress("comparing", len(configs) * trials,
+                       _shows_progress(as_json)) as advance:  # fmt: skip
+            data = compare_scenarios(scenarios, trials, seed, workers, advance, configs,
+                                     store)  # fmt: skip
+        if store is not None and store.reused:
+            _note(f"reused {store.reused} of {len(configs)} scenarios finished before "
+                  f"({out / STORE_NAME}; --fresh ignores them)")
     if out is not None:
         from relplan.output.files import write_comparison_files
 

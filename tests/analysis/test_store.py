@@ -90,3 +90,23 @@ def test_a_sweep_killed_with_sigkill_resumes_to_the_uninterrupted_results(tmp_pa
     again = _sweep(study, killed, "--fresh", "--trials", "50")
     _, stderr = again.communicate(timeout=600)
     assert again.returncode == 0 and "reused" not in stderr
+
+
+def test_compare_reuses_its_stored_scenarios(tmp_path) -> None:
+    """compare --out stores each scenario; a rerun reuses them all and prints the same
+    comparison; a changed budget is a different point."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from relplan.cli.app import app
+
+    runner = CliRunner()
+    args = ["compare", str(CONFIGS / "small.toml"), "--variant", "no spares: job.spares=0",
+            "--trials", "30", "--json", "--out", str(tmp_path)]
+    first, again = runner.invoke(app, args), runner.invoke(app, args)
+    assert first.exit_code == again.exit_code == 0, again.output
+    assert "reused" not in first.stderr and "reused 2 of 2 scenarios" in again.stderr
+    assert json.loads(again.stdout)["scenarios"] == json.loads(first.stdout)["scenarios"]
+    priced = runner.invoke(app, [*args, "--set", "budget.gpu_hour_value=5"])
+    assert priced.exit_code == 0 and "reused" not in priced.stderr
