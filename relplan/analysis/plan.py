@@ -39,7 +39,9 @@ from relplan.analysis.results import Z_95
 from relplan.analysis.scenarios import run_scenario
 from relplan.analysis.store import PointStore, point_key
 from relplan.cluster.budget import hardware_price
+from relplan.config.loading import parse_config
 from relplan.config.plan import PLAN_OBJECTIVES, Plan, Portfolio
+from relplan.config.schema import BudgetConfig
 
 
 @dataclass(frozen=True)
@@ -226,32 +228,46 @@ class PlanRun:
     _base: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray, float]] = field(
         default_factory=dict
     )
+    _arrays: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def sense(self) -> str:
         """"max" or "min" for the plan's objective."""
         return PLAN_OBJECTIVES[self.plan.spec.objective]
 
+    def key(self, portfolio: Portfolio, extra: tuple[str, ...] = ()) -> str:
+        """The store key of a portfolio's run (its resolved config, seed and trials)."""
+        config = self.plan.config(portfolio, extra)
+        return point_key(config_digest(config), self.seed, self.trials, "plan")
+
+    def finished(self, portfolio: Portfolio, arrays: dict[str, Any],
+                 extra: tuple[str, ...] = ()) -> None:  # fmt: skip
+        """Keep a portfolio's run computed elsewhere (on Dask), and store it."""
+        key = self.key(portfolio, extra)
+        self._arrays[key] = arrays
+        if self.store is not None:
+            self.store.put(key, arrays, "plan", "; ".join(self.plan.names(portfolio)) or "base")
+
+    def known(self, portfolio: Portfolio, extra: tuple[str, ...] = ()) -> bool:
+        """Whether a portfolio's run is held or stored already."""
+        key = self.key(portfolio, extra)
+        return key in self._arrays or (self.store is not None and self.store.get(key) is not None)
+
     def _per_trial(self, portfolio: Portfolio, extra: tuple[str, ...]):
         """Per-trial wall hours and GPU-hours lost, and the hardware price, of a portfolio
-        (from the store when it holds them; stored the moment they are computed)."""
-        config = self.plan.config(portfolio, extra)
-        key = point_key(config_digest(config), self.seed, self.trials, "plan")
-        stored = self.store.get(key) if self.store is not None else None
-        if stored is not None:
-            return np.array(stored["wall"]), np.array(stored["lost"]), float(stored["price"])
-        result = run_scenario(config, self.trials, self.seed, "plan", self.workers,
-                              self.progress)  # fmt: skip
-        job = result.model.job
-        wall = result.outcomes.wall_hours
-        lost = (wall - job.work_hours) * job.gpus
-        budget = self.plan.base.budget
-        assert budget is not None  # load_plan checks it
-        price = hardware_price(config, result.model.inventory, budget)
-        if self.store is not None:
-            self.store.put(key, {"wall": wall.tolist(), "lost": lost.tolist(), "price": price},
-                           "plan", "; ".join(self.plan.names(portfolio)) or "base")
-        return wall, lost, price
+        (from what is held or stored when it is there; stored the moment it is computed)."""
+        key = self.key(portfolio, extra)
+        arrays = self._arrays.get(key)
+        if arrays is None and self.store is not None:
+            arrays = self.store.get(key)
+        if arrays is None:
+            budget = self.plan.base.budget
+            assert budget is not None  # load_plan checks it
+            arrays = portfolio_run(self.plan.base_document, self.plan.overrides(portfolio, extra),
+                                   budget, self.trials, self.seed, self.workers,
+                                   self.progress)  # fmt: skip
+            self.finished(portfolio, arrays, extra)
+        return np.array(arrays["wall"]), np.array(arrays["lost"]), float(arrays["price"])
 
     def evaluate(self, portfolio: Portfolio, extra: tuple[str, ...] = ()) -> Evaluation:
         """The portfolio's evaluation (under the uncertain draw ``extra``), cached."""
@@ -269,6 +285,41 @@ class PlanRun:
         evaluation = _evaluate(self.plan, portfolio, cost, wall, lost, base_wall, base_lost)
         self.cache[key] = evaluation
         return evaluation
+
+
+def portfolio_run(document: dict[str, Any], overrides: list[str], budget: BudgetConfig,
+                  trials: int, seed: int, workers: int = 1,
+                  progress: Callable[[int], None] | None = None) -> dict[str, Any]:  # fmt: skip
+    """Simulate one portfolio: per-trial wall hours and GPU-hours lost, and the price of
+    the hardware its job holds (runs here, in a thread, or on a Dask worker).
+
+    Returns
+    -------
+    dict
+        ``wall`` and ``lost`` (lists, one entry per trial) and ``price`` (currency).
+    """
+    config = parse_config(document, overrides)
+    result = run_scenario(config, trials, seed, "plan", workers, progress)
+    job = result.model.job
+    wall = result.outcomes.wall_hours
+    lost = (wall - job.work_hours) * job.gpus
+    price = hardware_price(config, result.model.inventory, budget)
+    return {"wall": wall.tolist(), "lost": lost.tolist(), "price": float(price)}
+
+
+def _run_on_dask(run: PlanRun, portfolios: list[Portfolio], client: Any) -> None:
+    """Run the portfolios not held or stored yet on Dask, keeping each as it finishes."""
+    from dask.distributed import as_completed
+
+    budget = run.plan.base.budget
+    todo = [p for p in dict.fromkeys(portfolios) if not run.known(p)]
+    futures = {client.submit(portfolio_run, run.plan.base_document, run.plan.overrides(p),
+                             budget, run.trials, run.seed, pure=False): p
+               for p in todo}  # fmt: skip
+    for future in as_completed(futures):
+        run.finished(futures[future], future.result())
+        if run.progress is not None:
+            run.progress(run.trials)
 
 
 def _evaluate(plan: Plan, portfolio: Portfolio, cost: float, wall: np.ndarray,
@@ -310,7 +361,7 @@ def _quantile_ci(values: np.ndarray, q: float) -> tuple[float, tuple[float, floa
 
 def run_plan(plan: Plan, trials: int | None = None, seed: int | None = None,
              workers: int = 1, progress: Callable[[int], None] | None = None,
-             store: PointStore | None = None) -> dict[str, Any]:  # fmt: skip
+             store: PointStore | None = None, client: Any = None) -> dict[str, Any]:  # fmt: skip
     """Search a plan's portfolios, pick the best within its budget, attribute its gain and
     test the recommendation against the uncertain inputs.
 
@@ -326,6 +377,9 @@ def run_plan(plan: Plan, trials: int | None = None, seed: int | None = None,
         Called with the trials of each finished block.
     store : PointStore, optional
         Finished portfolios: reused when found, each stored the moment it is computed.
+    client : distributed.Client, optional
+        Run an exhaustive search's portfolios on this Dask cluster (see
+        :func:`relplan.analysis.sweep.dask_client`); the numbers do not change.
 
     Returns
     -------
@@ -345,6 +399,8 @@ def run_plan(plan: Plan, trials: int | None = None, seed: int | None = None,
     total = math.prod(count + 1 for count in levels)
     if total <= spec.exhaustive_limit:
         search = "exhaustive"
+        if client is not None:
+            _run_on_dask(run, all_portfolios(levels), client)
         for portfolio in all_portfolios(levels):
             run.evaluate(portfolio)
     else:

@@ -77,6 +77,12 @@ def plan_command(
     workers: Annotated[
         int, typer.Option(metavar=WORKERS, min=1, help="Threads running blocks of trials.")
     ] = 1,
+    dask: Annotated[
+        str | None,
+        typer.Option(metavar="ADDRESS", show_default=False,
+                     help='Run the portfolios on Dask: "local" or a scheduler address '
+                          "(checked first)."),
+    ] = None,
     out: Annotated[
         Path | None,
         typer.Option(metavar=DIR, help="Write plan.json, portfolios.csv, figures and reports."),
@@ -92,33 +98,35 @@ def plan_command(
     inputs are drawn. With --out, each portfolio is stored the moment it finishes
     (points.sqlite), and a rerun reuses them (--fresh ignores them).
     """
+    from contextlib import ExitStack
+
     from relplan.analysis.plan import run_plan
     from relplan.analysis.store import STORE_NAME, PointStore
+    from relplan.analysis.sweep import dask_client
     from relplan.cli.render import error_console
     from relplan.config.plan import load_plan
     from relplan.output.files import check_output_dir, to_json
     from relplan.output.plan_report import plan_answer, write_plan_outputs
 
     plan = load_plan(plan_path)
-    store = None
     if out is not None:
         check_output_dir(out)
-        store = PointStore(out / STORE_NAME, fresh)
-    try:
+    with ExitStack() as stack:
+        client = stack.enter_context(dask_client(dask)) if dask is not None else None
+        store = None
+        if out is not None:
+            store = stack.enter_context(PointStore(out / STORE_NAME, fresh))
         if not as_json and error_console.is_terminal:
-            with error_console.status("evaluating portfolios") as status:
-                done = [0]
+            status = stack.enter_context(error_console.status("evaluating portfolios"))
+            done = [0]
 
-                def advance(count: int) -> None:
-                    done[0] += count
-                    status.update(f"evaluating portfolios: {done[0]:,} trials")
+            def advance(count: int) -> None:
+                done[0] += count
+                status.update(f"evaluating portfolios: {done[0]:,} trials")
 
-                result = run_plan(plan, trials, seed, workers, advance, store)
+            result = run_plan(plan, trials, seed, workers, advance, store, client)
         else:
-            result = run_plan(plan, trials, seed, workers, store=store)
-    finally:
-        if store is not None:
-            store.close()
+            result = run_plan(plan, trials, seed, workers, store=store, client=client)
     if store is not None and store.reused:
         error_console.print(f"reused {store.reused} portfolio runs finished before "
                             f"({out / STORE_NAME}; --fresh ignores them)", highlight=False,

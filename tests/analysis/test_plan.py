@@ -284,3 +284,23 @@ def test_a_plan_rerun_reuses_its_stored_portfolios(tmp_path) -> None:
     fresh = runner.invoke(app, ["plan", str(plan), "--trials", "20", "--json", "--out",
                                 str(out), "--fresh"])  # fmt: skip
     assert fresh.exit_code == 0 and "reused" not in fresh.stderr
+
+
+def test_a_plan_on_a_dask_cluster_of_two_workers_gives_the_local_numbers(tmp_path) -> None:
+    """Every portfolio run on a Dask LocalCluster of two workers: the same frontier, best
+    portfolio and attribution as the local run (common seeds, the same code)."""
+    from dask.distributed import Client, LocalCluster
+
+    plan = load_plan(_plan_file(tmp_path, budget=1e6))
+    local = run_plan(plan, trials=25)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                      dashboard_address=None) as cluster, Client(cluster) as client:  # fmt: skip
+        on_dask = run_plan(plan, trials=25, client=client)
+    for key in ("frontier", "best", "attribution", "portfolios"):
+        assert on_dask[key] == local[key], key
+
+
+def test_a_bad_dask_address_is_refused_before_the_work(tmp_path) -> None:
+    result = runner.invoke(app, ["plan", str(_plan_file(tmp_path)), "--dask", "nonsense"])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: --dask:")
