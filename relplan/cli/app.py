@@ -35,6 +35,7 @@ from relplan.cli.common import (
     out_option,
     print_warnings,
     reports_errors,
+    warnings_of,
 )
 from relplan.version import __version__
 
@@ -77,18 +78,8 @@ def _load(config_path: Path, overrides: list[str] | None, warn: bool = True) -> 
 
     config = load_config(config_path, overrides or [])
     if warn:
-        print_warnings(_warnings(config))
+        print_warnings(warnings_of(config))
     return config
-
-
-def _warnings(config: RelplanConfig) -> list[Any]:
-    """The legal but suspicious settings of a config (:func:`config_warnings`)."""
-    from relplan.cluster.topology import check_port_budget
-    from relplan.config.checks import config_warnings
-    from relplan.sim.model import build_model
-
-    model = build_model(config)
-    return config_warnings(config, model.job_mtti_hours, check_port_budget(model.inventory))
 
 
 def _config_name(config: RelplanConfig, config_path: Path) -> str:
@@ -206,7 +197,7 @@ def validate_command(
     from relplan.units import format_duration
 
     config = _load(config_path, [*(overrides or []), *interval_override(interval)], warn=False)
-    problems = _warnings(config)
+    problems = warnings_of(config)
     print_warnings(problems)
     model = build_model(config)
     console.print(
@@ -464,7 +455,7 @@ def _print_grouped_warnings(labelled: list[tuple[str, RelplanConfig]]) -> None:
     first: dict[str, tuple[Any, str]] = {}
     others: dict[str, int] = {}
     for label, config in labelled:
-        for warning in _warnings(config):
+        for warning in warnings_of(config):
             if warning.key in first:
                 others[warning.key] += 1
             else:

@@ -98,6 +98,18 @@ def interval_override(interval: str | None) -> list[str]:
     return [f"job.checkpoint.interval={json.dumps(interval)}"]
 
 
+def warnings_of(config: Any) -> list[Any]:
+    """The legal but suspicious settings of a validated config, each a
+    :class:`~relplan.config.checks.ConfigWarning` (see
+    :func:`~relplan.config.checks.config_warnings`)."""
+    from relplan.cluster.topology import check_port_budget
+    from relplan.config.checks import config_warnings
+    from relplan.sim.model import build_model
+
+    model = build_model(config)
+    return config_warnings(config, model.job_mtti_hours, check_port_budget(model.inventory))
+
+
 def print_warnings(warnings: Iterable[object], where: str = "") -> None:
     """Print each warning as one ``warning: KEY: message`` line on stderr.
 

@@ -348,3 +348,18 @@ def test_readme_documents_the_shared_options() -> None:
     for option in ("--interval", "--workers", "comparison.csv", "trials fit", "--dask"):
         assert option in readme, option
     assert Path(REPO / "relplan" / "analysis" / "memory.py").exists()
+
+
+def test_analyze_prints_the_config_warnings(tmp_path) -> None:
+    """analyze loads its --config itself: a suspicious setting (a checkpoint write longer
+    than the interval) still gets its one warning line, and the analysis still runs."""
+    config = tmp_path / "slow-writes.toml"
+    config.write_text((CONFIGS / "small.toml").read_text().replace('write = "1min"',
+                                                                    'write = "2h"'))
+    assert 'write = "2h"' in config.read_text()
+    result = runner.invoke(app, ["analyze", str(REPO / "tests" / "data" / "incidents.csv"),
+                                 "--config", str(config), "--json"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and "job.checkpoint.write" in warnings[0]
+    assert json.loads(result.stdout)

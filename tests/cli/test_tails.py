@@ -30,3 +30,4 @@ def test_sweep_shows_the_p5_of_goodput(tmp_path) -> None:
                                  "job.work=5d", "--out", str(tmp_path)])  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "P5" in result.stdout
+
