@@ -295,3 +295,18 @@ def format_bytes(size_bytes: float) -> str:
         if abs(size_bytes) >= size:
             return f"{size_bytes / size:.3g} {unit}"
     return f"{size_bytes:.3g} B"
+
+
+def format_money(amount: float) -> str:
+    """Format a currency amount in a few characters: three significant digits and k, M
+    or G.
+
+    Examples
+    --------
+    >>> format_money(1.25e6), format_money(-3.5e4), format_money(900)
+    ('1.25M', '-35k', '900')
+    """
+    for unit, size in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(amount) >= size:
+            return f"{amount / size:.3g}{unit}"
+    return f"{amount:.3g}"

@@ -9,7 +9,7 @@ charge, the value of what it loses, its net value and break-even GPU-hour value.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -157,9 +157,8 @@ def compare_scenarios(
                         "hardware_charge": cost.hardware_charge,
                         "lost_value": cost.lost_value, "total_cost": cost.total})
         if store is not None:
-            store.put(key, {"row": row, "cost": None if budget is None else [
-                cost.hardware_price, cost.hardware_charge, cost.gpu_hours_lost,
-                cost.lost_value, cost.total]}, "compare", name)  # fmt: skip
+            stored_cost = None if budget is None else list(astuple(cost))
+            store.put(key, {"row": row, "cost": stored_cost}, "compare", name)
         rows.append(row)
     for index, row in enumerate(rows):
         row["gpu_hours_saved_vs_first"] = rows[0]["gpu_hours_lost"] - row["gpu_hours_lost"]

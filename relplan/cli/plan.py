@@ -34,7 +34,7 @@ def render_plan(result: dict[str, Any], answer: str, console: Console | None = N
     from rich.table import Table
 
     from relplan.cli import render
-    from relplan.output.plan_plots import _money
+    from relplan.units import format_money
 
     out = console if console is not None else render.console
     table = Table(title=f"Pareto frontier: {result['plan']} ({result['objective']})",
@@ -47,9 +47,9 @@ def render_plan(result: dict[str, Any], answer: str, console: Console | None = N
     for point in result["frontier"]:
         mark = " *" if point["options"] == best["options"] else ""
         table.add_row(" + ".join(point["options"]) + mark if point["options"] else "base" + mark,
-                      _money(point["hardware_cost"]),
-                      f"{_money(point['objective'])} [{_money(point['ci95'][0])}, "
-                      f"{_money(point['ci95'][1])}]")  # fmt: skip
+                      format_money(point["hardware_cost"]),
+                      f"{format_money(point['objective'])} [{format_money(point['ci95'][0])}, "
+                      f"{format_money(point['ci95'][1])}]")  # fmt: skip
     out.print(table)
     if result["attribution"]:
         worth = Table(title="What each option of the best (*) is worth (Shapley value)",
@@ -58,7 +58,7 @@ def render_plan(result: dict[str, Any], answer: str, console: Console | None = N
         worth.add_column("option", overflow="fold")
         worth.add_column("value", justify="right", no_wrap=True)
         for label, value in result["attribution"].items():
-            worth.add_row(label, _money(value))
+            worth.add_row(label, format_money(value))
         out.print(worth)
     out.print(answer, highlight=False, markup=False, soft_wrap=False)
 

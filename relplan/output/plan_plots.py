@@ -11,6 +11,7 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from relplan.output.plots import _new_figure, _style_axes
+from relplan.units import format_money
 
 OBJECTIVE_LABELS = {
     "net_value": "Net value against the base (currency)",
@@ -18,24 +19,6 @@ OBJECTIVE_LABELS = {
     "p95_wall_hours": "Wall time, 95th percentile (hours)",
 }
 """The axis label of each plan objective."""
-
-
-def _money(value: float) -> str:
-    """A currency amount in a few characters: 1.2M, 350k, 900.
-
-    Examples
-    --------
-    >>> _money(1.25e6), _money(-3.5e4), _money(900)
-    ('1.25M', '-35k', '900')
-    """
-    size = abs(value)
-    if size >= 1e9:
-        return f"{value / 1e9:.3g}G"
-    if size >= 1e6:
-        return f"{value / 1e6:.3g}M"
-    if size >= 1e3:
-        return f"{value / 1e3:.3g}k"
-    return f"{value:.3g}"
 
 
 def _name(options: list[str]) -> str:
@@ -76,20 +59,21 @@ def frontier_figure(result: dict[str, Any]) -> Figure:
                  label=f"best: {_name(best['options'])}")  # fmt: skip
     if result.get("budget") is not None:
         axes.axvline(result["budget"], color="#555555", linestyle="--", linewidth=1.0,
-                     label=f"budget {_money(result['budget'])}")  # fmt: skip
+                     label=f"budget {format_money(result['budget'])}")  # fmt: skip
     lines = []
     for number, point in enumerate(frontier, start=1):
         axes.annotate(str(number), (point["hardware_cost"], point["objective"]),
                       textcoords="offset points", xytext=(5, -11), fontsize=7,
                       color="#1f5fa8", fontweight="bold")  # fmt: skip
         lines.append(f"{number}  {_name(point['options'])}\n"
-                     f"    {_money(point['hardware_cost'])}: {_money(point['objective'])}")
+                     f"    {format_money(point['hardware_cost'])}: "
+                     f"{format_money(point['objective'])}")
     key.axis("off")
     key.set_title("The frontier, by cost", fontsize=9, loc="left")
     key.text(0.0, 1.0, "\n".join(lines), va="top", ha="left", fontsize=7.5,
              family="monospace", transform=key.transAxes, wrap=True)  # fmt: skip
-    axes.xaxis.set_major_formatter(lambda x, _pos: _money(x))
-    axes.yaxis.set_major_formatter(lambda y, _pos: _money(y))
+    axes.xaxis.set_major_formatter(lambda x, _pos: format_money(x))
+    axes.yaxis.set_major_formatter(lambda y, _pos: format_money(y))
     axes.set_xlabel("Hardware cost against the base (currency)")
     axes.set_ylabel(OBJECTIVE_LABELS[result["objective"]])
     axes.legend(fontsize=8, loc="best")
@@ -117,12 +101,12 @@ def attribution_figure(result: dict[str, Any]) -> Figure:
     axes.barh(range(len(items)), values, color=colors, height=0.6)
     axes.set_yticks(range(len(items)), labels, fontsize=8)
     for index, value in enumerate(values):
-        axes.annotate(_money(value), (value, index), textcoords="offset points",
+        axes.annotate(format_money(value), (value, index), textcoords="offset points",
                       xytext=(4 if value >= 0 else -4, 0), va="center",
                       ha="left" if value >= 0 else "right", fontsize=8)  # fmt: skip
-    axes.xaxis.set_major_formatter(lambda x, _pos: _money(x))
+    axes.xaxis.set_major_formatter(lambda x, _pos: format_money(x))
     axes.set_xlabel(f"Shapley value ({OBJECTIVE_LABELS[result['objective']].split(' (')[0]})")
-    axes.set_title(f"Adds up to the best portfolio's gain: {_money(sum(values))}", fontsize=9)
+    axes.set_title(f"Adds up to the best portfolio's gain: {format_money(sum(values))}", fontsize=9)
     figure.suptitle(f"What each option is worth — {result['plan']}", fontweight="bold")
     return figure
 
@@ -153,7 +137,7 @@ def tornado_figure(result: dict[str, Any]) -> Figure:
                           xytext=(-4 if left else 4, 0), ha="right" if left else "left",
                           va="center", fontsize=7)  # fmt: skip
     axes.set_yticks(range(len(rows)), [row["input"] for row in rows], fontsize=8)
-    axes.xaxis.set_major_formatter(lambda x, _pos: _money(x))
+    axes.xaxis.set_major_formatter(lambda x, _pos: format_money(x))
     axes.set_xlabel(OBJECTIVE_LABELS[result["objective"]] + " of the best portfolio")
     axes.set_title("each input from low to high, the others at midpoints; blue: the "
                    "objective rises with it, red: falls", fontsize=8)

@@ -12,13 +12,13 @@ from relplan.analysis.provenance import provenance_line
 from relplan.output.files import to_json, write_provenance, write_text_atomic
 from relplan.output.plan_plots import (
     OBJECTIVE_LABELS,
-    _money,
     attribution_figure,
     frontier_figure,
     tornado_figure,
 )
 from relplan.output.plots import provenance_footer, save_figure
 from relplan.output.report import write_report
+from relplan.units import format_money
 
 
 def plan_answer(result: dict[str, Any]) -> str:
@@ -33,14 +33,14 @@ def plan_answer(result: dict[str, Any]) -> str:
     """
     best = result["best"]
     what = " + ".join(best["options"]) if best["options"] else "nothing more than the base"
-    within = f" (within the budget of {_money(result['budget'])})" if result["budget"] else ""
-    sentence = f"Buy {what} for {_money(best['hardware_cost'])} of hardware{within}: "
+    within = f" (within the budget of {format_money(result['budget'])})" if result["budget"] else ""
+    sentence = f"Buy {what} for {format_money(best['hardware_cost'])} of hardware{within}: "
     if result["objective"] == "net_value":
-        sentence += f"net value {_money(best['objective'])} against the base"
+        sentence += f"net value {format_money(best['objective'])} against the base"
     else:
         label = OBJECTIVE_LABELS[result["objective"]].split(" (")[0].lower()
-        sentence += (f"{label} {_money(best['objective'])}, {_money(best['gain'])} better "
-                     "than the base")  # fmt: skip
+        sentence += (f"{label} {format_money(best['objective'])}, "
+                     f"{format_money(best['gain'])} better than the base")  # fmt: skip
     uncertainty = result["uncertainty"]
     if uncertainty:
         sentence += (f"; it stays the best in {uncertainty['p_best_stays_best']:.0%} of "
@@ -92,11 +92,11 @@ def write_plan_outputs(result: dict[str, Any], directory: Path) -> list[Path]:
         written += paths
     frontier = pd.DataFrame([{
         "options": " + ".join(p["options"]) or "base",
-        "hardware cost": _money(p["hardware_cost"]),
-        "objective": _money(p["objective"]),
-        "95% CI": f"[{_money(p['ci95'][0])}, {_money(p['ci95'][1])}]",
+        "hardware cost": format_money(p["hardware_cost"]),
+        "objective": format_money(p["objective"]),
+        "95% CI": f"[{format_money(p['ci95'][0])}, {format_money(p['ci95'][1])}]",
     } for p in result["frontier"]])  # fmt: skip
-    attribution = pd.DataFrame([{"option": label, "Shapley value": _money(value)}
+    attribution = pd.DataFrame([{"option": label, "Shapley value": format_money(value)}
                                 for label, value in result["attribution"].items()]
                                or [{"option": "(nothing bought)", "Shapley value": "0"}])
     sections = [
