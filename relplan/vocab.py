@@ -35,6 +35,12 @@ FABRIC_CLASSES: tuple[str, ...] = ("spine", "core")
 IMPACTS: tuple[str, ...] = ("fatal", "degraded", "transient", "elastic")
 """What a failure does to the job (the codes of the compiled walk follow this order)."""
 
+RECOVERY_STRATEGIES: tuple[str, ...] = (
+    "checkpoint-restart", "elastic", "in-process", "failure-free",
+)  # fmt: skip
+"""What ``job.recovery`` may say: restart from a checkpoint, drop the failed replica,
+recover within the running job (per step), or a failure-free baseline."""
+
 IMPACT_SETTINGS: tuple[str, ...] = ("auto", "fatal", "degraded", "transient")
 """What a config's ``failures.NAME.impact`` may say (``auto``: from the redundancy)."""
 
