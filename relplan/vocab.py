@@ -59,6 +59,20 @@ BUCKETS: tuple[str, ...] = (
 )
 """Names of the wall-clock buckets, in the order of :attr:`TrialOutcomes.bucket_hours`."""
 
+ML_GOODPUT_BADPUT: dict[str, tuple[str, ...]] = {
+    "unproductive_checkpoint_save_time": ("checkpoint",),
+    "unproductive_checkpoint_restore_time": ("restart_load",),
+    "program_startup": ("restart_init",),
+    "wasted_progress_from_disruption": ("rework", "stall"),
+    "infrastructure_recovery_from_disruption": ("detect", "waiting"),
+    "other": ("degraded",),
+}
+"""relplan's hours under the badput names of Google's ml-goodput-measurement (its
+``BadputType``, lower-cased): each name's parts, among the buckets and the restart's two
+parts (``restart_init``, ``restart_load``). ``program_startup`` holds all of a restart's
+start-up (there also ``TPU_INITIALIZATION`` and ``TRAINING_PREP``); data loading is not
+modelled; slowed running (``degraded``) has no name there, so it goes to ``other``."""
+
 PERCENTILES: tuple[int, ...] = (5, 50, 95, 99)
 """Percentiles reported for every metric."""
 

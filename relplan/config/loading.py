@@ -86,6 +86,11 @@ def _parse_override_value(text: str) -> Any:
         return text
 
 
+EXCLUSIVE_OVERRIDES = {"job.work": "job.horizon", "job.horizon": "job.work"}
+"""Keys of which a config holds exactly one: ``--set`` of one drops the other, so that
+``--set job.horizon=28d`` turns a job of fixed work into a calendar window."""
+
+
 def apply_overrides(raw: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
     """Apply ``KEY=VALUE`` overrides with dotted keys to a raw config mapping.
 
@@ -120,6 +125,10 @@ def apply_overrides(raw: dict[str, Any], overrides: list[str]) -> dict[str, Any]
                 raise ConfigError(".".join(parts[: depth + 1]), "is a value, not a table")
             table = child
         table[parts[-1]] = _parse_override_value(text.strip())
+        rival = EXCLUSIVE_OVERRIDES.get(key)
+        if rival is not None:  # setting one of two exclusive keys drops the other
+            rival_table, _, rival_key = rival.rpartition(".")
+            document.get(rival_table, {}).pop(rival_key, None)
     return document
 
 
