@@ -149,6 +149,12 @@ would overflow the engine's integers)."""
 
 def _check_job(config: RelplanConfig) -> None:
     job, checkpoint = config.job, config.job.checkpoint
+    if job.work is None and job.horizon is None:
+        raise ConfigError(
+            "job.work", "is required but missing (or give job.horizon: a calendar window)"
+        )
+    if job.work is not None and job.horizon is not None:
+        raise ConfigError("job.horizon", "give exactly one of job.work and job.horizon")
     intervals = [("job.checkpoint.interval", checkpoint.interval)]
     if checkpoint.fast is not None:
         intervals.append(("job.checkpoint.fast.interval", checkpoint.fast.interval))

@@ -30,10 +30,19 @@ def _raw_value(document: dict[str, Any] | None, loc: tuple[Any, ...]) -> Any:
     return value
 
 
+UNION_TAGS = frozenset({"parts", "duration"})
+"""Tags pydantic puts in an error's location after ``job.restart`` for the form it took (a
+table of parts, or one duration): not keys, so left out of the key an error names."""
+
+
 def _describe(
     error: Any, root: tuple[str, ...], document: dict[str, Any] | None = None
 ) -> tuple[str, str]:
-    key = ".".join(str(part) for part in (*root, *error["loc"])) or "(config)"
+    raw = tuple(error["loc"])
+    loc = tuple(part for k, part in enumerate(raw)
+                if not (part in UNION_TAGS and k > 0 and raw[k - 1] == "restart"))
+    error = {**error, "loc": loc}
+    key = ".".join(str(part) for part in (*root, *loc)) or "(config)"
     kind = error["type"]
     message = error["msg"]
     if kind == "extra_forbidden":

@@ -15,8 +15,10 @@ from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
+    Discriminator,
     Field,
     PrivateAttr,
+    Tag,
     model_validator,
 )
 
@@ -402,6 +404,11 @@ class RestartConfig(_Strict):
         return self
 
 
+def _restart_form(value: Any) -> str:
+    """Which form ``job.restart`` takes: a table of parts, or one duration."""
+    return "parts" if isinstance(value, dict | RestartConfig) else "duration"
+
+
 class InProcessConfig(_Strict):
     """``[job.in_process]``: per-step recovery (just-in-time checkpointing, torchft,
     ElasWave): a failed replica is swapped or dropped within the running job.
@@ -430,21 +437,16 @@ class JobConfig(_Strict):
     gpus: int = Field(gt=0, strict=True)
     work: Hours | None = Field(default=None, gt=0)
     horizon: Hours | None = Field(default=None, gt=0)
-    restart: RestartConfig | Hours = Field(default=0.0)
+    restart: Annotated[
+        Annotated[RestartConfig, Tag("parts")] | Annotated[Hours, Field(ge=0), Tag("duration")],
+        Discriminator(_restart_form),
+    ] = Field(default=0.0)
     step: Hours | None = Field(default=None, gt=0)
     spares: int = Field(default=0, ge=0, strict=True)
     checkpoint: CheckpointConfig
     recovery: Literal[RECOVERY_STRATEGIES] = "checkpoint-restart"
     elastic: ElasticConfig | None = None
     in_process: InProcessConfig | None = None
-
-    @model_validator(mode="after")
-    def _check_work_or_horizon(self) -> JobConfig:
-        if (self.work is None) == (self.horizon is None):
-            raise ValueError("give exactly one of 'work' and 'horizon'")
-        if not isinstance(self.restart, RestartConfig) and not 0.0 <= self.restart:
-            raise ValueError("restart: must be >= 0")
-        return self
 
     @property
     def work_bound_hours(self) -> float:
