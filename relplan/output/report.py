@@ -311,6 +311,32 @@ def markdown_table(frame: pd.DataFrame, digits: int = 4) -> str:
 _NUMBER = re.compile(r"(P\d+ )?[-+]?[\d.,]+(e[-+]?\d+)?( – [-+]?[\d.,]+(e[-+]?\d+)?)?")
 
 
+def _html_prose(text: str) -> str:
+    r"""A section's text as HTML: paragraphs split by blank lines, and ``- `` items (with
+    their indented continuation lines) as a list.
+
+    Examples
+    --------
+    >>> _html_prose("Two stacks:\n\n- fast: a\n  tier\n- slow")
+    '<p>Two stacks:</p><ul><li>fast: a tier</li><li>slow</li></ul>'
+    """
+    blocks: list[str] = []
+    for block in text.strip().split("\n\n"):
+        lines = [line.strip() for line in block.splitlines() if line.strip()]
+        if lines and lines[0].startswith("- "):
+            items: list[str] = []
+            for line in lines:
+                if line.startswith("- "):
+                    items.append(line[2:])
+                else:
+                    items[-1] += " " + line
+            blocks.append("<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in items)
+                          + "</ul>")  # fmt: skip
+        elif lines:
+            blocks.append(f"<p>{html.escape(' '.join(lines))}</p>")
+    return "".join(blocks)
+
+
 def _numeric_column(values: pd.Series) -> bool:
     """Whether every cell reads as a number (or a range, or ``P5 0.97``): right-align it."""
     return all(isinstance(v, int | float | np.number) or bool(_NUMBER.fullmatch(str(v)))
@@ -413,7 +439,7 @@ def write_report(
             f"<p><b>Question.</b> {html.escape(question)}</p>",
             f"<p><b>Answer.</b> {html.escape(answer)}</p>"]
     for heading, text in sections:
-        body += [f"<h2>{html.escape(heading)}</h2>", f"<p>{html.escape(text)}</p>"]
+        body += [f"<h2>{html.escape(heading)}</h2>", _html_prose(text)]
     body.append("<h2>Results</h2>")
     for heading, table in tables:
         body += [f"<h3>{html.escape(heading)}</h3>", _html_table(table)]
