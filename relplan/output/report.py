@@ -180,6 +180,18 @@ def write_simulation_report(
         f"than {format_metric('wall_hours', wall['p95'])} h in 1 run in 20 (P95), for "
         f"{format_metric('wall_hours', job.work_hours)} h of work."
     )
+    work = f"{format_metric('wall_hours', job.work_hours)} h of work"
+    if job.horizon_hours is not None:  # a calendar window: the work done varies
+        done = summary["work_done_hours"]
+        answer = (
+            f"mean goodput {format_metric('goodput', goodput['mean'])} (95% CI "
+            f"{format_metric('goodput', low)} to {format_metric('goodput', high)}) over a "
+            f"{format_metric('wall_hours', job.horizon_hours)}-h window; in 1 run in 20 it "
+            f"is below {format_metric('goodput', goodput['p5'])} (P5). The window gets "
+            f"{format_metric('work_done_hours', done['mean'])} h of work done on average, "
+            f"less than {format_metric('work_done_hours', done['p5'])} h in 1 run in 20."
+        )
+        work = f"a {format_metric('wall_hours', job.horizon_hours)}-h calendar window"
     buckets = pd.DataFrame(
         {"bucket": list(summary["lost_hours_breakdown"]),
          "mean per run (h)": [f"{v:,.2f}" for v in summary["lost_hours_breakdown"].values()]}
@@ -194,7 +206,7 @@ def write_simulation_report(
     )  # fmt: skip
     setup = (
         f"{result.trials:,} trials, seed {result.seed}; {job.gpus:,} GPUs, "
-        f"{format_metric('wall_hours', job.work_hours)} h of work, checkpoint every "
+        f"{work}, checkpoint every "
         f"{job.interval_hours:.3g} h (write {job.write_hours * 60:.3g} min), restart "
         f"{job.restart_hours * 60:.3g} min, job MTTI {result.model.job_mtti_hours:,.3g} h."
     )
