@@ -32,9 +32,10 @@ from relplan.vocab import HIGHER_IS_BETTER, METRIC_LABELS, METRICS, TAIL_PERCENT
 
 
 def median_trial(result: SimulationResult) -> int:
-    """Index of the trial whose wall time is the median: a representative sample trial."""
-    walls = result.outcomes.wall_hours
-    return int(np.argsort(walls)[walls.size // 2])
+    """Index of the trial whose goodput is the median: a representative sample trial (the
+    median wall time, or over a calendar window the median work done)."""
+    goodput = result.trials_frame()["goodput"].to_numpy()
+    return int(np.argsort(-goodput, kind="stable")[goodput.size // 2])
 
 
 def failure_table(summary: dict) -> dict[str, dict[str, float | str]]:
@@ -94,6 +95,7 @@ def write_simulation_figures(
         The files written.
     """
     name = result.config_name
+    job = result.model.job
     trials = result.trials_frame()
     summary = result.summary()
     failures = failure_table(summary)
@@ -107,8 +109,8 @@ def write_simulation_figures(
     sample = median_trial(result)
     intervals, failure_times = trace_trial(result.model, result.seed, sample, result.trials)
     figures["timeline-median-trial"] = plots.trial_timeline(
-        intervals, failure_times, f"{name}, trial {sample} (median wall time)",
-        result.model.job.work_hours,
+        intervals, failure_times, f"{name}, trial {sample} (median goodput)",
+        job.work_hours if job.horizon_hours is None else None,
     )
     line = provenance_line(result.provenance)
     written: list[Path] = []

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -330,14 +331,18 @@ def test_the_optimiser_works_over_a_window() -> None:
     assert result.goodput_at["daly"] == pytest.approx(float(np.mean(done / 5000.0)))
 
 
-def test_simulate_horizon_on_the_command_line() -> None:
+def test_simulate_horizon_on_the_command_line(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
     from relplan.cli.app import app
 
     output = CliRunner().invoke(app, ["simulate", "configs/small.toml", "--trials", "50",
-                                      "--horizon", "7d", "--json"])  # fmt: skip
+                                      "--horizon", "7d", "--json",
+                                      "--out", str(tmp_path / "window")])  # fmt: skip
     assert output.exit_code == 0, output.output
+    report = (tmp_path / "window" / "report.md").read_text()
+    assert "168.0-h calendar window" in report and "work done on average" in report
+    assert (tmp_path / "window" / "timeline-median-trial.png").stat().st_size > 0
     summary = json.loads(output.stdout)
     assert summary["horizon_hours"] == 168 and summary["wall_hours"]["mean"] == 168
     assert summary["goodput"]["mean"] == pytest.approx(
