@@ -32,8 +32,13 @@ SERVER_CLASSES: tuple[str, ...] = ("gpu", "host", "nic")
 FABRIC_CLASSES: tuple[str, ...] = ("spine", "core")
 """Switch tiers above the leaves, which ECMP routes around when one fails."""
 
-IMPACTS: tuple[str, ...] = ("fatal", "degraded", "transient", "elastic")
-"""What a failure does to the job (the codes of the compiled walk follow this order)."""
+IMPACTS: tuple[str, ...] = (
+    "fatal", "degraded", "transient", "elastic", "slow", "corruption",
+)  # fmt: skip
+"""What a failure does to the job (the codes of the compiled walk follow this order):
+``slow`` a fail-slow unit that slows the job until it is detected and evicted,
+``corruption`` silent data corruption found ``detect`` later, which rolls back to the last
+checkpoint before it."""
 
 RECOVERY_STRATEGIES: tuple[str, ...] = (
     "checkpoint-restart", "elastic", "in-process", "failure-free",
@@ -41,7 +46,9 @@ RECOVERY_STRATEGIES: tuple[str, ...] = (
 """What ``job.recovery`` may say: restart from a checkpoint, drop the failed replica,
 recover within the running job (per step), or a failure-free baseline."""
 
-IMPACT_SETTINGS: tuple[str, ...] = ("auto", "fatal", "degraded", "transient")
+IMPACT_SETTINGS: tuple[str, ...] = (
+    "auto", "fatal", "degraded", "transient", "slow", "corruption",
+)  # fmt: skip
 """What a config's ``failures.NAME.impact`` may say (``auto``: from the redundancy)."""
 
 DIMENSIONS: tuple[str, ...] = ("data", "tensor", "pipeline", "expert", "expert_data")
@@ -56,8 +63,10 @@ BUCKETS: tuple[str, ...] = (
     "waiting",
     "degraded",
     "stall",
+    "maintenance",
 )
-"""Names of the wall-clock buckets, in the order of :attr:`TrialOutcomes.bucket_hours`."""
+"""Names of the wall-clock buckets, in the order of :attr:`TrialOutcomes.bucket_hours`
+(``maintenance``: planned maintenance windows, ``[maintenance]``)."""
 
 ML_GOODPUT_BADPUT: dict[str, tuple[str, ...]] = {
     "unproductive_checkpoint_save_time": ("checkpoint",),
@@ -65,13 +74,14 @@ ML_GOODPUT_BADPUT: dict[str, tuple[str, ...]] = {
     "program_startup": ("restart_init",),
     "wasted_progress_from_disruption": ("rework", "stall"),
     "infrastructure_recovery_from_disruption": ("detect", "waiting"),
-    "other": ("degraded",),
+    "other": ("degraded", "maintenance"),
 }
 """relplan's hours under the badput names of Google's ml-goodput-measurement (its
 ``BadputType``, lower-cased): each name's parts, among the buckets and the restart's two
 parts (``restart_init``, ``restart_load``). ``program_startup`` holds all of a restart's
 start-up (there also ``TPU_INITIALIZATION`` and ``TRAINING_PREP``); data loading is not
-modelled; slowed running (``degraded``) has no name there, so it goes to ``other``."""
+modelled; slowed running (``degraded``) and planned maintenance have no name there, so
+they go to ``other``."""
 
 PERCENTILES: tuple[int, ...] = (5, 50, 95, 99)
 """Percentiles reported for every metric."""

@@ -130,7 +130,9 @@ class SimulationResult:
             Columns ``trial``, ``wall_hours``, ``work_done_hours`` (the job's work, or
             what a calendar window got done), ``goodput`` (work done over wall time),
             ``lost_hours`` (wall time not spent on work done), ``gpu_hours_lost``,
-            ``interruptions`` (failures that stopped the job), ``spares_used``, one
+            ``interruptions`` (failures that stopped the job), ``spares_used``,
+            ``maintenances`` (planned windows), ``corrupted_final`` (a corruption never
+            found reached the final weights), one
             ``<bucket>_hours`` column per bucket, ``restart_init_hours`` and
             ``restart_load_hours`` (the restart bucket's two parts) and one
             ``failures_<mode>`` column per failure mode (whatever its impact).
@@ -164,6 +166,8 @@ class SimulationResult:
             "interruptions": outcomes.interruptions_by_mode.sum(axis=1),
             "failures": outcomes.failures_by_mode.sum(axis=1),
             "spares_used": outcomes.spares_used,
+            "maintenances": outcomes.maintenances,
+            "corrupted_final": outcomes.corrupted_final,
         }
         for index, bucket in enumerate(BUCKETS):
             columns[f"{bucket}_hours"] = outcomes.bucket_hours[:, index]
@@ -185,6 +189,9 @@ class SimulationResult:
             hours per bucket), ``restart_parts`` (mean hours of the restart bucket's
             ``init`` and ``load``), ``badput_ml_goodput`` (the same hours under Google's
             ml-goodput-measurement names, :data:`relplan.vocab.ML_GOODPUT_BADPUT`),
+            ``maintenances`` (mean planned maintenance windows, apart from the
+            interruptions), ``p_corrupted_final`` (the share of runs in which a corruption
+            never found reached the final weights),
             ``interruptions_by_class`` (mean per failure mode that can stop the job),
             ``failures_by_class`` (mean failures and impact of every mode) and
             ``provenance`` (:func:`relplan.analysis.provenance.provenance_record`).
@@ -211,6 +218,8 @@ class SimulationResult:
             for bucket in BUCKETS
             if bucket != "useful"
         }
+        result["maintenances"] = float(columns["maintenances"].mean())
+        result["p_corrupted_final"] = float(columns["corrupted_final"].mean())
         result["restart_parts"] = {
             part: float(columns[f"restart_{part}_hours"].mean()) for part in ("init", "load")
         }

@@ -34,7 +34,12 @@ from relplan.cluster.topology import Inventory
 from relplan.comm.inputs import CapacityScale, workload_model
 from relplan.comm.step import slowdown, step_time
 from relplan.config.derived import data_parallel_degree
-from relplan.config.schema import FailureModeConfig, InProcessConfig, RelplanConfig
+from relplan.config.schema import (
+    DEFAULT_FAIL_SLOW_SLOWDOWN,
+    FailureModeConfig,
+    InProcessConfig,
+    RelplanConfig,
+)
 from relplan.vocab import FABRIC_CLASSES, SERVER_CLASSES
 
 MAX_CONCURRENT = 16
@@ -48,7 +53,7 @@ class Impact:
 
     Attributes
     ----------
-    kind : {"fatal", "degraded", "transient", "elastic"}
+    kind : {"fatal", "degraded", "transient", "elastic", "slow", "corruption"}
         What a failure does.
     slowdown_by_count : tuple of float
         Step-time ratio with k = 1, 2, ... failures of the mode unrepaired.
@@ -302,6 +307,13 @@ def resolve_impact(
             impact = _fabric_side(config, inventory, unit)
         else:
             impact = _degraded(config, [CapacityScale(server_nic=0.5)], "half a server's NICs")
+    elif kind == "slow":
+        impact = Impact(
+            "slow", (mode.slowdown or DEFAULT_FAIL_SLOW_SLOWDOWN,),
+            reason=f"fail-slow: runs slowed until evicted ({mode.evict})",
+        )  # fmt: skip
+    elif kind == "corruption":
+        impact = Impact("corruption", reason="silent data corruption: rolls back when found")
     else:  # transient
         stall = mode.stall
         if stall is None:

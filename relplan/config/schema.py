@@ -46,6 +46,20 @@ DEFAULT_PEER_BANDWIDTH = 25e9
 NIC (one per GPU), the share a peer-memory restore sees beside the other ranks' traffic
 (an assumption; GEMINI restores in-memory checkpoints at network speed)."""
 
+DEFAULT_DETECT_HOURS: dict[str, float] = {
+    "auto": 30.0 / 3600.0, "slow": 1.0, "corruption": 24.0,
+}  # fmt: skip
+"""``failures.NAME.detect`` by default, hours, by impact: 30 s for a crash (NCCL's QP retry
+window) and for every other impact not listed; 1 h for a fail-slow unit (straggler
+detectors compare step times over minutes to hours: an assumption); 24 h for silent data
+corruption (Google's scanners and replay find it within days: an assumption)."""
+
+DEFAULT_FAIL_SLOW_SLOWDOWN = 1.25
+"""``slowdown`` of an ``impact = "slow"`` mode by default: the job's step-time ratio while
+one unit straggles. ByteDance's straggler study (OSDI 2025) finds the worst 10% of jobs
+wasting at least 21.3% of their GPU-hours, about a 1.25x step time (an assumption drawn
+from that figure)."""
+
 DEFAULT_REFERENCE_GPUS = 1024
 """``job.restart.reference_gpus`` by default: the job size an ``init`` is measured at."""
 
@@ -173,21 +187,38 @@ class FailureModeConfig(_Strict):
     ``degraded`` (runs on slowed by ``slowdown`` until repaired; default from the
     communication model) or ``transient`` (stalls for ``stall``, default the network's
     failover time, then optionally runs at ``soft_slowdown`` for ``soft_duration``;
-    a stall as long as the collective timeout is fatal).
+    a stall as long as the collective timeout is fatal), ``slow`` (a fail-slow unit: the
+    job runs at ``slowdown`` until ``detect`` notices it, then evicts it: ``evict = "now"``
+    restarts on a spare from the last checkpoint, ``"at-checkpoint"`` runs on to the next
+    checkpoint first) or ``corruption`` (silent data corruption, found ``detect`` later
+    with probability ``detect_probability``: the job rolls back to the last retained
+    checkpoint written before it).
+
+    ``detect`` defaults by impact: 30 s (a crash or a hang's collective error), 1 h for a
+    fail-slow unit and 24 h for corruption (assumptions: :data:`DEFAULT_DETECT_HOURS`).
     """
 
     lifetime: DistributionConfig
     repair: DistributionConfig = Field(default_factory=_zero_repair)
-    detect: Hours = Field(default=30.0 / 3600.0, ge=0)
+    detect: Hours | None = Field(default=None, ge=0)
     unit: Literal[FAILURE_UNITS] | None = None
     start: Literal["equilibrium", "new"] = "equilibrium"
     spares: bool | None = None
     impact: Literal[IMPACT_SETTINGS] = "auto"
+    evict: Literal["now", "at-checkpoint"] = "now"
+    detect_probability: Fraction = Field(default=1.0, ge=0, le=1)
     slowdown: float | None = Field(default=None, ge=1)
     stall: Hours | None = Field(default=None, ge=0)
     soft_slowdown: float | None = Field(default=None, ge=1)
     soft_duration: Hours | None = Field(default=None, ge=0)
 
+
+    @property
+    def detect_hours(self) -> float:
+        """Time from a failure until it is noticed, hours (``detect`` or its default)."""
+        if self.detect is not None:
+            return self.detect
+        return DEFAULT_DETECT_HOURS.get(self.impact, DEFAULT_DETECT_HOURS["auto"])
 
 class ClusterConfig(_Strict):
     """``[cluster]``: the servers and what is in them."""
@@ -326,7 +357,9 @@ class CheckpointConfig(_Strict):
     stops training, and the checkpoint becomes durable only once its background
     persist, a whole write (``size / bandwidth``) after the blocking part, completes.
     ``read_bandwidth`` is the store's aggregate read bandwidth shared by the whole job,
-    for ``job.restart.load = "auto"`` (default: ``bandwidth``).
+    for ``job.restart.load = "auto"`` (default: ``bandwidth``). ``keep`` durable
+    checkpoints are retained (default: all), and every ``archive_every``-th one is kept
+    forever: a corruption found late rolls back to the newest retained one before it.
     """
 
     interval: Hours = Field(gt=0)
@@ -336,6 +369,8 @@ class CheckpointConfig(_Strict):
     read_bandwidth: BytesPerSecond | None = Field(default=None, gt=0)
     blocking_fraction: Fraction = Field(default=1.0, gt=0, le=1)
     fast: FastTierConfig | None = None
+    keep: int | None = Field(default=None, ge=1, strict=True)
+    archive_every: int | None = Field(default=None, ge=1, strict=True)
 
     @model_validator(mode="after")
     def _check_cost(self) -> CheckpointConfig:
@@ -364,6 +399,16 @@ class CheckpointConfig(_Strict):
         """Time after its blocking part until an asynchronous checkpoint is durable, hours
         (0 for a synchronous one: durable when its write ends)."""
         return self.write_hours if self.blocking_fraction < 1.0 else 0.0
+
+
+class MaintenanceConfig(_Strict):
+    """``[maintenance]``: planned maintenance windows, ``every`` (wall clock) for
+    ``duration``; with ``checkpoint_first`` (the default) the job runs on to its next
+    durable checkpoint and stops there, losing no work; without, it stops at once."""
+
+    every: Hours = Field(gt=0)
+    duration: Hours = Field(ge=0)
+    checkpoint_first: bool = True
 
 
 class ElasticConfig(_Strict):
@@ -447,6 +492,7 @@ class JobConfig(_Strict):
     recovery: Literal[RECOVERY_STRATEGIES] = "checkpoint-restart"
     elastic: ElasticConfig | None = None
     in_process: InProcessConfig | None = None
+    idle_failures: bool = False
 
     @property
     def work_bound_hours(self) -> float:
@@ -555,6 +601,7 @@ class RelplanConfig(_Strict):
     failures: dict[str, FailureModeConfig] = Field(default_factory=dict)
     job: JobConfig
     workload: WorkloadConfig | None = None
+    maintenance: MaintenanceConfig | None = None
     budget: BudgetConfig | None = None
     simulation: SimulationConfig = Field(default_factory=SimulationConfig)
 

@@ -69,6 +69,7 @@ BUCKET_COLORS: dict[str, str] = {
     "waiting": "#7F7F7F",
     "degraded": "#C9B000",
     "stall": "#56B4E9",
+    "maintenance": "#999933",
 }
 """One colour per wall-clock bucket, the same in every figure."""
 
@@ -83,6 +84,8 @@ IMPACT_COLORS: dict[str, str] = {
     "degraded": BUCKET_COLORS["degraded"],
     "transient": BUCKET_COLORS["stall"],
     "elastic": "#7FC97F",
+    "slow": "#AA4499",
+    "corruption": "#882255",
 }
 """Colour of a failure by what it did: stopped the job (red), slowed it (the degraded
 bucket's colour), stalled it (the stall bucket's colour), or was absorbed elastically."""
@@ -91,6 +94,8 @@ _SURVIVED_LABELS: dict[str, str] = {
     "degraded": "survived: ran degraded",
     "transient": "survived: stalled (transient)",
     "elastic": "survived: elastic continue",
+    "slow": "fail-slow: ran slowed, then evicted",
+    "corruption": "corruption: rolled back when found",
 }
 
 LOST_BUCKETS: tuple[str, ...] = tuple(bucket for bucket in BUCKETS if bucket != "useful")

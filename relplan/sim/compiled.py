@@ -29,14 +29,18 @@ import numpy as np
 from relplan.sim.closed_forms import checkpoint_count
 from relplan.sim.model import SimulationModel
 from relplan.sim.rng import duration_code
-from relplan.vocab import BUCKETS
+from relplan.vocab import BUCKETS, IMPACTS
 
-FATAL, DEGRADED, TRANSIENT, ELASTIC = 0, 1, 2, 3
-"""Impact codes of a failure mode (:attr:`CompiledModes.impact`)."""
+FATAL, DEGRADED, TRANSIENT, ELASTIC, SLOW, CORRUPTION = range(len(IMPACTS))
+"""Impact codes of a failure mode (:attr:`CompiledModes.impact`), in the order of
+:data:`relplan.vocab.IMPACTS`."""
 
-IMPACT_CODES = {"fatal": FATAL, "degraded": DEGRADED, "transient": TRANSIENT,
-                "elastic": ELASTIC}  # fmt: skip
+IMPACT_CODES = {name: code for code, name in enumerate(IMPACTS)}
 """The impact code of each impact name."""
+
+NO_STOP, STOP_MAINTENANCE, STOP_EVICTION = 0, 1, 2
+"""Planned stops a trial may have pending at its next checkpoint
+(:attr:`TrialState.pending_stop`, bit flags)."""
 
 RUNNING, RESTARTING, FINISHED = 0, 1, 2
 """Phase codes of a trial (:attr:`TrialState.phase`)."""
@@ -54,7 +58,7 @@ MAX_DEGRADATIONS = 256
 more sets the overflow flag."""
 
 TRACE_RUN, TRACE_RESTART, TRACE_DETECT, TRACE_WAIT, TRACE_FAILURE, TRACE_STALL = range(6)
-TRACE_FINISH, TRACE_ROLLBACK = 6, 7
+TRACE_FINISH, TRACE_ROLLBACK, TRACE_MAINTENANCE, TRACE_STOP = 6, 7, 8, 9
 """Row codes of a trace (:attr:`TraceBuffer.rows`)."""
 
 TRACE_COLUMNS = 6
@@ -93,6 +97,18 @@ class CompiledJob(NamedTuple):
         background persist), hours; 0 for synchronous writes.
     horizon_hours : float
         Wall time at which every trial stops (inf: when its work is done), hours.
+    idle_failures : bool
+        Whether the hardware fails while the job is down (the on-the-fly modes).
+    keep_checkpoints : int
+        Durable checkpoints retained (0: all).
+    archive_every : int
+        Every how many durable checkpoints one is kept forever (0: none).
+    maintenance_every_hours : float
+        Planned maintenance every so many wall-clock hours (inf: none).
+    maintenance_hours : float
+        Length of a maintenance window, hours.
+    maintenance_checkpoint_first : bool
+        Whether the job runs on to its next durable checkpoint before maintenance.
     last_segment_work_hours : float
         Compute of the last segment, which ends the job without a write, hours.
     durable_every : int
@@ -115,6 +131,12 @@ class CompiledJob(NamedTuple):
     restart_init_hours: float
     persist_hours: float
     horizon_hours: float
+    idle_failures: bool
+    keep_checkpoints: int
+    archive_every: int
+    maintenance_every_hours: float
+    maintenance_hours: float
+    maintenance_checkpoint_first: bool
     last_segment_work_hours: float
     durable_every: int
     total_segments: int
@@ -148,6 +170,10 @@ class CompiledModes(NamedTuple):
     rework_hours : numpy.ndarray of float
         Job-time an elastic failure throws away (the step an in-process recovery redoes),
         hours.
+    evict_at_checkpoint : numpy.ndarray of bool
+        For a slow mode: evict at the next checkpoint rather than at once.
+    detect_probability : numpy.ndarray of float
+        For a corruption mode: the chance that it is found.
     slowdown_table : numpy.ndarray of float
         Shape (2 x modes, depth): row ``m`` is the step-time ratio with ``k`` concurrent
         degradations of mode ``m`` (column ``k``; the last column holds for more), row
@@ -180,6 +206,8 @@ class CompiledModes(NamedTuple):
     soft_hours: np.ndarray
     survivable_count: np.ndarray
     rework_hours: np.ndarray
+    evict_at_checkpoint: np.ndarray
+    detect_probability: np.ndarray
     slowdown_table: np.ndarray
     repair_kind: np.ndarray
     repair_scale_hours: np.ndarray
@@ -295,6 +323,30 @@ class TrialState(NamedTuple):
         Shape (trials, 2 x modes): degradations in progress per slowdown-table row.
     overflow : numpy.ndarray of bool
         One flag: set if a trial ran out of degradation slots.
+    next_maintenance_hours : numpy.ndarray of float
+        Wall-clock time of each trial's next scheduled maintenance, hours (inf: none).
+    maintenances : numpy.ndarray of int64
+        Maintenance windows each trial went through.
+    pending_stop : numpy.ndarray of int64
+        Planned stops waiting for the next checkpoint: :data:`STOP_MAINTENANCE` and
+        :data:`STOP_EVICTION` bit flags.
+    evict_at_hours : numpy.ndarray of float
+        Exposure at which a fail-slow unit is detected (inf: none pending).
+    evict_mode : numpy.ndarray of int64
+        The fail-slow mode to evict.
+    evict_repair_hours : numpy.ndarray of float
+        Repair time of the fail-slow unit to evict, hours.
+    corruption_found_hours : numpy.ndarray of float
+        Exposure at which a pending corruption is found (inf: none).
+    corruption_checkpoint : numpy.ndarray of int64
+        The last checkpoint written before the pending corruption.
+    corruption_mode : numpy.ndarray of int64
+        The corruption mode pending.
+    corruption_repair_hours : numpy.ndarray of float
+        Repair time of the unit that corrupted, hours.
+    undetected_checkpoint : numpy.ndarray of int64
+        The last checkpoint before the earliest corruption never to be found (-1: none):
+        if it is still there when the job ends, the corruption reached the final weights.
     events_walked : numpy.ndarray of int64
         Steps each trial has walked so far.
     too_many_events : numpy.ndarray of bool
@@ -330,13 +382,24 @@ class TrialState(NamedTuple):
     degradation_count: np.ndarray
     degradations_by_row: np.ndarray
     overflow: np.ndarray
+    next_maintenance_hours: np.ndarray
+    maintenances: np.ndarray
+    pending_stop: np.ndarray
+    evict_at_hours: np.ndarray
+    evict_mode: np.ndarray
+    evict_repair_hours: np.ndarray
+    corruption_found_hours: np.ndarray
+    corruption_checkpoint: np.ndarray
+    corruption_mode: np.ndarray
+    corruption_repair_hours: np.ndarray
+    undetected_checkpoint: np.ndarray
     events_walked: np.ndarray
     too_many_events: np.ndarray
 
     @classmethod
     def at_start(
         cls, n_trials: int, n_modes: int, n_spares: int,
-        degradation_slots: int = MAX_DEGRADATIONS,
+        degradation_slots: int = MAX_DEGRADATIONS, first_maintenance_hours: float = np.inf,
     ) -> TrialState:  # fmt: skip
         """The state of ``n_trials`` trials before they start: running, nothing done.
 
@@ -350,6 +413,8 @@ class TrialState(NamedTuple):
             Spare servers in the pool.
         degradation_slots : int
             Room for concurrent degradations per trial.
+        first_maintenance_hours : float
+            Wall-clock time of the first planned maintenance (inf: none).
         """
         n = n_trials
         return cls(
@@ -381,6 +446,17 @@ class TrialState(NamedTuple):
             degradation_count=np.zeros(n, dtype=np.int64),
             degradations_by_row=np.zeros((n, 2 * n_modes), dtype=np.int64),
             overflow=np.zeros(1, dtype=np.bool_),
+            next_maintenance_hours=np.full(n, first_maintenance_hours),
+            maintenances=np.zeros(n, dtype=np.int64),
+            pending_stop=np.zeros(n, dtype=np.int64),
+            evict_at_hours=np.full(n, np.inf),
+            evict_mode=np.zeros(n, dtype=np.int64),
+            evict_repair_hours=np.zeros(n),
+            corruption_found_hours=np.full(n, np.inf),
+            corruption_checkpoint=np.zeros(n, dtype=np.int64),
+            corruption_mode=np.zeros(n, dtype=np.int64),
+            corruption_repair_hours=np.zeros(n),
+            undetected_checkpoint=np.full(n, -1, dtype=np.int64),
             events_walked=np.zeros(n, dtype=np.int64),
             too_many_events=np.zeros(1, dtype=np.bool_),
         )
@@ -511,6 +587,12 @@ def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledMo
         restart_init_hours=float(job.restart_init_hours),
         persist_hours=float(job.persist_hours),
         horizon_hours=float(np.inf if job.horizon_hours is None else job.horizon_hours),
+        idle_failures=bool(job.idle_failures),
+        keep_checkpoints=int(job.keep_checkpoints or 0),
+        archive_every=int(job.archive_every or 0),
+        maintenance_every_hours=float(job.maintenance_every_hours or np.inf),
+        maintenance_hours=float(job.maintenance_hours),
+        maintenance_checkpoint_first=bool(job.maintenance_checkpoint_first),
         last_segment_work_hours=float(job.work_hours - checkpoints * segment),
         durable_every=int(job.durable_every),
         total_segments=int(checkpoints + 1),
@@ -541,6 +623,8 @@ def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledMo
             dtype=np.int64,
         ),
         rework_hours=np.array([m.rework_hours for m in modes], dtype=float),
+        evict_at_checkpoint=np.array([m.evict_at_checkpoint for m in modes], dtype=np.bool_),
+        detect_probability=np.array([m.detect_probability for m in modes], dtype=float),
         slowdown_table=table,
         repair_kind=np.array([duration_code(m.repair.kind) for m in modes], dtype=np.int64),
         repair_scale_hours=np.array([m.repair.scale_hours for m in modes], dtype=float),

@@ -79,6 +79,11 @@ class TrialOutcomes:
         Shape (trials, len(BUCKETS)): wall hours in each bucket; rows sum to wall_hours.
     restart_init_hours : numpy.ndarray
         Of the ``restart`` bucket, the hours of start-up; the rest is checkpoint load.
+    maintenances : numpy.ndarray
+        Planned maintenance windows, counted apart from the interruptions.
+    corrupted_final : numpy.ndarray
+        Whether a corruption never found reached the final weights (or, over a calendar
+        window, the weights at its end).
     failures_by_mode : numpy.ndarray
         Shape (trials, modes): failures that reached the job, per failure mode.
     interruptions_by_mode : numpy.ndarray
@@ -98,6 +103,8 @@ class TrialOutcomes:
     wall_hours: np.ndarray
     bucket_hours: np.ndarray
     restart_init_hours: np.ndarray
+    maintenances: np.ndarray
+    corrupted_final: np.ndarray
     failures_by_mode: np.ndarray
     interruptions_by_mode: np.ndarray
     spares_used: np.ndarray
@@ -286,12 +293,17 @@ def _outcomes(state: TrialState, modes: tuple[FailureMode, ...]) -> TrialOutcome
         wall_hours=state.wall_hours,
         bucket_hours=state.bucket_hours,
         restart_init_hours=state.restart_init_hours,
+        maintenances=state.maintenances,
+        corrupted_final=state.undetected_checkpoint >= 0,
         failures_by_mode=state.failures_by_mode,
         interruptions_by_mode=state.interruptions_by_mode,
         spares_used=state.spares_used,
         mode_names=tuple(m.name for m in modes),
         mode_impacts=tuple(m.impact for m in modes),
-        mode_interrupts=tuple(m.is_fatal or m.survivable_count is not None for m in modes),
+        mode_interrupts=tuple(
+            m.is_fatal or m.survivable_count is not None or m.impact in ("slow", "corruption")
+            for m in modes
+        ),
     )
 
 
@@ -309,10 +321,18 @@ def degradation_slots(model: SimulationModel) -> int:
         duration = mode.stall_hours + mode.soft_hours
         if mode.impact in ("degraded", "elastic"):
             duration += mode.repair.mean_hours
+        elif mode.impact == "slow":  # until evicted
+            duration += mode.detect_hours + model.job.interval_hours
         expected += mode.job_rate_per_hour * duration
     if not any(mode.impact != "fatal" for mode in model.modes):
         return 0
     return int(3 * expected + 12 * math.sqrt(expected) + 16)
+
+
+def first_maintenance_hours(model: SimulationModel) -> float:
+    """Wall-clock time of the first planned maintenance window, hours (inf: none)."""
+    every = model.job.maintenance_every_hours
+    return math.inf if every is None else every
 
 
 def first_window_hours(model: SimulationModel) -> float:
@@ -383,7 +403,8 @@ def simulate_block(
                              start=modes[index].start)
         for index in compiled.window_modes
     }  # fmt: skip
-    state = TrialState.at_start(n_trials, len(modes), job.spares, degradation_slots(model))
+    state = TrialState.at_start(n_trials, len(modes), job.spares, degradation_slots(model),
+                                first_maintenance_hours(model))  # fmt: skip
 
     first_window = window_factor * first_window_hours(model)
     step = 0.25 * first_window
@@ -457,7 +478,8 @@ def walk_trial(
     times = np.asarray(failure_exposure_hours, dtype=float)
     if np.any(np.diff(times) < 0):
         raise ValueError("failure times must be increasing")
-    state = TrialState.at_start(1, len(model.modes), model.job.spares)
+    state = TrialState.at_start(1, len(model.modes), model.job.spares,
+                                first_maintenance_hours=first_maintenance_hours(model))
     window = EventWindow(
         active_trials=np.zeros(1, dtype=np.int64),
         offsets=np.array([0, times.size], dtype=np.int64),
@@ -477,6 +499,8 @@ def concatenate_outcomes(parts: list[TrialOutcomes]) -> TrialOutcomes:
         wall_hours=np.concatenate([p.wall_hours for p in parts]),
         bucket_hours=np.concatenate([p.bucket_hours for p in parts]),
         restart_init_hours=np.concatenate([p.restart_init_hours for p in parts]),
+        maintenances=np.concatenate([p.maintenances for p in parts]),
+        corrupted_final=np.concatenate([p.corrupted_final for p in parts]),
         failures_by_mode=np.concatenate([p.failures_by_mode for p in parts]),
         interruptions_by_mode=np.concatenate([p.interruptions_by_mode for p in parts]),
         spares_used=np.concatenate([p.spares_used for p in parts]),

@@ -39,7 +39,7 @@ class FailureMode:
         Whether a spare server can stand in for the failed unit.
     start : {"equilibrium", "new"}
         Age of the units when the job starts.
-    impact : {"fatal", "degraded", "transient", "elastic"}
+    impact : {"fatal", "degraded", "transient", "elastic", "slow", "corruption"}
         What a failure does to the job (see :mod:`relplan.sim.timeline`).
     slowdown_by_count : tuple of float
         Step-time ratio while ``k`` failures of this mode are unrepaired (entry
@@ -61,6 +61,11 @@ class FailureMode:
     rework_hours : float
         Job-time an ``elastic`` failure throws away: the interrupted step of an
         in-process recovery (0 for elastic recovery), hours.
+    evict_at_checkpoint : bool
+        For a ``slow`` mode: once detected, the unit is evicted at the job's next
+        checkpoint (no work lost) rather than at once (a restart from the last one).
+    detect_probability : float
+        For a ``corruption`` mode: the chance that a corruption is ever found.
     """
 
     name: str
@@ -80,6 +85,8 @@ class FailureMode:
     self_healing: bool = False
     survivable_count: int | None = None
     rework_hours: float = 0.0
+    evict_at_checkpoint: bool = False
+    detect_probability: float = 1.0
 
     @property
     def job_rate_per_hour(self) -> float:
@@ -88,7 +95,8 @@ class FailureMode:
 
     @property
     def is_fatal(self) -> bool:
-        """Whether a failure of this mode interrupts the job."""
+        """Whether a failure of this mode interrupts the job (a crash; an evicted fail-slow
+        unit and a corruption found late do too, but later, and are counted apart)."""
         return self.impact == "fatal"
 
 
@@ -134,6 +142,20 @@ class JobSpec:
         A calendar window: every trial stops at this wall time, whatever work it has
         done (``work_hours`` then bounds the work); None: each trial runs until its work
         is done.
+    idle_failures : bool
+        Whether the job's hardware also fails while the job is down (detection and
+        waiting): such a failure is found at the restart and needs its own replacement.
+    keep_checkpoints : int or None
+        Durable checkpoints retained (None: all).
+    archive_every : int or None
+        Every how many durable checkpoints one is kept forever (None: none).
+    maintenance_every_hours : float or None
+        Planned maintenance every so many wall-clock hours (None: none).
+    maintenance_hours : float
+        Length of a maintenance window, hours.
+    maintenance_checkpoint_first : bool
+        Whether the job runs on to its next durable checkpoint before a maintenance
+        window (no work lost), rather than stopping at once.
     """
 
     gpus: int
@@ -149,6 +171,12 @@ class JobSpec:
     restart_init_hours: float = 0.0
     persist_hours: float = 0.0
     horizon_hours: float | None = None
+    idle_failures: bool = False
+    keep_checkpoints: int | None = None
+    archive_every: int | None = None
+    maintenance_every_hours: float | None = None
+    maintenance_hours: float = 0.0
+    maintenance_checkpoint_first: bool = True
 
     @property
     def segment_hours(self) -> float:
@@ -267,8 +295,8 @@ def build_model(config: RelplanConfig) -> SimulationModel:
             if units == 0:
                 continue
             impact = resolve_impact(config, inventory, name, fabric)
-            detect = impact.detect_hours if impact.detect_hours is not None else mode.detect
-            stall = impact.stall_hours + (mode.detect if impact.kind == "elastic" else 0.0)
+            detect = mode.detect_hours if impact.detect_hours is None else impact.detect_hours
+            stall = impact.stall_hours + (mode.detect_hours if impact.kind == "elastic" else 0.0)
             modes.append(
                 FailureMode(
                     name=part,
@@ -290,9 +318,12 @@ def build_model(config: RelplanConfig) -> SimulationModel:
                     self_healing=impact.self_healing,
                     survivable_count=impact.survivable_count,
                     rework_hours=impact.rework_hours,
+                    evict_at_checkpoint=mode.evict == "at-checkpoint",
+                    detect_probability=mode.detect_probability,
                 )
             )
     restart = restart_parts(config)
+    maintenance = config.maintenance
     return SimulationModel(
         job=JobSpec(
             gpus=job.gpus,
@@ -308,6 +339,12 @@ def build_model(config: RelplanConfig) -> SimulationModel:
             restart_init_hours=restart.init_hours,
             persist_hours=checkpoint.persist_hours,
             horizon_hours=job.horizon,
+            idle_failures=job.idle_failures,
+            keep_checkpoints=checkpoint.keep,
+            archive_every=checkpoint.archive_every,
+            maintenance_every_hours=maintenance.every if maintenance is not None else None,
+            maintenance_hours=maintenance.duration if maintenance is not None else 0.0,
+            maintenance_checkpoint_first=maintenance is None or maintenance.checkpoint_first,
         ),
         modes=tuple(modes),
         inventory=inventory,

@@ -62,19 +62,26 @@ import numba
 import numpy as np
 
 from relplan.sim.compiled import (
+    CORRUPTION,
     DEGRADED,
     ELASTIC,
     FATAL,
     FINISHED,
+    NO_STOP,
     RESTARTING,
     RUNNING,
+    SLOW,
+    STOP_EVICTION,
+    STOP_MAINTENANCE,
     TRACE_DETECT,
     TRACE_FAILURE,
     TRACE_FINISH,
+    TRACE_MAINTENANCE,
     TRACE_RESTART,
     TRACE_ROLLBACK,
     TRACE_RUN,
     TRACE_STALL,
+    TRACE_STOP,
     TRACE_WAIT,
     TRANSIENT,
     CompiledJob,
@@ -88,7 +95,13 @@ from relplan.sim.compiled import (
 from relplan.sim.rng import duration_from_uniform, uniform
 
 B_USEFUL, B_REWORK, B_CHECKPOINT, B_DETECT, B_RESTART, B_WAITING, B_DEGRADED, B_STALL = range(8)
+B_MAINTENANCE = 8
 """Columns of ``TrialState.bucket_hours`` (the order of :data:`relplan.vocab.BUCKETS`)."""
+
+NO_STOP_KIND, FAILURE, STOP_AT_CHECKPOINT, MAINTENANCE_NOW, EVICT_NOW, CORRUPTION_FOUND = range(6)
+"""What stops the job at a step of the walk: nothing, a fatal failure, the checkpoint a
+planned stop waited for, a maintenance window that does not wait, a fail-slow unit
+evicted at once, a corruption found."""
 
 WALK_THREADS = max(1, numba.config.NUMBA_NUM_THREADS)
 """Threads a walk spreads its trials over: numba's thread count (every core, unless
@@ -554,6 +567,135 @@ def first_arrivals(rng_state: np.ndarray, rate: float) -> np.ndarray:
     return out
 
 
+@numba.njit(cache=True)
+def _segments_to_stop(
+    job: CompiledJob, start_index: int, progress: float, most: int, durable_only: bool
+) -> int:
+    """Segments of the run (from checkpoint ``start_index``) up to the checkpoint a planned
+    stop waits for: the next one after ``progress`` job-hours, or the next durable one; 0
+    if the job ends first (none left before its last segment)."""
+    reach = completed_segments(job, start_index, progress, most) + 1
+    if durable_only and job.durable_every > 1:
+        every = job.durable_every
+        reach = ((start_index + reach + every - 1) // every) * every - start_index
+    return reach if reach <= most else 0
+
+
+@numba.njit(cache=True)
+def _hours_to_progress(
+    job: CompiledJob, start_index: int, progress: float, reach: int, slowdown: float,
+    most: int,
+) -> float:  # fmt: skip
+    """Hours of running at ``slowdown`` from ``progress`` job-hours until the run has
+    completed ``reach`` segments: the compute slowed, the writes too if storage shares
+    the fabric."""
+    target = segments_time(job, start_index, reach)
+    if slowdown == 1.0 or job.storage_on_fabric:
+        return (target - progress) * slowdown
+    done = completed_segments(job, start_index, progress, most)
+    slowed = slowed_job_hours(job, start_index, progress, done, most)
+    return (target - progress) + (slowdown - 1.0) * (reach * job.segment_hours - slowed)
+
+
+@numba.njit(cache=True)
+def _retained_before(before: int, newest_durable: int, every: int, keep: int,
+                     archive: int) -> int:  # fmt: skip
+    """The newest durable checkpoint at or before checkpoint ``before`` that is still
+    retained: among the ``keep`` newest durable ones (0: all are kept), else the newest
+    archived one (every ``archive``-th durable one), else the start (0).
+
+    Examples
+    --------
+    >>> _retained_before(7, 10, 1, 0, 0), _retained_before(7, 10, 1, 2, 0)
+    (7, 0)
+    >>> _retained_before(7, 10, 1, 2, 3), _retained_before(7, 12, 2, 0, 0)
+    (6, 6)
+    """
+    target = (before // every) * every
+    if keep > 0 and target < newest_durable - (keep - 1) * every:
+        target = 0
+        if archive > 0:
+            target = (before // (every * archive)) * (every * archive)
+    return min(target, newest_durable)
+
+
+@numba.njit(cache=True)
+def _end_slow_degradations(
+    trial: int, degradation_end: np.ndarray, degradation_row: np.ndarray,
+    degradation_count: np.ndarray, degradations_by_row: np.ndarray,
+) -> None:  # fmt: skip
+    """End the trial's fail-slow degradations (those with no end): their units are evicted."""
+    k = degradation_count[trial] - 1
+    while k >= 0:
+        if degradation_end[trial, k] == np.inf:
+            last = degradation_count[trial] - 1
+            degradations_by_row[trial, degradation_row[trial, k]] -= 1
+            degradation_end[trial, k] = degradation_end[trial, last]
+            degradation_row[trial, k] = degradation_row[trial, last]
+            degradation_count[trial] = last
+        k -= 1
+
+
+@numba.njit(cache=True)
+def _idle_failures(
+    trial: int, down_wall: float, down_hours: float, modes: CompiledModes,
+    rng_state: np.ndarray, failures_by_mode: np.ndarray, spare_return_hours: np.ndarray,
+    spares_away: np.ndarray, spares_used: np.ndarray, degradation_end: np.ndarray,
+    degradation_row: np.ndarray, degradation_count: np.ndarray,
+    degradations_by_row: np.ndarray, overflow: np.ndarray,
+) -> float:  # fmt: skip
+    """Failures of the on-the-fly modes while the job is down (``job.idle_failures``), from
+    ``down_wall`` for ``down_hours``; returns the extra hours the job then waits.
+
+    The job's hardware fails at its usual rate while idle. A unit that fails is found at
+    the restart and needs its own replacement (a spare, or its repair, which starts then);
+    the restart waits for the last of them, and failures during that wait are found at
+    the next attempt. A degraded mode's unit starts its wall-clock repair at once.
+    """
+    rate = modes.exponential_rate_per_hour
+    columns = modes.exponential_modes.size
+    extra = 0.0
+    t = -math.log(uniform(rng_state, trial)) / rate
+    while True:
+        restart_wall = down_wall + down_hours + extra
+        need = 0.0
+        while t < down_hours + extra:
+            pick = uniform(rng_state, trial) * columns
+            column = min(int(pick), columns - 1)
+            mode = modes.exponential_modes[column]
+            if pick - column >= modes.exponential_probability[column]:
+                mode = modes.exponential_alias[column]
+            repair = duration_from_uniform(
+                modes.repair_kind[mode], modes.repair_scale_hours[mode],
+                modes.repair_shape[mode], uniform(rng_state, trial),
+            )  # fmt: skip
+            failures_by_mode[trial, mode] += 1
+            impact = modes.impact[mode]
+            if impact == DEGRADED:
+                k = degradation_count[trial]
+                if k >= degradation_end.shape[1]:
+                    overflow[0] = True
+                else:
+                    degradation_end[trial, k] = down_wall + t + repair
+                    degradation_row[trial, k] = mode
+                    degradation_count[trial] = k + 1
+                    degradations_by_row[trial, mode] += 1
+            elif impact != TRANSIENT:
+                wait = repair
+                if modes.self_healing[mode]:
+                    wait = max(0.0, down_wall + t + repair - restart_wall)
+                elif modes.uses_spares[mode]:
+                    wait = _replacement_wait(trial, spare_return_hours, spares_away,
+                                             restart_wall, repair)  # fmt: skip
+                    if wait < repair:
+                        spares_used[trial] += 1
+                need = max(need, wait)
+            t += -math.log(uniform(rng_state, trial)) / rate
+        if need <= 0.0:
+            return extra
+        extra += need
+
+
 @numba.njit(cache=True, nogil=True, error_model="numpy")
 def walk_trial_slots(
     first_slot: int,
@@ -608,6 +750,12 @@ def walk_trial_slots(
     restart_init = job.restart_init_hours
     persist = job.persist_hours
     wall_horizon = job.horizon_hours
+    idle_failures = job.idle_failures
+    keep = job.keep_checkpoints
+    archive = job.archive_every
+    maintenance_every = job.maintenance_every_hours
+    maintenance_hours = job.maintenance_hours
+    maintenance_first = job.maintenance_checkpoint_first
     segment = job.segment_hours
     on_fabric = job.storage_on_fabric
     last_work = job.last_segment_work_hours
@@ -622,6 +770,8 @@ def walk_trial_slots(
     mode_soft_hours = modes.soft_hours
     mode_survivable = modes.survivable_count
     mode_rework = modes.rework_hours
+    mode_evict_at_checkpoint = modes.evict_at_checkpoint
+    mode_detect_probability = modes.detect_probability
     n_modes = mode_impact.shape[0]
     slowdown_table = modes.slowdown_table
     repair_kind = modes.repair_kind
@@ -667,6 +817,17 @@ def walk_trial_slots(
     degradation_count = state.degradation_count
     degradations_by_row = state.degradations_by_row
     overflow = state.overflow
+    next_maintenance = state.next_maintenance_hours
+    maintenances = state.maintenances
+    pending_stop = state.pending_stop
+    evict_at = state.evict_at_hours
+    evict_mode = state.evict_mode
+    evict_repair = state.evict_repair_hours
+    corruption_found = state.corruption_found_hours
+    corruption_checkpoint = state.corruption_checkpoint
+    corruption_mode = state.corruption_mode
+    corruption_repair = state.corruption_repair_hours
+    undetected = state.undetected_checkpoint
     events_walked = state.events_walked
     too_many_events = state.too_many_events
     max_events = job.max_events_per_trial
@@ -714,6 +875,25 @@ def walk_trial_slots(
             slowed_before = 0.0
             # the end of the calendar window, on the exposure clock (inf: none)
             x_horizon = wall_horizon - idle[trial]
+            # Planned and delayed events: the next maintenance window (wall clock), a
+            # fail-slow unit detected, a corruption found, and the checkpoint a planned
+            # stop waits for (the next one; the next durable one for maintenance).
+            x_maint = np.inf
+            if not pending_stop[trial] & STOP_MAINTENANCE:
+                x_maint = max(next_maintenance[trial] - idle[trial], x_now)
+            x_stop = np.inf
+            stop_segments = 0
+            if pending_stop[trial] != NO_STOP and phase[trial] == RUNNING:
+                stop_segments = _segments_to_stop(
+                    job, start_index, run_progress[trial], left,
+                    pending_stop[trial] & STOP_MAINTENANCE != 0,
+                )  # fmt: skip
+                if stop_segments > 0:
+                    x_stop = max(phase_start[trial], x_now) + _hours_to_progress(
+                        job, start_index, run_progress[trial], stop_segments, slowdown, left
+                    )  # fmt: skip
+            x_special = min(min(x_maint, x_stop), min(evict_at[trial], corruption_found[trial]))
+            x_evict = evict_at[trial]
             if phase[trial] == RESTARTING:
                 x_phase = phase_start[trial] + (restart_length[trial] - restart_done[trial])
             else:
@@ -731,10 +911,10 @@ def walk_trial_slots(
                                                      done_before, left)
                     # no earlier than at full speed: exact only if it may come first
                     x_phase = phase_start[trial] + (finish - run_progress[trial])
-                    if x_phase <= min(min(x_deg, e_fail), x_horizon):
+                    if x_phase <= min(min(x_deg, e_fail), min(x_horizon, x_special)):
                         x_phase += (slowdown - 1.0) * (left * segment + last_work
                                                        - slowed_before)
-            x_next = min(min(x_phase, x_horizon), min(x_deg, e_fail))
+            x_next = min(min(min(x_phase, x_horizon), min(x_deg, e_fail)), x_special)
             if x_next > horizon or x_next == np.inf:
                 break
 
@@ -825,49 +1005,130 @@ def walk_trial_slots(
                           0.0, 0.0, 0.0)
                 break
 
-            if x_deg <= e_fail:
-                row = degradation_row[trial, first_deg]
-                last = degradation_count[trial] - 1
-                degradation_end[trial, first_deg] = degradation_end[trial, last]
-                degradation_row[trial, first_deg] = degradation_row[trial, last]
-                degradation_count[trial] = last
-                degradations_by_row[trial, row] -= 1
-                slowdown = _current_slowdown(trial, degradations_by_row, slowdown_table)
-                continue
-
-            # A failure at e_fail: take it from its source.
-            if e_exp <= e_win:
-                # Walker's alias method: one uniform picks a column, its fraction the mode
-                pick = uniform(rng_state, trial) * exponential_modes.size
-                column = min(int(pick), exponential_modes.size - 1)
-                if pick - column < exponential_probability[column]:
-                    mode = exponential_modes[column]
+            stop = NO_STOP_KIND
+            stop_mode = -1
+            if x_special <= x_next:
+                # A planned or delayed event: a stop at the checkpoint just reached, a
+                # maintenance window, a fail-slow unit detected, a corruption found.
+                if x_stop <= x_next:
+                    stop = STOP_AT_CHECKPOINT
+                elif x_maint <= x_next:
+                    # the next window on the wall-clock schedule, after this one
+                    while next_maintenance[trial] <= x_next + idle[trial]:
+                        next_maintenance[trial] += maintenance_every
+                    if maintenance_first and phase[trial] == RUNNING:
+                        pending_stop[trial] |= STOP_MAINTENANCE  # at the next durable one
+                        continue
+                    stop = MAINTENANCE_NOW
+                elif x_evict <= x_next:
+                    stop_mode = evict_mode[trial]
+                    evict_at[trial] = np.inf
+                    if mode_evict_at_checkpoint[stop_mode] and phase[trial] == RUNNING:
+                        pending_stop[trial] |= STOP_EVICTION  # at the next checkpoint
+                        continue
+                    stop = EVICT_NOW
+                    repair = evict_repair[trial]
                 else:
-                    mode = exponential_alias[column]
-                repair = duration_from_uniform(
-                    repair_kind[mode], repair_scale_hours[mode], repair_shape[mode],
-                    uniform(rng_state, trial),
-                )
-                next_exponential_hours[trial] = e_exp - math.log(
-                    uniform(rng_state, trial)
-                ) / exponential_rate
+                    stop_mode = corruption_mode[trial]
+                    corruption_found[trial] = np.inf
+                    stop = CORRUPTION_FOUND
+                    repair = corruption_repair[trial]
+                e_fail = x_next
+                mode = stop_mode
             else:
-                mode = event_mode[pointer]
-                repair = event_repair_hours[pointer]
-                pointer += 1
-            failures_by_mode[trial, mode] += 1
-            impact = mode_impact[mode]
-            if (impact == DEGRADED or impact == ELASTIC) and (
-                degradations_by_row[trial, mode] >= mode_survivable[mode]
-            ):
-                impact = FATAL  # nothing left to run on (every spine, too many replicas)
-            if trial == traced:
-                _emit(trace, e_fail + idle[trial], e_fail + idle[trial], TRACE_FAILURE, mode,
-                      impact, 0.0)
+                if x_deg <= e_fail:
+                    row = degradation_row[trial, first_deg]
+                    last = degradation_count[trial] - 1
+                    degradation_end[trial, first_deg] = degradation_end[trial, last]
+                    degradation_row[trial, first_deg] = degradation_row[trial, last]
+                    degradation_count[trial] = last
+                    degradations_by_row[trial, row] -= 1
+                    slowdown = _current_slowdown(trial, degradations_by_row, slowdown_table)
+                    continue
 
-            if impact == FATAL:
-                interruptions_by_mode[trial, mode] += 1
-                if phase[trial] == RESTARTING:
+                # A failure at e_fail: take it from its source.
+                if e_exp <= e_win:
+                    # Walker's alias method: one uniform picks a column, its fraction the mode
+                    pick = uniform(rng_state, trial) * exponential_modes.size
+                    column = min(int(pick), exponential_modes.size - 1)
+                    if pick - column < exponential_probability[column]:
+                        mode = exponential_modes[column]
+                    else:
+                        mode = exponential_alias[column]
+                    repair = duration_from_uniform(
+                        repair_kind[mode], repair_scale_hours[mode], repair_shape[mode],
+                        uniform(rng_state, trial),
+                    )
+                    next_exponential_hours[trial] = e_exp - math.log(
+                        uniform(rng_state, trial)
+                    ) / exponential_rate
+                else:
+                    mode = event_mode[pointer]
+                    repair = event_repair_hours[pointer]
+                    pointer += 1
+                failures_by_mode[trial, mode] += 1
+                impact = mode_impact[mode]
+                if (impact == DEGRADED or impact == ELASTIC) and (
+                    degradations_by_row[trial, mode] >= mode_survivable[mode]
+                ):
+                    impact = FATAL  # nothing left to run on (every spine, too many replicas)
+                if trial == traced:
+                    _emit(trace, e_fail + idle[trial], e_fail + idle[trial], TRACE_FAILURE,
+                          mode, impact, 0.0)  # fmt: skip
+                if impact == SLOW:
+                    # the job runs at the slow unit's pace until a detector notices it; a
+                    # second one meanwhile is evicted with the first
+                    if degradation_count[trial] >= degradation_end.shape[1]:
+                        overflow[0] = True
+                        continue
+                    k = degradation_count[trial]
+                    degradation_end[trial, k] = np.inf  # until evicted
+                    degradation_row[trial, k] = mode
+                    degradation_count[trial] = k + 1
+                    degradations_by_row[trial, mode] += 1
+                    slowdown = _current_slowdown(trial, degradations_by_row, slowdown_table)
+                    if evict_at[trial] == np.inf and not pending_stop[trial] & STOP_EVICTION:
+                        evict_at[trial] = e_fail + mode_detect_hours[mode]
+                        evict_mode[trial] = mode
+                        evict_repair[trial] = repair
+                    continue
+                if impact == CORRUPTION:
+                    # found `detect` later (or never): the last checkpoint before it is the
+                    # newest one without it
+                    before = committed[trial]
+                    if phase[trial] == RUNNING:
+                        before += completed_segments(job, start_index, run_progress[trial],
+                                                     left)  # fmt: skip
+                    if uniform(rng_state, trial) < mode_detect_probability[mode]:
+                        if corruption_found[trial] == np.inf:  # else: an earlier one covers it
+                            corruption_found[trial] = e_fail + mode_detect_hours[mode]
+                            corruption_checkpoint[trial] = before
+                            corruption_mode[trial] = mode
+                            corruption_repair[trial] = repair
+                    elif undetected[trial] < 0:
+                        undetected[trial] = before
+                    continue
+                if impact == FATAL:
+                    stop = FAILURE
+
+            if stop != NO_STOP_KIND:
+                if stop_mode >= 0 or stop == FAILURE:
+                    interruptions_by_mode[trial, mode] += 1
+                if stop == STOP_AT_CHECKPOINT:
+                    # the job has just reached the checkpoint it waited for: keep it all
+                    reach = stop_segments
+                    boundary = segments_time(job, start_index, reach)
+                    run_progress[trial] = boundary
+                    buckets[trial, B_USEFUL] += reach * segment
+                    buckets[trial, B_CHECKPOINT] += boundary - reach * segment
+                    committed[trial] += reach
+                    durable[trial] = max(durable[trial], (committed[trial] // every) * every)
+                    if held.segment > 0:
+                        held = _settle_held_hours(held, every)
+                    if trial == traced:
+                        _emit(trace, e_fail + idle[trial], e_fail + idle[trial], TRACE_STOP,
+                              0.0, 0.0, 0.0)  # fmt: skip
+                elif phase[trial] == RESTARTING:
                     if phase_start[trial] > e_fail:  # a stall pausing the restart ends here
                         buckets[trial, B_STALL] -= phase_start[trial] - e_fail
                     else:
@@ -916,55 +1177,110 @@ def walk_trial_slots(
                             latest -= every
                     if latest > start_index or persist == 0.0:
                         durable[trial] = latest
-                # Roll back to the last durable checkpoint if the failure took the fast
-                # tier, or (one tier) if the newest checkpoint died in its persist.
-                if (mode_loses_fast[mode] or every == 1) and committed[trial] > durable[trial]:
-                    # the fast checkpoints since the last durable one are gone: their
-                    # compute, writes, slowed extra time and stalls become rework
-                    lost = committed[trial] - durable[trial]
-                    lost_time = segments_time(job, durable[trial], lost)
+                # Roll back to the last durable checkpoint if the stop took the fast tier
+                # (a maintenance window takes every server), or (one tier) if the newest
+                # checkpoint died in its persist; a corruption found rolls back to the
+                # newest retained durable checkpoint written before it.
+                target = committed[trial]
+                if stop != STOP_AT_CHECKPOINT and (
+                    stop == MAINTENANCE_NOW or every == 1 or mode_loses_fast[mode]
+                ):
+                    target = durable[trial]
+                if stop == CORRUPTION_FOUND:
+                    target = min(target, _retained_before(
+                        corruption_checkpoint[trial], durable[trial], every, keep, archive,
+                    ))  # fmt: skip
+                if target < committed[trial]:
+                    # the checkpoints after it are gone: their compute, writes, and the
+                    # slowed extra time and stalls held after the durable one, are rework
+                    lost = committed[trial] - target
+                    lost_time = segments_time(job, target, lost)
                     buckets[trial, B_USEFUL] -= lost * segment
                     buckets[trial, B_CHECKPOINT] -= lost_time - lost * segment
                     buckets[trial, B_REWORK] += lost_time
-                    if held.fast_tier_durable == durable[trial]:  # held after the durable one
+                    if held.fast_tier_durable >= target:  # held after the target
                         buckets[trial, B_REWORK] += (held.fast_tier_degraded_hours
                                                      + held.fast_tier_stall_hours)
                         buckets[trial, B_DEGRADED] -= held.fast_tier_degraded_hours
                         buckets[trial, B_STALL] -= held.fast_tier_stall_hours
                     held = HeldHours(held.segment, held.degraded_hours, held.stall_hours,
-                                     durable[trial], 0.0, 0.0)
+                                     target, 0.0, 0.0)
                     if trial == traced:
                         _emit(trace, e_fail + idle[trial], e_fail + idle[trial], TRACE_ROLLBACK,
-                              durable[trial], committed[trial], 0.0)
-                    committed[trial] = durable[trial]
+                              target, committed[trial], 0.0)
+                    committed[trial] = target
+                    durable[trial] = min(durable[trial], target)
+                if undetected[trial] >= committed[trial]:
+                    undetected[trial] = -1  # the corrupted work is rolled back with the rest
                 # the restart reads the newest checkpoint that held: the fast tier's, or
                 # the durable store's
                 restart_length[trial] = restart
                 if committed[trial] > durable[trial]:
                     restart_length[trial] = fast_restart
-                detect = mode_detect_hours[mode]
-                noticed = e_fail + idle[trial] + detect
-                wait = repair
-                if mode_self_healing[mode]:  # back by itself `repair` after the failure
-                    wait = max(0.0, repair - detect)
-                elif mode_uses_spares[mode]:
-                    wait = _replacement_wait(trial, spare_return_hours, spares_away,
-                                             noticed, repair)
-                    if wait < repair:
-                        spares_used[trial] += 1
-                over = noticed + wait - wall_horizon
+                # down: detection, then a maintenance window, a replacement or a repair
+                detect = 0.0
+                planned = 0.0
+                wait = 0.0
+                replaced = -1
+                if stop == FAILURE:
+                    detect = mode_detect_hours[mode]
+                    replaced = mode
+                elif stop == EVICT_NOW or stop == CORRUPTION_FOUND:
+                    replaced = mode
+                elif stop == MAINTENANCE_NOW:
+                    planned = maintenance_hours
+                    maintenances[trial] += 1
+                else:  # at a checkpoint: the windows and evictions that waited for it
+                    if pending_stop[trial] & STOP_MAINTENANCE:
+                        planned = maintenance_hours
+                        maintenances[trial] += 1
+                    if pending_stop[trial] & STOP_EVICTION:
+                        replaced = evict_mode[trial]
+                        repair = evict_repair[trial]
+                        interruptions_by_mode[trial, replaced] += 1
+                    pending_stop[trial] = NO_STOP
+                if replaced >= 0:
+                    if mode_impact[replaced] == SLOW:
+                        _end_slow_degradations(trial, degradation_end, degradation_row,
+                                               degradation_count, degradations_by_row)  # fmt: skip
+                        slowdown = _current_slowdown(trial, degradations_by_row,
+                                                     slowdown_table)  # fmt: skip
+                    noticed = e_fail + idle[trial] + detect
+                    wait = repair
+                    if mode_self_healing[replaced]:  # back by itself `repair` after it
+                        wait = max(0.0, repair - detect)
+                    elif mode_uses_spares[replaced]:
+                        wait = _replacement_wait(trial, spare_return_hours, spares_away,
+                                                 noticed, repair)
+                        if wait < repair:
+                            spares_used[trial] += 1
+                wait = max(0.0, wait - planned)  # a replacement during the window
+                if idle_failures and exponential_rate > 0.0:
+                    wait += _idle_failures(
+                        trial, e_fail + idle[trial], detect + planned + wait, modes,
+                        rng_state, failures_by_mode, spare_return_hours, spares_away,
+                        spares_used, degradation_end, degradation_row, degradation_count,
+                        degradations_by_row, overflow,
+                    )  # fmt: skip
+                    slowdown = _current_slowdown(trial, degradations_by_row, slowdown_table)
+                over = e_fail + idle[trial] + detect + planned + wait - wall_horizon
                 if over > 0.0:  # the calendar window ends while the job is down
                     cut = min(over, wait)
                     wait -= cut
-                    detect -= over - cut
+                    cut_planned = min(over - cut, planned)
+                    planned -= cut_planned
+                    detect -= over - cut - cut_planned
                 buckets[trial, B_DETECT] += detect
+                buckets[trial, B_MAINTENANCE] += planned
                 buckets[trial, B_WAITING] += wait
                 if trial == traced:
-                    _emit(trace, e_fail + idle[trial], e_fail + idle[trial] + detect,
-                          TRACE_DETECT, mode, 0.0, 0.0)
-                    _emit(trace, e_fail + idle[trial] + detect,
-                          e_fail + idle[trial] + detect + wait, TRACE_WAIT, mode, 0.0, 0.0)
-                idle[trial] += detect + wait
+                    down = e_fail + idle[trial]
+                    _emit(trace, down, down + detect, TRACE_DETECT, mode, 0.0, 0.0)
+                    _emit(trace, down + detect, down + detect + planned, TRACE_MAINTENANCE,
+                          mode, 0.0, 0.0)  # fmt: skip
+                    _emit(trace, down + detect + planned, down + detect + planned + wait,
+                          TRACE_WAIT, mode, 0.0, 0.0)  # fmt: skip
+                idle[trial] += detect + planned + wait
                 if over > 0.0:
                     wall_hours[trial] = wall_horizon
                     phase[trial] = FINISHED

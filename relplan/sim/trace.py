@@ -19,16 +19,19 @@ from relplan.sim.compiled import (
     TRACE_DETECT,
     TRACE_FAILURE,
     TRACE_FINISH,
+    TRACE_MAINTENANCE,
     TRACE_RESTART,
     TRACE_ROLLBACK,
     TRACE_RUN,
     TRACE_STALL,
+    TRACE_STOP,
     TRACE_WAIT,
     TraceBuffer,
     compile_model,
 )
 from relplan.sim.engine import BLOCK_TRIALS, block_seed, block_sizes, simulate_block
 from relplan.sim.model import SimulationModel
+from relplan.vocab import IMPACTS
 
 MAX_TRACE_ROWS = 2_000_000
 
@@ -93,7 +96,7 @@ def _expand(model: SimulationModel, rows: np.ndarray) -> tuple[pd.DataFrame, pd.
     job = compile_model(model).job
     segment = job.segment_hours
     names = [m.name for m in model.modes]
-    impacts = ["fatal", "degraded", "transient", "elastic"]
+    impacts = list(IMPACTS)
     # [start, end, bucket, checkpoint number of the segment (0: not a segment)]
     intervals: list[list] = []
     failures = []
@@ -192,7 +195,7 @@ def _expand(model: SimulationModel, rows: np.ndarray) -> tuple[pd.DataFrame, pd.
             for interval in intervals:
                 if interval[2] in ("useful", "checkpoint", "stall") and interval[3] > row[3]:
                     interval[2] = "rework"
-        elif code == TRACE_FINISH:
+        elif code in (TRACE_FINISH, TRACE_STOP):  # the end, or a planned stop
             close_run(lost=False)
         elif code == TRACE_STALL:
             if row[1] > row[0]:
@@ -205,7 +208,7 @@ def _expand(model: SimulationModel, rows: np.ndarray) -> tuple[pd.DataFrame, pd.
                     run_stalls.append((interval, start_committed, float(row[4])))
         else:
             bucket = {TRACE_RESTART: "restart", TRACE_DETECT: "detect",
-                      TRACE_WAIT: "waiting"}[code]
+                      TRACE_WAIT: "waiting", TRACE_MAINTENANCE: "maintenance"}[code]
             if row[1] > row[0]:
                 intervals.append([float(row[0]), float(row[1]), bucket, 0])
     frame = pd.DataFrame([i[:3] for i in intervals],
