@@ -1125,9 +1125,14 @@ def walk_trial_slots(
                     durable[trial] = max(durable[trial], (committed[trial] // every) * every)
                     if held.segment > 0:
                         held = _settle_held_hours(held, every)
-                    if trial == traced:
+                    if trial == traced:  # a stop that keeps its work
                         _emit(trace, e_fail + idle[trial], e_fail + idle[trial], TRACE_STOP,
                               0.0, 0.0, 0.0)  # fmt: skip
+                elif stop != FAILURE and trial == traced:  # a stop that loses work
+                    _emit(trace, e_fail + idle[trial], e_fail + idle[trial], TRACE_STOP,
+                          1.0, 0.0, 0.0)  # fmt: skip
+                if stop == STOP_AT_CHECKPOINT:
+                    pass
                 elif phase[trial] == RESTARTING:
                     if phase_start[trial] > e_fail:  # a stall pausing the restart ends here
                         buckets[trial, B_STALL] -= phase_start[trial] - e_fail
@@ -1281,6 +1286,9 @@ def walk_trial_slots(
                     _emit(trace, down + detect + planned, down + detect + planned + wait,
                           TRACE_WAIT, mode, 0.0, 0.0)  # fmt: skip
                 idle[trial] += detect + planned + wait
+                if planned > 0.0:  # the windows scheduled during this one are done with it
+                    while next_maintenance[trial] <= e_fail + idle[trial]:
+                        next_maintenance[trial] += maintenance_every
                 if over > 0.0:
                     wall_hours[trial] = wall_horizon
                     phase[trial] = FINISHED

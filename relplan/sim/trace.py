@@ -74,6 +74,14 @@ def trace_trial(
     return _expand(model, trace.written_rows())
 
 
+def _cut_stalls(intervals: list[list], when: float) -> None:
+    """A stop at ``when`` ends the stalls it cuts short; those that never began are gone."""
+    intervals[:] = [i for i in intervals if not (i[2] == "stall" and i[0] >= when)]
+    for interval in intervals:
+        if interval[2] == "stall" and interval[1] > when:
+            interval[1] = when
+
+
 def _rewind(run: list[np.ndarray], intervals: list[list], progress: float) -> None:
     """A run that goes on from ``progress``, short of where it was (an in-process
     recovery redid a step): the last stretches of ``run`` beyond it become rework."""
@@ -182,21 +190,19 @@ def _expand(model: SimulationModel, rows: np.ndarray) -> tuple[pd.DataFrame, pd.
             impact = impacts[int(row[4])]
             failures.append((row[0], names[int(row[3])], impact))
             if impact == "fatal":
-                # stalls the failure cuts short (or that never began) end with it
-                when = float(row[0])
-                intervals = [i for i in intervals if not (i[2] == "stall" and i[0] >= when)]
-                for interval in intervals:
-                    if interval[2] == "stall" and interval[1] > when:
-                        interval[1] = when
+                _cut_stalls(intervals, float(row[0]))
                 close_run(lost=True)
+        elif code == TRACE_STOP and row[3] == 1.0:  # a stop that loses work, as a crash does
+            _cut_stalls(intervals, float(row[0]))
+            close_run(lost=True)
         elif code == TRACE_ROLLBACK:
             # the fast checkpoints after the durable one are lost: their work, and the
             # stalls in it, are rework
             for interval in intervals:
                 if interval[2] in ("useful", "checkpoint", "stall") and interval[3] > row[3]:
                     interval[2] = "rework"
-        elif code in (TRACE_FINISH, TRACE_STOP):  # the end, or a planned stop
-            close_run(lost=False)
+        elif code == TRACE_FINISH or (code == TRACE_STOP and row[3] == 0.0):
+            close_run(lost=False)  # the end, or a stop at a checkpoint
         elif code == TRACE_STALL:
             if row[1] > row[0]:
                 interval = [float(row[0]), float(row[1]), "stall", 0]
