@@ -17,6 +17,8 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
+    ValidationInfo,
+    field_validator,
     model_validator,
 )
 
@@ -140,6 +142,23 @@ def _zero_repair() -> DistributionConfig:
     return DistributionConfig(dist="fixed", mean="0s")
 
 
+class LemonsConfig(_Strict):
+    """``lemons = { share = "5%", factor = 10 }``: a cohort of bad units.
+
+    A share ``share`` of the mode's units (drawn per trial) fails ``factor`` times as
+    often as the others: their lifetimes are the mode's lifetime divided by ``factor``.
+    A unit stays in its cohort across its repairs.
+    """
+
+    share: Fraction = Field(ge=0, le=1)
+    factor: float = Field(ge=1)
+
+
+REFAIL_DEFAULT_HOURS = 1.0
+"""Hours of use after which a unit whose repair failed fails again, when ``refail`` is not
+given (``failures.NAME.refail``)."""
+
+
 class FailureModeConfig(_Strict):
     """One failure mode: ``[failures.NAME]``.
 
@@ -153,6 +172,12 @@ class FailureModeConfig(_Strict):
     communication model) or ``transient`` (stalls for ``stall``, default the network's
     failover time, then optionally runs at ``soft_slowdown`` for ``soft_duration``;
     a stall as long as the collective timeout is fatal).
+
+    Units with a history (issue 12, item 2): ``lemons`` (a cohort failing ``factor``
+    times as often, :class:`LemonsConfig`); ``repair_success`` (the share of repairs that
+    fix the unit: the others return it still faulty, and it fails again after ``refail``
+    hours of use, a distribution, default a fixed 1 h); ``retire_after`` (after that many
+    failures in the job, the unit is replaced by one drawn from the main population).
     """
 
     lifetime: DistributionConfig
@@ -166,6 +191,29 @@ class FailureModeConfig(_Strict):
     stall: Hours | None = Field(default=None, ge=0)
     soft_slowdown: float | None = Field(default=None, ge=1)
     soft_duration: Hours | None = Field(default=None, ge=0)
+    lemons: LemonsConfig | None = None
+    repair_success: Fraction | None = Field(default=None, gt=0, le=1)
+    refail: DistributionConfig | None = None
+    retire_after: int | None = Field(default=None, ge=1)
+
+    @field_validator("refail")
+    @classmethod
+    def _check_refail(
+        cls, refail: DistributionConfig | None, info: ValidationInfo
+    ) -> DistributionConfig | None:
+        if refail is not None and info.data.get("repair_success") is None:
+            raise ValueError(
+                "the time to the next failure after a failed repair needs "
+                "'repair_success' (for example \"80%\")"
+            )
+        return refail
+
+    @property
+    def has_unit_history(self) -> bool:
+        """Whether the mode follows its units: ``lemons``, ``repair_success`` or
+        ``retire_after`` is given."""
+        return (self.lemons is not None or self.repair_success is not None
+                or self.retire_after is not None)  # fmt: skip
 
 
 class ClusterConfig(_Strict):
