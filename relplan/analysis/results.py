@@ -148,16 +148,17 @@ class SimulationResult:
             columns[f"{bucket}_hours"] = outcomes.bucket_hours[:, index]
         for index, mode in enumerate(outcomes.mode_names):
             columns[f"failures_{mode}"] = outcomes.failures_by_mode[:, index]
-        tracked = [i for i, tracks in enumerate(outcomes.mode_tracks_units) if tracks]
-        if tracked:
+        tracked = [m for m, tracks in zip(outcomes.mode_names, outcomes.mode_tracks_units,
+                                          strict=True) if tracks]  # fmt: skip
+        if tracked:  # unit_stats has a column per mode with a history, in mode order
             stats = outcomes.unit_stats
-            repeat = UNIT_STATS.index("repeat_units")
-            most = UNIT_STATS.index("max_failures_per_unit")
-            columns["repeat_units"] = stats[:, tracked, repeat].sum(axis=1)
-            columns["max_failures_per_unit"] = stats[:, tracked, most].max(axis=1)
-            for index in tracked:
-                for column, name in enumerate(UNIT_STATS):
-                    columns[f"{name}_{outcomes.mode_names[index]}"] = stats[:, index, column]
+            columns["repeat_units"] = stats[:, :, UNIT_STATS.index("repeat_units")].sum(axis=1)
+            columns["max_failures_per_unit"] = stats[
+                :, :, UNIT_STATS.index("max_failures_per_unit")
+            ].max(axis=1)
+            for position, mode in enumerate(tracked):
+                for stat, name in enumerate(UNIT_STATS):
+                    columns[f"{name}_{mode}"] = stats[:, position, stat]
         return columns
 
     def summary(self) -> dict[str, Any]:

@@ -194,7 +194,7 @@ class FailureModeConfig(_Strict):
     lemons: LemonsConfig | None = None
     repair_success: Fraction | None = Field(default=None, gt=0, le=1)
     refail: DistributionConfig | None = None
-    retire_after: int | None = Field(default=None, ge=1)
+    retire_after: int | None = Field(default=None, ge=1, le=10**9)  # 1e9: never, in effect
 
     @field_validator("refail")
     @classmethod

@@ -259,7 +259,7 @@ def tally_unit_failures(
     stats: np.ndarray,
     trial: np.ndarray,
     time_hours: np.ndarray,
-    mode: np.ndarray,
+    column: np.ndarray,
     ordinal: np.ndarray,
     reached_hours: np.ndarray,
     retire_after: np.ndarray,
@@ -272,34 +272,36 @@ def tally_unit_failures(
     Parameters
     ----------
     stats : numpy.ndarray of int64
-        Shape (trials, modes, len(:data:`~relplan.vocab.UNIT_STATS`)): the block's counts.
-    trial, mode : numpy.ndarray of int64
-        Block index of the trial, and the mode, of each failure of the window.
+        Shape (trials, modes with a history, len(:data:`~relplan.vocab.UNIT_STATS`)):
+        the block's counts.
+    trial : numpy.ndarray of int64
+        Block index of the trial of each failure of the window.
     time_hours : numpy.ndarray of float
         Each failure's exposure time, hours.
+    column : numpy.ndarray of int64
+        The column of ``stats`` of each failure's mode (any value where ``ordinal`` is 0).
     ordinal : numpy.ndarray of int64
         The unit's failures so far, this one included (0: a mode without a history).
     reached_hours : numpy.ndarray of float
         Per block trial: the exposure it walked to (its end, if it finished), hours; the
         failures before it count (inf: all of the window's).
     retire_after : numpy.ndarray of int64
-        Per mode: ``retire_after`` (0: never retired).
+        Per column: ``retire_after`` (0: never retired).
     """
     walked = (ordinal > 0) & (time_hours < reached_hours[trial])
-    n_trials, n_modes, _ = stats.shape
-    cell = trial[walked] * n_modes + mode[walked]
-    reached = ordinal[walked]
-    size = n_trials * n_modes
-    columns = {name: index for index, name in enumerate(UNIT_STATS)}
+    n_trials, n_columns, _ = stats.shape
+    trials, columns, reached = trial[walked], column[walked], ordinal[walked]
+    cell = trials * n_columns + columns
+    index = {name: position for position, name in enumerate(UNIT_STATS)}
     for name, selected in (
         ("units_failed", reached == 1),
         ("repeat_units", reached == 2),
-        ("retired_units", reached == retire_after[mode[walked]]),
+        ("retired_units", reached == retire_after[columns]),
     ):
-        counts = np.bincount(cell[selected], minlength=size).reshape(n_trials, n_modes)
-        stats[:, :, columns[name]] += counts
-    column = np.full(reached.size, columns["max_failures_per_unit"])
-    np.maximum.at(stats, (trial[walked], mode[walked], column), reached)
+        counts = np.bincount(cell[selected], minlength=n_trials * n_columns)
+        stats[:, :, index[name]] += counts.reshape(n_trials, n_columns)
+    most = np.full(reached.size, index["max_failures_per_unit"])
+    np.maximum.at(stats, (trials, columns, most), reached)
 
 
 class UnitCounts(NamedTuple):

@@ -98,12 +98,13 @@ class TrialOutcomes:
         Whether a failure of each mode can stop the job (fatal modes, and degraded ones
         with a survivable count).
     unit_stats : numpy.ndarray
-        Shape (trials, modes, len(UNIT_STATS)): per mode whose units have a history, the
-        units that failed, failed at least twice, the most failures of one unit and the
-        units retired (:data:`relplan.vocab.UNIT_STATS`), counting only the failures
-        that reached the job; zero for the other modes.
+        Shape (trials, modes with a history, len(UNIT_STATS)): per mode whose units have a
+        history, in mode order, the units that failed, failed at least twice, the most
+        failures of one unit and the units retired (:data:`relplan.vocab.UNIT_STATS`),
+        counting only the failures that reached the job. Empty (no column) without such
+        modes.
     mode_tracks_units : tuple of bool
-        Whether each mode's units have a history (and ``unit_stats`` holds their counts).
+        Whether each mode's units have a history (a column of ``unit_stats``).
     """
 
     wall_hours: np.ndarray
@@ -295,7 +296,8 @@ def _outcomes(
     state: TrialState, modes: tuple[FailureMode, ...], unit_stats: np.ndarray | None = None
 ) -> TrialOutcomes:
     if unit_stats is None:
-        unit_stats = np.zeros((state.wall_hours.size, len(modes), len(UNIT_STATS)),
+        tracked = sum(m.history is not None for m in modes)
+        unit_stats = np.zeros((state.wall_hours.size, tracked, len(UNIT_STATS)),
                               dtype=np.int64)  # fmt: skip
     return TrialOutcomes(
         wall_hours=state.wall_hours,
@@ -398,9 +400,10 @@ def simulate_block(
     streams = {index: _window_stream(modes[index], n_trials, rng)
                for index in compiled.window_modes}  # fmt: skip
     state = TrialState.at_start(n_trials, len(modes), job.spares, degradation_slots(model))
-    unit_stats = np.zeros((n_trials, len(modes), len(UNIT_STATS)), dtype=np.int64)
-    retire_after = np.array([(m.history.retire_after or 0) if m.history else 0 for m in modes],
-                            dtype=np.int64)  # fmt: skip
+    tracked = [m for m in modes if m.history is not None]
+    unit_stats = np.zeros((n_trials, len(tracked), len(UNIT_STATS)), dtype=np.int64)
+    retire_after = np.array([m.history.retire_after or 0 for m in tracked], dtype=np.int64)
+    column_of_mode = np.cumsum([m.history is not None for m in modes], dtype=np.int64) - 1
 
     first_window = window_factor * first_window_hours(model)
     step = 0.25 * first_window
@@ -450,8 +453,9 @@ def simulate_block(
             # a trial that finished walked its failures up to its end; the others all of
             # the window's (those before the horizon)
             reached = np.where(state.phase == FINISHED, state.exposure_hours, np.inf)
-            tally_unit_failures(unit_stats, event_trial, event_time, event_mode,
-                                event_ordinal, reached, retire_after)  # fmt: skip
+            tally_unit_failures(unit_stats, event_trial, event_time,
+                                column_of_mode[event_mode], event_ordinal, reached,
+                                retire_after)  # fmt: skip
         active = active[state.phase[active] != FINISHED]
     return _outcomes(state, modes, unit_stats)
 

@@ -86,21 +86,21 @@ def test_the_unit_counts_hold_only_the_failures_the_walk_reached(window_factor: 
     history = UnitHistory(lemon_share=0.2, lemon_factor=8.0, repair_success=0.5,
                           refail=exp(0.5), retire_after=2)  # fmt: skip
     model = make_model(**JOB, modes=[
+        {"units": 100, "lifetime": distributions.weibull_from_mean(1.5, 5000.0)},
         {"units": 64, "lifetime": distributions.weibull_from_mean(0.8, 3000.0),
          "detect": 0.05, "repair": exp(2.0), "history": history},
-        {"units": 100, "lifetime": exp(5000.0)},
     ])  # fmt: skip
     outcomes = simulate_block(model, 3000, np.random.SeedSequence(7),
                               window_factor=window_factor)  # fmt: skip
-    failures = outcomes.failures_by_mode[:, 0]
+    failures = outcomes.failures_by_mode[:, 1]
     stats = outcomes.unit_stats[:, 0]
     assert failures.sum() > 3000
     assert np.array_equal(failures, stats[:, UNITS_FAILED] + stats[:, REPEAT])
     assert np.array_equal(stats[:, RETIRED], stats[:, REPEAT])
     assert stats[:, MOST].max() == 2
     assert np.array_equal(stats[:, MOST] > 0, failures > 0)
-    assert not outcomes.unit_stats[:, 1].any()  # no history: nothing tallied
-    assert outcomes.mode_tracks_units == (True, False)
+    assert outcomes.unit_stats.shape == (3000, 1, len(UNIT_STATS))  # none for mode 0
+    assert outcomes.mode_tracks_units == (False, True)
 
 
 def test_a_mode_with_a_history_is_drawn_in_windows_and_the_others_stay_on_the_fly() -> None:
