@@ -111,8 +111,8 @@ def test_a_mode_with_a_history_is_drawn_in_windows_and_the_others_stay_on_the_fl
 
 def test_the_unit_counts_do_not_depend_on_the_workers() -> None:
     history = UnitHistory(lemon_share=0.1, lemon_factor=5.0, repair_success=0.8, retire_after=3)
-    model = make_model(work=50.0, interval=1.0, write=0.05, restart=0.1,
-                       modes=[{"units": 50, "lifetime": exp(500.0), "history": history}])  # fmt: skip
+    mode = {"units": 50, "lifetime": exp(500.0), "history": history}
+    model = make_model(work=50.0, interval=1.0, write=0.05, restart=0.1, modes=[mode])
     one = simulate(model, BLOCK_TRIALS + 500, seed=9, workers=1)
     two = simulate(model, BLOCK_TRIALS + 500, seed=9, workers=2)
     assert np.array_equal(one.unit_stats, two.unit_stats)
