@@ -110,6 +110,7 @@ def test_simulate_writes_the_per_unit_columns(tmp_path: Path) -> None:
                         "retired_units", "failures_per_failed_unit",
                         "trials_with_repeat_units"}  # fmt: skip
     assert gpu["failures_per_failed_unit"] > 1
+    assert "Failures per unit" in (out / "report.md").read_text()
 
 
 def test_a_config_without_the_keys_has_no_per_unit_summary() -> None:
