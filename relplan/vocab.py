@@ -35,6 +35,12 @@ FABRIC_CLASSES: tuple[str, ...] = ("spine", "core")
 IMPACTS: tuple[str, ...] = ("fatal", "degraded", "transient", "elastic")
 """What a failure does to the job (the codes of the compiled walk follow this order)."""
 
+RECOVERY_STRATEGIES: tuple[str, ...] = (
+    "checkpoint-restart", "elastic", "in-process", "failure-free",
+)  # fmt: skip
+"""What ``job.recovery`` may say: restart from a checkpoint, drop the failed replica,
+recover within the running job (per step), or a failure-free baseline."""
+
 IMPACT_SETTINGS: tuple[str, ...] = ("auto", "fatal", "degraded", "transient")
 """What a config's ``failures.NAME.impact`` may say (``auto``: from the redundancy)."""
 
@@ -64,6 +70,20 @@ UNIT_STATS: tuple[str, ...] = (
 least once, units that failed at least twice (the repeat offenders), the most failures of
 one unit, and units retired (replaced after ``retire_after`` failures). A replacement is a
 unit of its own."""
+
+ML_GOODPUT_BADPUT: dict[str, tuple[str, ...]] = {
+    "unproductive_checkpoint_save_time": ("checkpoint",),
+    "unproductive_checkpoint_restore_time": ("restart_load",),
+    "program_startup": ("restart_init",),
+    "wasted_progress_from_disruption": ("rework", "stall"),
+    "infrastructure_recovery_from_disruption": ("detect", "waiting"),
+    "other": ("degraded",),
+}
+"""relplan's hours under the badput names of Google's ml-goodput-measurement (its
+``BadputType``, lower-cased): each name's parts, among the buckets and the restart's two
+parts (``restart_init``, ``restart_load``). ``program_startup`` holds all of a restart's
+start-up (there also ``TPU_INITIALIZATION`` and ``TRAINING_PREP``); data loading is not
+modelled; slowed running (``degraded``) has no name there, so it goes to ``other``."""
 
 PERCENTILES: tuple[int, ...] = (5, 50, 95, 99)
 """Percentiles reported for every metric."""

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from relplan.analysis.provenance import config_digest, provenance_record
+from relplan.analysis.results import work_done_hours
 from relplan.config.schema import RelplanConfig
 from relplan.errors import ConfigError
 from relplan.sim.closed_forms import daly_interval, exact_interval, young_interval
@@ -233,6 +234,8 @@ def optimize_interval(
     ceiling = job.work_hours
     floor = max(exact / span, 1e-4 * ceiling)
 
+    # per-trial goodput at each interval; the wall times are ``work / goodput`` (over a
+    # calendar window: the time a window's worth of work takes at that goodput)
     results: dict[float, np.ndarray] = {}
 
     def run(interval: float, counted: bool = True) -> np.ndarray:
@@ -244,14 +247,14 @@ def optimize_interval(
                 return results[known]
         outcome = simulate(model.with_interval(interval), trials, seed, workers,
                            progress=progress if counted else None)  # fmt: skip
-        results[interval] = outcome.wall_hours
+        results[interval] = work_done_hours(job, outcome) / outcome.wall_hours
         return results[interval]
 
     coarse = np.geomspace(floor, min(exact * span, ceiling), points)
     for interval in coarse:
         run(interval)
     grid = np.array(sorted(results))
-    goodput = np.column_stack([job.work_hours / results[x] for x in grid])
+    goodput = np.column_stack([results[x] for x in grid])
     best = grid[int(np.argmax(goodput.mean(axis=0)))]
     spread = math.exp(FIT_HALF_WIDTH + 0.05)
     for interval in np.geomspace(best / spread, best * spread, refine_points):
@@ -260,8 +263,8 @@ def optimize_interval(
         run(interval)
 
     grid = np.array(sorted(results))
-    walls = np.column_stack([results[x] for x in grid])
-    goodput = job.work_hours / walls
+    goodput = np.column_stack([results[x] for x in grid])
+    walls = job.work_hours / goodput
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(2**31,)))
     mc_best, mc_ci = _optimum_and_ci(
         grid, goodput, lambda rows: rows.mean(axis=0), True, bootstrap, rng
@@ -282,7 +285,7 @@ def optimize_interval(
         }
     )
     goodput_at = {
-        name: float(np.mean(job.work_hours / run(interval, counted=name in ("mc", "p95"))))
+        name: float(np.mean(run(interval, counted=name in ("mc", "p95"))))
         for name, interval in (("young", young), ("daly", daly), ("exact", exact),
                                ("mc", mc_best), ("p95", p95_best))
     }  # fmt: skip
@@ -434,7 +437,7 @@ def optimize_tiers(
     for fast, every in pairs:
         outcome = simulate(model.with_tiers(fast, every), trials, seed, workers,
                            progress=progress)  # fmt: skip
-        walls.append(outcome.wall_hours)
+        walls.append(job.work_hours * outcome.wall_hours / work_done_hours(job, outcome))
     goodput = job.work_hours / np.column_stack(walls)
     means = goodput.mean(axis=0)
     best = int(np.argmax(means))

@@ -16,14 +16,35 @@ import numpy as np
 
 from relplan.analysis.provenance import provenance_record
 from relplan.sim.engine import TrialOutcomes
-from relplan.sim.model import SimulationModel
-from relplan.vocab import BUCKETS, METRICS, PERCENTILES, UNIT_STATS
+from relplan.sim.model import JobSpec, SimulationModel
+from relplan.vocab import BUCKETS, METRICS, ML_GOODPUT_BADPUT, PERCENTILES, UNIT_STATS
 
 if TYPE_CHECKING:
     import pandas as pd
 
 Z_95 = 1.959963984540054
 """Two-sided 95% quantile of the standard normal."""
+
+
+def work_done_hours(job: JobSpec, outcomes: TrialOutcomes) -> np.ndarray:
+    """Work each trial got done, hours at full speed: the job's work, or over a
+    calendar window (``job.horizon_hours``) the ``useful`` hours inside it.
+
+    Parameters
+    ----------
+    job : JobSpec
+        The simulated job.
+    outcomes : TrialOutcomes
+        The engine's per-trial arrays.
+
+    Returns
+    -------
+    numpy.ndarray
+        One value per trial; goodput is this over the trial's wall time.
+    """
+    if job.horizon_hours is None:
+        return np.full(outcomes.wall_hours.shape, job.work_hours)
+    return outcomes.bucket_hours[:, BUCKETS.index("useful")].copy()
 
 
 def summarize(values: np.ndarray) -> dict[str, Any]:
@@ -106,9 +127,12 @@ class SimulationResult:
         Returns
         -------
         pandas.DataFrame
-            Columns ``trial``, ``wall_hours``, ``goodput``, ``lost_hours``,
-            ``gpu_hours_lost``, ``interruptions`` (failures that stopped the job),
-            ``spares_used``, one ``<bucket>_hours`` column per bucket and one
+            Columns ``trial``, ``wall_hours``, ``work_done_hours`` (the job's work, or
+            what a calendar window got done), ``goodput`` (work done over wall time),
+            ``lost_hours`` (wall time not spent on work done), ``gpu_hours_lost``,
+            ``interruptions`` (failures that stopped the job), ``spares_used``, one
+            ``<bucket>_hours`` column per bucket, ``restart_init_hours`` and
+            ``restart_load_hours`` (the restart bucket's two parts) and one
             ``failures_<mode>`` column per failure mode (whatever its impact). If some
             modes' units have a history (``lemons``, ``repair_success``,
             ``retire_after``): per such mode ``units_failed_<mode>``,
@@ -133,11 +157,13 @@ class SimulationResult:
         """The per-trial columns of :meth:`trials_frame`, as numpy arrays."""
         outcomes, job = self.outcomes, self.model.job
         wall = outcomes.wall_hours
-        lost = wall - job.work_hours
+        work_done = work_done_hours(job, outcomes)
+        lost = wall - work_done
         columns = {
             "trial": np.arange(outcomes.trials, dtype=np.int64),
             "wall_hours": wall,
-            "goodput": job.work_hours / wall,
+            "work_done_hours": work_done,
+            "goodput": work_done / wall,
             "lost_hours": lost,
             "gpu_hours_lost": lost * job.gpus,
             "interruptions": outcomes.interruptions_by_mode.sum(axis=1),
@@ -146,6 +172,8 @@ class SimulationResult:
         }
         for index, bucket in enumerate(BUCKETS):
             columns[f"{bucket}_hours"] = outcomes.bucket_hours[:, index]
+        columns["restart_init_hours"] = outcomes.restart_init_hours
+        columns["restart_load_hours"] = columns["restart_hours"] - outcomes.restart_init_hours
         for index, mode in enumerate(outcomes.mode_names):
             columns[f"failures_{mode}"] = outcomes.failures_by_mode[:, index]
         tracked = [m for m, tracks in zip(outcomes.mode_names, outcomes.mode_tracks_units,
@@ -167,10 +195,14 @@ class SimulationResult:
         Returns
         -------
         dict
-            ``trials``, ``seed``, ``interval_hours``, the job's figures, a summary
-            (:func:`summarize`) of each metric, ``lost_hours_breakdown`` (mean
-            hours per bucket), ``interruptions_by_class`` (mean per failure mode that
-            can stop the job), ``failures_by_class`` (mean failures and impact of every mode),
+            ``trials``, ``seed``, ``interval_hours``, the job's figures (``work_hours``,
+            or ``horizon_hours`` for a calendar window), a summary (:func:`summarize`)
+            of each metric and of ``work_done_hours``, ``lost_hours_breakdown`` (mean
+            hours per bucket), ``restart_parts`` (mean hours of the restart bucket's
+            ``init`` and ``load``), ``badput_ml_goodput`` (the same hours under Google's
+            ml-goodput-measurement names, :data:`relplan.vocab.ML_GOODPUT_BADPUT`),
+            ``interruptions_by_class`` (mean per failure mode that can stop the job),
+            ``failures_by_class`` (mean failures and impact of every mode),
             ``unit_failures_by_class`` (only if some modes' units have a history: per such
             mode, :func:`unit_failure_summary`) and ``provenance``
             (:func:`relplan.analysis.provenance.provenance_record`).
@@ -184,16 +216,26 @@ class SimulationResult:
             "interval_hours": job.interval_hours,
             "checkpoint_write_hours": job.write_hours,
             "restart_hours": job.restart_hours,
-            "work_hours": job.work_hours,
+            "fast_restart_hours": job.fast_restart_hours,
+            "work_hours": job.work_hours if job.horizon_hours is None else None,
+            "horizon_hours": job.horizon_hours,
             "job_gpus": job.gpus,
             "job_mtti_hours": finite_or_none(self.model.job_mtti_hours),
         }
         for metric in METRICS:
             result[metric] = summarize(columns[metric])
+        result["work_done_hours"] = summarize(columns["work_done_hours"])
         result["lost_hours_breakdown"] = {
             bucket: float(columns[f"{bucket}_hours"].mean())
             for bucket in BUCKETS
             if bucket != "useful"
+        }
+        result["restart_parts"] = {
+            part: float(columns[f"restart_{part}_hours"].mean()) for part in ("init", "load")
+        }
+        result["badput_ml_goodput"] = {
+            name: float(sum(columns[f"{part}_hours"].mean() for part in parts))
+            for name, parts in ML_GOODPUT_BADPUT.items()
         }
         outcomes = self.outcomes
         interruptions = outcomes.interruptions_by_mode.mean(axis=0)

@@ -25,12 +25,14 @@ from relplan.cli.common import (
     WORKERS,
     ConfigArgument,
     FreshOption,
+    HorizonOption,
     IntervalOption,
     JsonOption,
     SeedOption,
     SetOption,
     TrialsOption,
     WorkersOption,
+    horizon_override,
     interval_override,
     out_option,
     print_warnings,
@@ -246,6 +248,7 @@ def simulate_command(
     trials: TrialsOption = None,
     seed: SeedOption = None,
     interval: IntervalOption = None,
+    horizon: HorizonOption = None,
     overrides: SetOption = None,
     workers: WorkersOption = None,
     as_json: JsonOption = False,
@@ -259,7 +262,8 @@ def simulate_command(
     from relplan.analysis.scenarios import run_scenario
     from relplan.output.files import to_json
 
-    config = _load(config_path, [*(overrides or []), *interval_override(interval)])
+    config = _load(config_path, [*(overrides or []), *interval_override(interval),
+                                 *horizon_override(horizon)])  # fmt: skip
     if out is not None:
         from relplan.output.files import check_output_dir
 
@@ -287,11 +291,14 @@ def simulate_command(
     if baseline is not None:
         render_step_baseline(baseline)
     job = result.model.job
+    # a calendar window takes the place of the write in the title (80 columns)
+    window = f"write {format_duration(job.write_hours)}"
+    if job.horizon_hours is not None:
+        window = f"over {format_duration(job.horizon_hours)}"
     render_simulation(
         result.summary(),
         f"{result.config_name}: {trials:,} trials, seed {seed}, "
-        f"interval {format_duration(job.interval_hours)}, write "
-        f"{format_duration(job.write_hours)}, job MTTI "
+        f"interval {format_duration(job.interval_hours)}, {window}, job MTTI "
         f"{format_duration(result.model.job_mtti_hours)}",
     )
 
@@ -314,6 +321,7 @@ def optimize_command(
     config_path: ConfigArgument,
     trials: TrialsOption = None,
     seed: SeedOption = None,
+    horizon: HorizonOption = None,
     overrides: SetOption = None,
     workers: WorkersOption = None,
     as_json: JsonOption = False,
@@ -330,7 +338,7 @@ def optimize_command(
     from relplan.output.files import to_json
     from relplan.sim.model import build_model
 
-    config = _load(config_path, overrides)
+    config = _load(config_path, [*(overrides or []), *horizon_override(horizon)])
     if out is not None:
         from relplan.output.files import check_output_dir
 

@@ -56,6 +56,14 @@ WorkersOption = Annotated[
         help="Threads running at once; changes no number [default: from the config].",
     ),
 ]  # fmt: skip
+HorizonOption = Annotated[
+    str | None,
+    typer.Option(
+        "--horizon", metavar="DURATION", show_default=False,
+        help="Run over a calendar window, e.g. 28d, instead of job.work (sets job.horizon).",
+    ),
+]  # fmt: skip
+
 IntervalOption = Annotated[
     str | None,
     typer.Option(
@@ -68,6 +76,34 @@ IntervalOption = Annotated[
 def out_option(what: str) -> Any:
     """The ``--out DIR`` option of a command that writes ``what`` there."""
     return typer.Option("--out", metavar=DIR, show_default=False, help=f"Write {what}.")
+
+
+def duration_override(option: str, key: str, value: str | None) -> list[str]:
+    """The ``--set`` item of a duration option such as ``--interval`` (none without one).
+
+    Raises
+    ------
+    ConfigError
+        Naming the option when its value is not a positive duration.
+
+    Examples
+    --------
+    >>> duration_override("--horizon", "job.horizon", "28d")
+    ['job.horizon="28d"']
+    """
+    if value is None:
+        return []
+    import json
+
+    from relplan.units import UnitError, parse_duration_hours
+
+    try:
+        hours = parse_duration_hours(value)
+    except UnitError as error:
+        raise ConfigError(option, str(error)) from None
+    if hours <= 0:
+        raise ConfigError(option, f"must be greater than 0 (got {value!r})")
+    return [f"{key}={json.dumps(value)}"]
 
 
 def interval_override(interval: str | None) -> list[str]:
@@ -83,19 +119,19 @@ def interval_override(interval: str | None) -> list[str]:
     >>> interval_override("45min")
     ['job.checkpoint.interval="45min"']
     """
-    if interval is None:
-        return []
-    import json
+    return duration_override("--interval", "job.checkpoint.interval", interval)
 
-    from relplan.units import UnitError, parse_duration_hours
 
-    try:
-        hours = parse_duration_hours(interval)
-    except UnitError as error:
-        raise ConfigError("--interval", str(error)) from None
-    if hours <= 0:
-        raise ConfigError("--interval", f"must be greater than 0 (got {interval!r})")
-    return [f"job.checkpoint.interval={json.dumps(interval)}"]
+def horizon_override(horizon: str | None) -> list[str]:
+    """The ``--set`` item of a ``--horizon`` option: a calendar window instead of the
+    config's ``job.work`` (none without one).
+
+    Examples
+    --------
+    >>> horizon_override("28d")
+    ['job.horizon="28d"']
+    """
+    return duration_override("--horizon", "job.horizon", horizon)
 
 
 def warnings_of(config: Any) -> list[Any]:

@@ -237,6 +237,8 @@ def render_simulation(summary: dict[str, Any], title: str) -> None:
     and percentiles, lost hours by bucket, and failures by mode."""
     rows = []
     for label, key, fmt in SUMMARY_ROWS:
+        if key == "wall_hours" and summary.get("horizon_hours") is not None:
+            label, key = "work done (h)", "work_done_hours"  # every run lasts the window
         stats = summary[key]
         low, high = stats["ci95"]
         tail = f"p{TAIL_PERCENTILES.get(key, 95)}"

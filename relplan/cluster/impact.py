@@ -4,7 +4,8 @@ The effect of each failure mode follows from its component class and the redunda
 of the network (README, "The model"), unless the config overrides it:
 
 - gpu, host, job-level modes: fatal (with elastic recovery, a server-level failure
-  drops one data-parallel replica instead).
+  drops one data-parallel replica instead; with in-process recovery, it is absorbed
+  within the running job, at the cost of the interrupted step).
 - nic (a NIC card, all its ports): fatal, or with ``network.nic_failover = "pxn"``
   degraded (its GPU sends through a neighbour's NIC).
 - server links and their optics, leaf (ToR): fatal when single-homed with one link per
@@ -31,8 +32,9 @@ from dataclasses import dataclass
 
 from relplan.cluster.topology import Inventory
 from relplan.comm.inputs import CapacityScale, workload_model
-from relplan.comm.step import slowdown
-from relplan.config.schema import FailureModeConfig, RelplanConfig
+from relplan.comm.step import slowdown, step_time
+from relplan.config.derived import data_parallel_degree
+from relplan.config.schema import FailureModeConfig, InProcessConfig, RelplanConfig
 from relplan.vocab import FABRIC_CLASSES, SERVER_CLASSES
 
 MAX_CONCURRENT = 16
@@ -64,6 +66,9 @@ class Impact:
     survivable_count : int or None
         Concurrent failures of the mode the job runs through degraded; one more is fatal
         (every spine lost, say). None: no limit (the last slowdown holds for more).
+    rework_hours : float
+        Job-time an absorbed failure throws away (the interrupted step of an in-process
+        recovery), hours.
     reason : str
         Why, in a few words (shown by ``relplan inventory``).
     """
@@ -76,6 +81,7 @@ class Impact:
     detect_hours: float | None = None
     self_healing: bool = False
     survivable_count: int | None = None
+    rework_hours: float = 0.0
     reason: str = ""
 
 
@@ -114,8 +120,37 @@ def _degraded(
     )  # fmt: skip
 
 
+def job_step_hours(config: RelplanConfig) -> float | None:
+    """One training step of the job, hours: ``job.step``, else the workload's step time
+    (compute plus exposed communication, :func:`relplan.comm.step.step_time`), else None.
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> round(job_step_hours(load_config("configs/small.toml", ["job.step=6s"])), 6)
+    0.001667
+    """
+    if config.job.step is not None:
+        return config.job.step
+    inputs = workload_model(config)
+    if inputs is None:
+        return None
+    training, parallelism, hardware, overlap = inputs
+    return step_time(training, parallelism, hardware, overlap=overlap) / 3600.0
+
+
 def _fatal_or_elastic(config: RelplanConfig, unit: str, reason: str) -> Impact:
     job = config.job
+    if job.recovery == "in-process" and unit in SERVER_CLASSES:
+        in_process = job.in_process or InProcessConfig()
+        data = in_process.data_parallel or data_parallel_degree(config)
+        most = min(data - 1, in_process.max_concurrent)
+        steps = tuple(data / (data - k) for k in range(1, most + 1))
+        return Impact(
+            "elastic", steps, stall_hours=in_process.reconfigure, survivable_count=most,
+            rework_hours=job_step_hours(config) or 0.0,
+            reason="in-process: swap or drop the replica, redo the step",
+        )  # fmt: skip
     if job.recovery == "elastic" and job.elastic is not None and unit in SERVER_CLASSES:
         data = job.elastic.data_parallel
         steps = tuple(data / (data - k) for k in range(1, min(data - 1, MAX_CONCURRENT) + 1))

@@ -15,8 +15,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from relplan.config.derived import data_parallel_degree, job_servers, uplink_bundles_per_leaf
-from relplan.config.schema import RelplanConfig
+from relplan.config.derived import (
+    data_parallel_degree,
+    job_servers,
+    restart_parts,
+    uplink_bundles_per_leaf,
+)
+from relplan.config.schema import RelplanConfig, RestartConfig
 from relplan.errors import ConfigError
 from relplan.units import format_duration
 from relplan.vocab import COMPONENT_CLASSES, FAILURE_UNITS
@@ -66,7 +71,7 @@ def config_warnings(
     ['job.checkpoint.write']
     """
     warnings = [ConfigWarning("port budget", problem) for problem in port_problems]
-    job, checkpoint = config.job, config.job.checkpoint
+    checkpoint = config.job.checkpoint
     write = checkpoint.blocking_write_hours
     if write > checkpoint.interval:
         share = checkpoint.interval / (checkpoint.interval + write)
@@ -83,7 +88,7 @@ def config_warnings(
             f"a fast checkpoint takes {format_duration(fast.write)}, longer than "
             f"job.checkpoint.fast.interval ({format_duration(fast.interval)})",
         ))  # fmt: skip
-    cycle = checkpoint.interval + write + job.restart
+    cycle = checkpoint.interval + write + restart_parts(config).durable_hours
     if job_mtti_hours < MTTI_CYCLES * cycle:
         warnings.append(ConfigWarning(
             "failures",
@@ -144,16 +149,38 @@ would overflow the engine's integers)."""
 
 def _check_job(config: RelplanConfig) -> None:
     job, checkpoint = config.job, config.job.checkpoint
+    if job.work is None and job.horizon is None:
+        raise ConfigError(
+            "job.work", "is required but missing (or give job.horizon: a calendar window)"
+        )
+    if job.work is not None and job.horizon is not None:
+        raise ConfigError("job.horizon", "give exactly one of job.work and job.horizon")
     intervals = [("job.checkpoint.interval", checkpoint.interval)]
     if checkpoint.fast is not None:
         intervals.append(("job.checkpoint.fast.interval", checkpoint.fast.interval))
+    work = job.work_bound_hours
     for key, interval in intervals:
-        if job.work / interval > MAX_CHECKPOINTS:
+        if work / interval > MAX_CHECKPOINTS:
             raise ConfigError(
                 key,
-                f"{interval:.3g} h is too short for {job.work:.3g} h of work: "
-                f"{job.work / interval:.3g} checkpoints (at most {MAX_CHECKPOINTS:.0e})",
+                f"{interval:.3g} h is too short for {work:.3g} h of work: "
+                f"{work / interval:.3g} checkpoints (at most {MAX_CHECKPOINTS:.0e})",
             )
+    if isinstance(job.restart, RestartConfig) and job.restart.load == "auto" and (
+        checkpoint.size is None
+        or (checkpoint.read_bandwidth is None and checkpoint.bandwidth is None)
+    ):
+        raise ConfigError(
+            "job.restart.load",
+            '"auto" reads the checkpoint back: give job.checkpoint.size and '
+            "job.checkpoint.read_bandwidth (or bandwidth), or a load duration",
+        )
+    if job.recovery == "in-process" and job.step is None and config.workload is None:
+        raise ConfigError(
+            "job.step",
+            'recovery = "in-process" redoes the interrupted step: give job.step '
+            "(or a [workload] to derive it)",
+        )
     if checkpoint.fast is not None:
         ratio = checkpoint.interval / checkpoint.fast.interval
         if ratio < 1.0 - 1e-9 or abs(ratio - round(ratio)) > 1e-6 * ratio:

@@ -8,9 +8,10 @@ model and the budget always agree.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
-from relplan.config.schema import ClusterConfig, NetworkConfig, RelplanConfig
+from relplan.config.schema import ClusterConfig, NetworkConfig, RelplanConfig, RestartConfig
 
 
 def ceil_div(numerator: int, denominator: int) -> int:
@@ -193,3 +194,104 @@ def leaf_uplinks(config: RelplanConfig) -> LeafUplinks:
         ecmp_paths=network.ecmp_width or min(spines, shape.uplink_bundles_per_leaf),
         links_per_nic=links_per_nic,
     )
+
+
+@dataclass(frozen=True)
+class RestartParts:
+    """A restart after a fatal failure, built from its parts (``job.restart``).
+
+    Attributes
+    ----------
+    init_hours : float
+        Scheduling, process start and communicator set-up at the job's size, hours.
+    durable_load_hours : float
+        Reading the checkpoint back from the durable store, hours.
+    fast_load_hours : float
+        Reading it back from the fast tier (a peer's memory), hours.
+    """
+
+    init_hours: float
+    durable_load_hours: float
+    fast_load_hours: float
+
+    @property
+    def durable_hours(self) -> float:
+        """A restart from the durable store, hours."""
+        return self.init_hours + self.durable_load_hours
+
+    @property
+    def fast_hours(self) -> float:
+        """A restart from the fast tier, hours."""
+        return self.init_hours + self.fast_load_hours
+
+
+def init_scale(scaling: str, gpus: int, reference_gpus: int) -> float:
+    """How much longer the start-up of ``gpus`` GPUs takes than that of ``reference_gpus``.
+
+    Parameters
+    ----------
+    scaling : {"none", "log2", "linear"}
+        ``log2``: ``log2(gpus) / log2(reference_gpus)`` (a tree-shaped set-up, such as
+        NCCL's communicator bootstrap); ``linear``: ``gpus / reference_gpus``.
+    gpus, reference_gpus : int
+        Job size, and the size the start-up was measured at.
+
+    Returns
+    -------
+    float
+        The factor (1 at the reference size).
+
+    Examples
+    --------
+    >>> init_scale("log2", 16384, 1024), init_scale("linear", 2048, 1024)
+    (1.4, 2.0)
+    """
+    if scaling == "log2":
+        return math.log2(max(gpus, 2)) / math.log2(reference_gpus)
+    if scaling == "linear":
+        return gpus / reference_gpus
+    return 1.0
+
+
+def restart_parts(config: RelplanConfig) -> RestartParts:
+    """The restart's parts: ``job.restart`` as one duration (all of it ``init``, the
+    same from either tier), or ``{init, init_scaling, load}``.
+
+    With ``load = "auto"`` the checkpoint is read from the tier that survived: the whole
+    checkpoint at the store's aggregate ``job.checkpoint.read_bandwidth`` (default: its
+    write ``bandwidth``), or each GPU's shard (``size / gpus``) at
+    ``job.checkpoint.fast.peer_bandwidth`` from a peer's memory.
+
+    Parameters
+    ----------
+    config : RelplanConfig
+        A validated config (``load = "auto"`` needs ``job.checkpoint.size`` and a read
+        bandwidth; :func:`relplan.config.checks.check_consistency` says so first).
+
+    Returns
+    -------
+    RestartParts
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> config = load_config("configs/llama3-16k.toml", [  # 5.67 TB at 2 TB/s
+    ...     'job.restart={init="2min", load="auto"}'])
+    >>> parts = restart_parts(config)
+    >>> round(parts.init_hours * 60, 3), round(parts.durable_load_hours * 3600, 3)
+    (2.0, 2.835)
+    """
+    job = config.job
+    restart = job.restart
+    if not isinstance(restart, RestartConfig):
+        return RestartParts(float(restart), 0.0, 0.0)
+    init = restart.init * init_scale(restart.init_scaling, job.gpus, restart.reference_gpus)
+    if restart.load != "auto":
+        return RestartParts(init, float(restart.load), float(restart.load))
+    checkpoint = job.checkpoint
+    size = checkpoint.size or 0.0
+    read = checkpoint.read_bandwidth or checkpoint.bandwidth
+    durable = size / read / 3600.0 if read else 0.0
+    fast = checkpoint.fast
+    shard = size / job.gpus / fast.peer_bandwidth / 3600.0 if fast is not None else durable
+    return RestartParts(init, durable, shard)

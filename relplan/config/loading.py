@@ -30,10 +30,19 @@ def _raw_value(document: dict[str, Any] | None, loc: tuple[Any, ...]) -> Any:
     return value
 
 
+UNION_TAGS = frozenset({"parts", "duration"})
+"""Tags pydantic puts in an error's location after ``job.restart`` for the form it took (a
+table of parts, or one duration): not keys, so left out of the key an error names."""
+
+
 def _describe(
     error: Any, root: tuple[str, ...], document: dict[str, Any] | None = None
 ) -> tuple[str, str]:
-    key = ".".join(str(part) for part in (*root, *error["loc"])) or "(config)"
+    raw = tuple(error["loc"])
+    loc = tuple(part for k, part in enumerate(raw)
+                if not (part in UNION_TAGS and k > 0 and raw[k - 1] == "restart"))
+    error = {**error, "loc": loc}
+    key = ".".join(str(part) for part in (*root, *loc)) or "(config)"
     kind = error["type"]
     message = error["msg"]
     if kind == "extra_forbidden":
@@ -86,6 +95,11 @@ def _parse_override_value(text: str) -> Any:
         return text
 
 
+EXCLUSIVE_OVERRIDES = {"job.work": "job.horizon", "job.horizon": "job.work"}
+"""Keys of which a config holds exactly one: ``--set`` of one drops the other, so that
+``--set job.horizon=28d`` turns a job of fixed work into a calendar window."""
+
+
 def apply_overrides(raw: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
     """Apply ``KEY=VALUE`` overrides with dotted keys to a raw config mapping.
 
@@ -120,6 +134,10 @@ def apply_overrides(raw: dict[str, Any], overrides: list[str]) -> dict[str, Any]
                 raise ConfigError(".".join(parts[: depth + 1]), "is a value, not a table")
             table = child
         table[parts[-1]] = _parse_override_value(text.strip())
+        rival = EXCLUSIVE_OVERRIDES.get(key)
+        if rival is not None:  # setting one of two exclusive keys drops the other
+            rival_table, _, rival_key = rival.rpartition(".")
+            document.get(rival_table, {}).pop(rival_key, None)
     return document
 
 

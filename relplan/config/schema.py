@@ -15,8 +15,10 @@ from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
+    Discriminator,
     Field,
     PrivateAttr,
+    Tag,
     ValidationInfo,
     field_validator,
     model_validator,
@@ -30,10 +32,29 @@ from relplan.units import (
     parse_fraction,
     parse_size_bytes,
 )
-from relplan.vocab import COMPONENT_CLASSES, FAILURE_UNITS, IMPACT_SETTINGS, SERVER_CLASSES
+from relplan.vocab import (
+    COMPONENT_CLASSES,
+    FAILURE_UNITS,
+    IMPACT_SETTINGS,
+    RECOVERY_STRATEGIES,
+    SERVER_CLASSES,
+)
 
 Hours = Annotated[float, BeforeValidator(parse_duration_hours)]
 Fraction = Annotated[float, BeforeValidator(parse_fraction)]
+
+DEFAULT_PEER_BANDWIDTH = 25e9
+"""``job.checkpoint.fast.peer_bandwidth`` by default, bytes/s per GPU: half of a 400 Gb/s
+NIC (one per GPU), the share a peer-memory restore sees beside the other ranks' traffic
+(an assumption; GEMINI restores in-memory checkpoints at network speed)."""
+
+DEFAULT_REFERENCE_GPUS = 1024
+"""``job.restart.reference_gpus`` by default: the job size an ``init`` is measured at."""
+
+DEFAULT_RECONFIGURE_HOURS = 30.0 / 3600.0
+"""``job.in_process.reconfigure`` by default, hours: 30 s to rebuild the communicators
+around a failed replica (torchft and TrainMover report second-level recovery; an
+assumption at the slow end of that range)."""
 
 
 class _Strict(BaseModel):
@@ -333,12 +354,16 @@ class FastTierConfig(_Strict):
 
     ``interval`` must divide the durable interval. ``survives = "peer"`` (a copy on
     another host survives one failure) or ``"none"`` (lost when its server fails: a
-    gpu, host or nic failure then rolls back to the last durable checkpoint).
+    gpu, host or nic failure then rolls back to the last durable checkpoint). ``write``
+    is the fast tier's own blocking write (``blocking_fraction`` does not scale it).
+    ``peer_bandwidth`` is what one GPU reads its shard back at from a peer's (or its
+    host's) memory, for ``job.restart.load = "auto"``.
     """
 
     interval: Hours = Field(gt=0)
     write: Hours = Field(ge=0)
     survives: Literal["peer", "none"] = "peer"
+    peer_bandwidth: BytesPerSecond = Field(default=DEFAULT_PEER_BANDWIDTH, gt=0)
 
 
 class CheckpointConfig(_Strict):
@@ -346,13 +371,17 @@ class CheckpointConfig(_Strict):
 
     The write is given directly (``write``) or from ``size`` and the storage
     ``bandwidth``; with asynchronous checkpointing only ``blocking_fraction`` of it
-    stops training.
+    stops training, and the checkpoint becomes durable only once its background
+    persist, a whole write (``size / bandwidth``) after the blocking part, completes.
+    ``read_bandwidth`` is the store's aggregate read bandwidth shared by the whole job,
+    for ``job.restart.load = "auto"`` (default: ``bandwidth``).
     """
 
     interval: Hours = Field(gt=0)
     write: Hours | None = Field(default=None, ge=0)
     size: Bytes | None = Field(default=None, gt=0)
     bandwidth: BytesPerSecond | None = Field(default=None, gt=0)
+    read_bandwidth: BytesPerSecond | None = Field(default=None, gt=0)
     blocking_fraction: Fraction = Field(default=1.0, gt=0, le=1)
     fast: FastTierConfig | None = None
 
@@ -367,13 +396,22 @@ class CheckpointConfig(_Strict):
         return self
 
     @property
+    def write_hours(self) -> float:
+        """Time one durable checkpoint takes to write whole, hours."""
+        if self.size is not None and self.bandwidth is not None:
+            return self.size / self.bandwidth / 3600.0
+        return self.write or 0.0
+
+    @property
     def blocking_write_hours(self) -> float:
         """Time one durable checkpoint blocks training, hours."""
-        if self.size is not None and self.bandwidth is not None:
-            write = self.size / self.bandwidth / 3600.0
-        else:
-            write = self.write or 0.0
-        return write * self.blocking_fraction
+        return self.write_hours * self.blocking_fraction
+
+    @property
+    def persist_hours(self) -> float:
+        """Time after its blocking part until an asynchronous checkpoint is durable, hours
+        (0 for a synchronous one: durable when its write ends)."""
+        return self.write_hours if self.blocking_fraction < 1.0 else 0.0
 
 
 class ElasticConfig(_Strict):
@@ -384,16 +422,85 @@ class ElasticConfig(_Strict):
     rejoin: Hours = Field(default=5.0 / 60.0, ge=0)
 
 
+def _auto_or_hours(value: Any) -> Any:
+    return value if value == "auto" else parse_duration_hours(value)
+
+
+class RestartConfig(_Strict):
+    """``job.restart = { init = "3min", init_scaling = "log2", load = "auto" }``: a
+    restart built from its parts.
+
+    ``init`` is scheduling, process start and communicator set-up, measured at
+    ``reference_gpus`` GPUs; ``init_scaling`` grows it with the job's size: ``none``,
+    ``log2`` (times ``log2(gpus) / log2(reference_gpus)``, a tree-shaped set-up) or
+    ``linear`` (times ``gpus / reference_gpus``). ``load`` is a duration, or ``auto``: the
+    checkpoint read from the tier that survived, ``size / read_bandwidth`` from the
+    durable store or ``size / gpus / peer_bandwidth`` from a peer's memory.
+    """
+
+    init: Hours = Field(ge=0)
+    init_scaling: Literal["none", "log2", "linear"] = "none"
+    reference_gpus: int = Field(default=DEFAULT_REFERENCE_GPUS, ge=2, strict=True)
+    load: Annotated[Literal["auto"] | float, BeforeValidator(_auto_or_hours)] = Field(
+        default=0.0
+    )
+
+    @model_validator(mode="after")
+    def _check_load(self) -> RestartConfig:
+        if self.load != "auto" and not 0.0 <= self.load <= MAX_DURATION_HOURS:
+            raise ValueError("load: must be a duration >= 0 or \"auto\"")
+        return self
+
+
+def _restart_form(value: Any) -> str:
+    """Which form ``job.restart`` takes: a table of parts, or one duration."""
+    return "parts" if isinstance(value, dict | RestartConfig) else "duration"
+
+
+class InProcessConfig(_Strict):
+    """``[job.in_process]``: per-step recovery (just-in-time checkpointing, torchft,
+    ElasWave): a failed replica is swapped or dropped within the running job.
+
+    ``reconfigure`` is the time to rebuild the communicators around the failure after it
+    is detected; at most ``max_concurrent`` replicas may be missing at once (one more
+    falls back to checkpoint-restart); ``data_parallel`` replicas share the work (default:
+    the workload's data-parallel degree).
+    """
+
+    reconfigure: Hours = Field(default=DEFAULT_RECONFIGURE_HOURS, ge=0)
+    max_concurrent: int = Field(default=1, ge=1, strict=True)
+    data_parallel: int | None = Field(default=None, ge=2, strict=True)
+
+
 class JobConfig(_Strict):
-    """``[job]``: the training run."""
+    """``[job]``: the training run.
+
+    Exactly one of ``work`` (useful hours to complete: the run ends when they are done)
+    and ``horizon`` (a calendar window: the run stops there, and goodput is the work done
+    over the window). ``restart`` is one duration, or its parts (:class:`RestartConfig`).
+    ``step`` is one training step, the rework of a per-step recovery (default: the
+    workload's step time).
+    """
 
     gpus: int = Field(gt=0, strict=True)
-    work: Hours = Field(gt=0)
-    restart: Hours = Field(default=0.0, ge=0)
+    work: Hours | None = Field(default=None, gt=0)
+    horizon: Hours | None = Field(default=None, gt=0)
+    restart: Annotated[
+        Annotated[RestartConfig, Tag("parts")] | Annotated[Hours, Field(ge=0), Tag("duration")],
+        Discriminator(_restart_form),
+    ] = Field(default=0.0)
+    step: Hours | None = Field(default=None, gt=0)
     spares: int = Field(default=0, ge=0, strict=True)
     checkpoint: CheckpointConfig
-    recovery: Literal["checkpoint-restart", "elastic", "failure-free"] = "checkpoint-restart"
+    recovery: Literal[RECOVERY_STRATEGIES] = "checkpoint-restart"
     elastic: ElasticConfig | None = None
+    in_process: InProcessConfig | None = None
+
+    @property
+    def work_bound_hours(self) -> float:
+        """Useful work the run may do, hours: ``work``, or the ``horizon`` (no run does
+        more work than its window lasts)."""
+        return self.work if self.work is not None else float(self.horizon or 0.0)
 
 
 class ParallelismConfig(_Strict):

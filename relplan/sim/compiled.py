@@ -82,7 +82,17 @@ class CompiledJob(NamedTuple):
     durable_write_hours : float
         Blocking write of a durable checkpoint, hours.
     restart_hours : float
-        Re-initialisation and checkpoint load after a fatal failure, hours.
+        Re-initialisation and checkpoint load after a fatal failure, from the durable
+        store, hours.
+    fast_restart_hours : float
+        A restart that reads a fast-tier checkpoint, hours.
+    restart_init_hours : float
+        The start-up part of a restart, before its checkpoint load, hours.
+    persist_hours : float
+        Job-time after a durable checkpoint's blocking write until it is durable (its
+        background persist), hours; 0 for synchronous writes.
+    horizon_hours : float
+        Wall time at which every trial stops (inf: when its work is done), hours.
     last_segment_work_hours : float
         Compute of the last segment, which ends the job without a write, hours.
     durable_every : int
@@ -101,6 +111,10 @@ class CompiledJob(NamedTuple):
     fast_write_hours: float
     durable_write_hours: float
     restart_hours: float
+    fast_restart_hours: float
+    restart_init_hours: float
+    persist_hours: float
+    horizon_hours: float
     last_segment_work_hours: float
     durable_every: int
     total_segments: int
@@ -129,8 +143,11 @@ class CompiledModes(NamedTuple):
     soft_hours : numpy.ndarray of float
         Soft slowdown after a transient stall, or the rejoin of an elastic replica, hours.
     survivable_count : numpy.ndarray of int64
-        Unrepaired failures of a degraded mode the job runs through; one more is fatal
-        (:data:`NO_LIMIT` where there is none).
+        Unrepaired failures of a degraded (or elastic) mode the job runs through; one
+        more is fatal (:data:`NO_LIMIT` where there is none).
+    rework_hours : numpy.ndarray of float
+        Job-time an elastic failure throws away (the step an in-process recovery redoes),
+        hours.
     slowdown_table : numpy.ndarray of float
         Shape (2 x modes, depth): row ``m`` is the step-time ratio with ``k`` concurrent
         degradations of mode ``m`` (column ``k``; the last column holds for more), row
@@ -162,6 +179,7 @@ class CompiledModes(NamedTuple):
     stall_hours: np.ndarray
     soft_hours: np.ndarray
     survivable_count: np.ndarray
+    rework_hours: np.ndarray
     slowdown_table: np.ndarray
     repair_kind: np.ndarray
     repair_scale_hours: np.ndarray
@@ -235,6 +253,11 @@ class TrialState(NamedTuple):
     restart_done_hours : numpy.ndarray of float
         Restart done up to ``phase_start_hours`` in the restart in progress, hours (a
         stall pauses a restart).
+    restart_hours : numpy.ndarray of float
+        Length of the restart in progress (from the durable store or the fast tier), hours.
+    restart_init_hours : numpy.ndarray of float
+        Of the ``restart`` bucket, the hours spent in start-up (the rest is checkpoint
+        load).
     committed_checkpoints : numpy.ndarray of int64
         Checkpoints written so far that still hold.
     durable_checkpoint : numpy.ndarray of int64
@@ -284,6 +307,8 @@ class TrialState(NamedTuple):
     phase_start_hours: np.ndarray
     run_progress_hours: np.ndarray
     restart_done_hours: np.ndarray
+    restart_hours: np.ndarray
+    restart_init_hours: np.ndarray
     committed_checkpoints: np.ndarray
     durable_checkpoint: np.ndarray
     rollback_segment: np.ndarray
@@ -333,6 +358,8 @@ class TrialState(NamedTuple):
             phase_start_hours=np.zeros(n),
             run_progress_hours=np.zeros(n),
             restart_done_hours=np.zeros(n),
+            restart_hours=np.zeros(n),
+            restart_init_hours=np.zeros(n),
             committed_checkpoints=np.zeros(n, dtype=np.int64),
             durable_checkpoint=np.zeros(n, dtype=np.int64),
             rollback_segment=np.zeros(n, dtype=np.int64),
@@ -478,6 +505,12 @@ def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledMo
         fast_write_hours=float(job.fast_write_hours if two_tier else job.write_hours),
         durable_write_hours=float(job.write_hours),
         restart_hours=float(job.restart_hours),
+        fast_restart_hours=float(
+            job.restart_hours if job.fast_restart_hours is None else job.fast_restart_hours
+        ),
+        restart_init_hours=float(job.restart_init_hours),
+        persist_hours=float(job.persist_hours),
+        horizon_hours=float(np.inf if job.horizon_hours is None else job.horizon_hours),
         last_segment_work_hours=float(job.work_hours - checkpoints * segment),
         durable_every=int(job.durable_every),
         total_segments=int(checkpoints + 1),
@@ -509,6 +542,7 @@ def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledMo
             [NO_LIMIT if m.survivable_count is None else m.survivable_count for m in modes],
             dtype=np.int64,
         ),
+        rework_hours=np.array([m.rework_hours for m in modes], dtype=float),
         slowdown_table=table,
         repair_kind=np.array([duration_code(m.repair.kind) for m in modes], dtype=np.int64),
         repair_scale_hours=np.array([m.repair.scale_hours for m in modes], dtype=float),

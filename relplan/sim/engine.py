@@ -80,9 +80,11 @@ class TrialOutcomes:
     Attributes
     ----------
     wall_hours : numpy.ndarray
-        Wall-clock time to finish the job, hours.
+        Wall-clock time to finish the job (or the calendar window), hours.
     bucket_hours : numpy.ndarray
         Shape (trials, len(BUCKETS)): wall hours in each bucket; rows sum to wall_hours.
+    restart_init_hours : numpy.ndarray
+        Of the ``restart`` bucket, the hours of start-up; the rest is checkpoint load.
     failures_by_mode : numpy.ndarray
         Shape (trials, modes): failures that reached the job, per failure mode.
     interruptions_by_mode : numpy.ndarray
@@ -109,6 +111,7 @@ class TrialOutcomes:
 
     wall_hours: np.ndarray
     bucket_hours: np.ndarray
+    restart_init_hours: np.ndarray
     failures_by_mode: np.ndarray
     interruptions_by_mode: np.ndarray
     spares_used: np.ndarray
@@ -127,16 +130,18 @@ class TrialOutcomes:
 def expected_exposure_hours(model: SimulationModel) -> float:
     """Rough expected exposure (in-use) hours of a trial, for sizing event windows.
 
-    Daly's expected wall time with the job's long-run failure rate and no downtime.
+    Daly's expected wall time with the job's long-run failure rate and no downtime, and
+    no more than a calendar window lasts.
     """
     job = model.job
-    return expected_wall_hours(
+    expected = expected_wall_hours(
         job.work_hours,
         job.segment_hours,
         job.mean_write_hours,
         model.job_mtti_hours,
         job.restart_hours,
     )
+    return expected if job.horizon_hours is None else min(expected, job.horizon_hours)
 
 
 def check_feasible(model: SimulationModel) -> None:
@@ -168,7 +173,7 @@ def check_feasible(model: SimulationModel) -> None:
             "lengthen job.checkpoint.interval if it is shorter than the checkpoint write, "
             "or make failures rarer"
         )
-    if not expected <= MAX_EXPECTED_SLOWDOWN * failure_free:
+    if job.horizon_hours is None and not expected <= MAX_EXPECTED_SLOWDOWN * failure_free:
         raise InfeasibleJobError(
             f"the job would practically never finish: its mean time to interruption is "
             f"{model.job_mtti_hours:.3g} h against a restart of {job.restart_hours:.3g} h and "
@@ -302,6 +307,7 @@ def _outcomes(
     return TrialOutcomes(
         wall_hours=state.wall_hours,
         bucket_hours=state.bucket_hours,
+        restart_init_hours=state.restart_init_hours,
         failures_by_mode=state.failures_by_mode,
         interruptions_by_mode=state.interruptions_by_mode,
         spares_used=state.spares_used,
@@ -345,9 +351,8 @@ def first_window_hours(model: SimulationModel) -> float:
     interval = job.segment_hours
     if math.isfinite(mtti) and write > 0:
         interval = daly_interval(write, mtti)
-    return expected_wall_hours(
-        job.work_hours, interval, write, mtti, job.restart_hours
-    )
+    expected = expected_wall_hours(job.work_hours, interval, write, mtti, job.restart_hours)
+    return expected if job.horizon_hours is None else min(expected, job.horizon_hours)
 
 
 def simulate_block(
@@ -518,6 +523,7 @@ def concatenate_outcomes(parts: list[TrialOutcomes]) -> TrialOutcomes:
     return TrialOutcomes(
         wall_hours=np.concatenate([p.wall_hours for p in parts]),
         bucket_hours=np.concatenate([p.bucket_hours for p in parts]),
+        restart_init_hours=np.concatenate([p.restart_init_hours for p in parts]),
         failures_by_mode=np.concatenate([p.failures_by_mode for p in parts]),
         interruptions_by_mode=np.concatenate([p.interruptions_by_mode for p in parts]),
         spares_used=np.concatenate([p.spares_used for p in parts]),

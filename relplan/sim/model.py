@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 
 from relplan.cluster.impact import resolve_impact
 from relplan.cluster.topology import Inventory, build_inventory
+from relplan.config.derived import restart_parts
 from relplan.config.schema import REFAIL_DEFAULT_HOURS, FailureModeConfig, RelplanConfig
 from relplan.sim import distributions
 from relplan.sim.distributions import Distribution
@@ -125,6 +126,9 @@ class FailureMode:
     self_healing : bool
         Whether the unit comes back by itself ``repair`` after the failure (a flap that
         hung the job), rather than after a repair that starts once it is noticed.
+    rework_hours : float
+        Job-time an ``elastic`` failure throws away: the interrupted step of an
+        in-process recovery (0 for elastic recovery), hours.
     history : UnitHistory or None
         Lemons, imperfect repair and retirement (None: every unit alike, as good as
         new after each repair).
@@ -146,6 +150,7 @@ class FailureMode:
     loses_fast_checkpoint: bool = False
     self_healing: bool = False
     survivable_count: int | None = None
+    rework_hours: float = 0.0
     history: UnitHistory | None = None
 
     @property
@@ -177,7 +182,8 @@ class JobSpec:
     write_hours : float
         Blocking time to write a checkpoint (delta), hours.
     restart_hours : float
-        Re-initialisation and checkpoint load after a failure (R), hours.
+        Re-initialisation and checkpoint load after a failure (R), from the durable
+        store, hours.
     spares : int
         Spare servers in the pool.
     fast_interval_hours : float or None
@@ -189,6 +195,20 @@ class JobSpec:
         Whether checkpoint writes share the compute fabric, so that a degraded fabric
         slows them as it slows compute (``network.storage_on_fabric``); if not, a write
         takes its normal time whatever the fabric's state.
+    fast_restart_hours : float or None
+        A restart that reads a fast-tier checkpoint, hours (None: ``restart_hours``).
+    restart_init_hours : float
+        The part of either restart that is start-up (scheduling, processes,
+        communicators) rather than checkpoint load, hours (at most the shorter restart).
+    persist_hours : float
+        After its blocking write, how long a durable checkpoint takes to become durable
+        (an asynchronous checkpoint's background persist), hours of the job's progress;
+        a failure before then rolls back to the previous durable checkpoint. 0:
+        durable when its write ends.
+    horizon_hours : float or None
+        A calendar window: every trial stops at this wall time, whatever work it has
+        done (``work_hours`` then bounds the work); None: each trial runs until its work
+        is done.
     """
 
     gpus: int
@@ -200,6 +220,10 @@ class JobSpec:
     fast_interval_hours: float | None = None
     fast_write_hours: float = 0.0
     storage_on_fabric: bool = False
+    fast_restart_hours: float | None = None
+    restart_init_hours: float = 0.0
+    persist_hours: float = 0.0
+    horizon_hours: float | None = None
 
     @property
     def segment_hours(self) -> float:
@@ -356,20 +380,26 @@ def build_model(config: RelplanConfig) -> SimulationModel:
                     and unit in SERVER_CLASSES,
                     self_healing=impact.self_healing,
                     survivable_count=impact.survivable_count,
+                    rework_hours=impact.rework_hours,
                     history=unit_history(mode),
                 )
             )
+    restart = restart_parts(config)
     return SimulationModel(
         job=JobSpec(
             gpus=job.gpus,
-            work_hours=job.work,
+            work_hours=job.work_bound_hours,
             interval_hours=checkpoint.interval,
             write_hours=checkpoint.blocking_write_hours,
-            restart_hours=job.restart,
+            restart_hours=restart.durable_hours,
             spares=job.spares,
             fast_interval_hours=fast.interval if fast is not None else None,
-            fast_write_hours=fast.write * checkpoint.blocking_fraction if fast else 0.0,
+            fast_write_hours=fast.write if fast is not None else 0.0,
             storage_on_fabric=config.network.storage_on_fabric,
+            fast_restart_hours=restart.fast_hours if fast is not None else None,
+            restart_init_hours=restart.init_hours,
+            persist_hours=checkpoint.persist_hours,
+            horizon_hours=job.horizon,
         ),
         modes=tuple(modes),
         inventory=inventory,

@@ -509,6 +509,13 @@ def _emit(trace: TraceBuffer, start: float, end: float, code: int,
 
 
 @numba.njit(cache=True, inline="always")
+def _init_part(done_from: float, done_to: float, init_hours: float) -> float:
+    """Of the restart done from ``done_from`` to ``done_to`` hours into it, the hours of
+    start-up (the first ``init_hours``); the rest is checkpoint load."""
+    return min(done_to, init_hours) - min(done_from, init_hours)
+
+
+@numba.njit(cache=True, inline="always")
 def _current_slowdown(
     trial: int, degradations_by_row: np.ndarray, slowdown_table: np.ndarray
 ) -> float:
@@ -597,6 +604,10 @@ def walk_trial_slots(
     # Every field the loops read is bound once, here: reading an array field of a
     # record inside a loop would cost a reference-count update at each read.
     restart = job.restart_hours
+    fast_restart = job.fast_restart_hours
+    restart_init = job.restart_init_hours
+    persist = job.persist_hours
+    wall_horizon = job.horizon_hours
     segment = job.segment_hours
     on_fabric = job.storage_on_fabric
     last_work = job.last_segment_work_hours
@@ -610,6 +621,7 @@ def walk_trial_slots(
     mode_stall_hours = modes.stall_hours
     mode_soft_hours = modes.soft_hours
     mode_survivable = modes.survivable_count
+    mode_rework = modes.rework_hours
     n_modes = mode_impact.shape[0]
     slowdown_table = modes.slowdown_table
     repair_kind = modes.repair_kind
@@ -632,6 +644,8 @@ def walk_trial_slots(
     phase_start = state.phase_start_hours
     run_progress = state.run_progress_hours
     restart_done = state.restart_done_hours
+    restart_length = state.restart_hours
+    restart_init_booked = state.restart_init_hours
     committed = state.committed_checkpoints
     durable = state.durable_checkpoint
     rollback_segment = state.rollback_segment
@@ -698,8 +712,10 @@ def walk_trial_slots(
             finish = 0.0
             done_before = 0
             slowed_before = 0.0
+            # the end of the calendar window, on the exposure clock (inf: none)
+            x_horizon = wall_horizon - idle[trial]
             if phase[trial] == RESTARTING:
-                x_phase = phase_start[trial] + (restart - restart_done[trial])
+                x_phase = phase_start[trial] + (restart_length[trial] - restart_done[trial])
             else:
                 finish = segments_time(job, start_index, left) + last_work
                 if slowdown == 1.0 or on_fabric:
@@ -715,10 +731,10 @@ def walk_trial_slots(
                                                      done_before, left)
                     # no earlier than at full speed: exact only if it may come first
                     x_phase = phase_start[trial] + (finish - run_progress[trial])
-                    if x_phase <= min(x_deg, e_fail):
+                    if x_phase <= min(min(x_deg, e_fail), x_horizon):
                         x_phase += (slowdown - 1.0) * (left * segment + last_work
                                                        - slowed_before)
-            x_next = min(x_phase, min(x_deg, e_fail))
+            x_next = min(min(x_phase, x_horizon), min(x_deg, e_fail))
             if x_next > horizon or x_next == np.inf:
                 break
 
@@ -752,9 +768,43 @@ def walk_trial_slots(
                 phase_start[trial] = x_next
             exposure_hours[trial] = x_next
 
+            if x_horizon <= x_next and x_horizon < x_phase:
+                # The calendar window ends: book what is under way up to it, and stop.
+                if phase_start[trial] > x_horizon:  # a stall reaching beyond it
+                    buckets[trial, B_STALL] -= phase_start[trial] - x_horizon
+                elif phase[trial] == RESTARTING:
+                    buckets[trial, B_RESTART] += x_horizon - phase_start[trial]
+                    restart_init_booked[trial] += _init_part(
+                        restart_done[trial],
+                        restart_done[trial] + x_horizon - phase_start[trial], restart_init,
+                    )  # fmt: skip
+                    if trial == traced:
+                        _emit(trace, phase_start[trial] + idle[trial], wall_horizon,
+                              TRACE_RESTART, 0.0, 0.0, 0.0)
+                if phase[trial] == RUNNING:
+                    # the progress since the restart counts as done: compute and writes
+                    elapsed = run_progress[trial]
+                    done = completed_segments(job, start_index, elapsed, left)
+                    done_time = segments_time(job, start_index, done)
+                    into = elapsed - done_time
+                    compute_into = into if done == left else min(into, segment)
+                    buckets[trial, B_USEFUL] += done * segment + compute_into
+                    buckets[trial, B_CHECKPOINT] += done_time - done * segment + (
+                        into - compute_into
+                    )
+                    committed[trial] += done
+                wall_hours[trial] = wall_horizon
+                phase[trial] = FINISHED
+                if trial == traced:
+                    _emit(trace, wall_horizon, wall_horizon, TRACE_FINISH, 0.0, 0.0, 0.0)
+                break
+
             if x_phase <= x_next:
                 if phase[trial] == RESTARTING:
-                    buckets[trial, B_RESTART] += restart - restart_done[trial]
+                    buckets[trial, B_RESTART] += restart_length[trial] - restart_done[trial]
+                    restart_init_booked[trial] += _init_part(
+                        restart_done[trial], restart_length[trial], restart_init
+                    )
                     if trial == traced:
                         _emit(trace, phase_start[trial] + idle[trial], x_next + idle[trial],
                               TRACE_RESTART, 0.0, 0.0, 0.0)
@@ -807,8 +857,10 @@ def walk_trial_slots(
                 pointer += 1
             failures_by_mode[trial, mode] += 1
             impact = mode_impact[mode]
-            if impact == DEGRADED and degradations_by_row[trial, mode] >= mode_survivable[mode]:
-                impact = FATAL  # nothing left to run on (every spine lost)
+            if (impact == DEGRADED or impact == ELASTIC) and (
+                degradations_by_row[trial, mode] >= mode_survivable[mode]
+            ):
+                impact = FATAL  # nothing left to run on (every spine, too many replicas)
             if trial == traced:
                 _emit(trace, e_fail + idle[trial], e_fail + idle[trial], TRACE_FAILURE, mode,
                       impact, 0.0)
@@ -820,6 +872,10 @@ def walk_trial_slots(
                         buckets[trial, B_STALL] -= phase_start[trial] - e_fail
                     else:
                         buckets[trial, B_RESTART] += e_fail - phase_start[trial]
+                        restart_init_booked[trial] += _init_part(
+                            restart_done[trial],
+                            restart_done[trial] + e_fail - phase_start[trial], restart_init,
+                        )  # fmt: skip
                         if trial == traced:
                             _emit(trace, phase_start[trial] + idle[trial], e_fail + idle[trial],
                                   TRACE_RESTART, 0.0, 0.0, 0.0)
@@ -851,8 +907,18 @@ def walk_trial_slots(
                     elif held.segment > 0:  # held in a completed segment
                         held = _settle_held_hours(held, every)
                     committed[trial] += done
-                    durable[trial] = (committed[trial] // every) * every
-                if mode_loses_fast[mode] and committed[trial] > durable[trial]:
+                    # the last durable checkpoint this run wrote, once its persist is over
+                    latest = (committed[trial] // every) * every
+                    if persist > 0.0:
+                        while latest > start_index and elapsed < persist + segments_time(
+                            job, start_index, latest - start_index
+                        ):
+                            latest -= every
+                    if latest > start_index or persist == 0.0:
+                        durable[trial] = latest
+                # Roll back to the last durable checkpoint if the failure took the fast
+                # tier, or (one tier) if the newest checkpoint died in its persist.
+                if (mode_loses_fast[mode] or every == 1) and committed[trial] > durable[trial]:
                     # the fast checkpoints since the last durable one are gone: their
                     # compute, writes, slowed extra time and stalls become rework
                     lost = committed[trial] - durable[trial]
@@ -871,8 +937,12 @@ def walk_trial_slots(
                         _emit(trace, e_fail + idle[trial], e_fail + idle[trial], TRACE_ROLLBACK,
                               durable[trial], committed[trial], 0.0)
                     committed[trial] = durable[trial]
+                # the restart reads the newest checkpoint that held: the fast tier's, or
+                # the durable store's
+                restart_length[trial] = restart
+                if committed[trial] > durable[trial]:
+                    restart_length[trial] = fast_restart
                 detect = mode_detect_hours[mode]
-                buckets[trial, B_DETECT] += detect
                 noticed = e_fail + idle[trial] + detect
                 wait = repair
                 if mode_self_healing[mode]:  # back by itself `repair` after the failure
@@ -882,11 +952,25 @@ def walk_trial_slots(
                                              noticed, repair)
                     if wait < repair:
                         spares_used[trial] += 1
+                over = noticed + wait - wall_horizon
+                if over > 0.0:  # the calendar window ends while the job is down
+                    cut = min(over, wait)
+                    wait -= cut
+                    detect -= over - cut
+                buckets[trial, B_DETECT] += detect
                 buckets[trial, B_WAITING] += wait
                 if trial == traced:
-                    _emit(trace, noticed - detect, noticed, TRACE_DETECT, mode, 0.0, 0.0)
-                    _emit(trace, noticed, noticed + wait, TRACE_WAIT, mode, 0.0, 0.0)
+                    _emit(trace, e_fail + idle[trial], e_fail + idle[trial] + detect,
+                          TRACE_DETECT, mode, 0.0, 0.0)
+                    _emit(trace, e_fail + idle[trial] + detect,
+                          e_fail + idle[trial] + detect + wait, TRACE_WAIT, mode, 0.0, 0.0)
                 idle[trial] += detect + wait
+                if over > 0.0:
+                    wall_hours[trial] = wall_horizon
+                    phase[trial] = FINISHED
+                    if trial == traced:
+                        _emit(trace, wall_horizon, wall_horizon, TRACE_FINISH, 0.0, 0.0, 0.0)
+                    break
                 phase[trial] = RESTARTING
                 phase_start[trial] = e_fail
                 continue
@@ -904,6 +988,10 @@ def walk_trial_slots(
                 if phase[trial] == RESTARTING and e_fail > phase_start[trial]:
                     # the restart pauses: bank what it has done
                     buckets[trial, B_RESTART] += e_fail - phase_start[trial]
+                    restart_init_booked[trial] += _init_part(
+                        restart_done[trial],
+                        restart_done[trial] + e_fail - phase_start[trial], restart_init,
+                    )  # fmt: skip
                     restart_done[trial] += e_fail - phase_start[trial]
                     if trial == traced:
                         _emit(trace, phase_start[trial] + idle[trial], e_fail + idle[trial],
@@ -926,6 +1014,16 @@ def walk_trial_slots(
                         _emit(trace, phase_start[trial] + idle[trial], begin + idle[trial],
                               TRACE_STALL, mode, at_progress, start_index)
                     phase_start[trial] = begin
+            if mode_rework[mode] > 0.0 and phase[trial] == RUNNING:
+                # in-process recovery redoes the interrupted step (not beyond the last
+                # checkpoint, which ends a step)
+                into = run_progress[trial] - segments_time(
+                    job, start_index,
+                    completed_segments(job, start_index, run_progress[trial], left),
+                )  # fmt: skip
+                lost = min(mode_rework[mode], into)
+                run_progress[trial] -= lost
+                buckets[trial, B_REWORK] += lost
             if impact == ELASTIC:
                 wait = repair
                 if mode_uses_spares[mode]:
@@ -937,8 +1035,8 @@ def walk_trial_slots(
             elif impact == TRANSIENT:
                 duration = mode_soft_hours[mode]
                 table_row = n_modes + mode  # the soft rows follow the repair rows
-                if duration <= 0.0:
-                    continue
+            if duration <= 0.0:  # over at once (a hot spare took the replica's place)
+                continue
             if degradation_count[trial] >= degradation_end.shape[1]:
                 overflow[0] = True
                 continue

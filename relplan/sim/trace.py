@@ -71,6 +71,24 @@ def trace_trial(
     return _expand(model, trace.written_rows())
 
 
+def _rewind(run: list[np.ndarray], intervals: list[list], progress: float) -> None:
+    """A run that goes on from ``progress``, short of where it was (an in-process
+    recovery redid a step): the last stretches of ``run`` beyond it become rework."""
+    while run and progress < float(run[-1][4]) - 1e-12:
+        last = run[-1].copy()
+        span = float(last[4] - last[3])
+        take = min(float(last[4]) - progress, span)
+        cut = float(last[0]) if take >= span else float(
+            last[1] - (last[1] - last[0]) * take / span)
+        if last[1] > cut:
+            intervals.append([cut, float(last[1]), "rework", 0])
+        if take >= span:
+            run.pop()
+        else:
+            last[1], last[4] = cut, last[4] - take
+            run[-1] = last
+
+
 def _expand(model: SimulationModel, rows: np.ndarray) -> tuple[pd.DataFrame, pd.DataFrame]:
     job = compile_model(model).job
     segment = job.segment_hours
@@ -118,8 +136,13 @@ def _expand(model: SimulationModel, rows: np.ndarray) -> tuple[pd.DataFrame, pd.
             edges += [begin + segment, segment_time(start_committed, k)]
             labels += [("useful", start_committed + k), ("checkpoint", start_committed + k)]
         if j_end > edges[-1]:
+            if not lost and j_end > edges[-1] + segment:  # stopped in a write (a horizon)
+                edges.append(edges[-1] + segment)
+                labels.append(("useful", 0))
+                labels.append(("checkpoint", 0))
+            else:
+                labels.append(("rework" if lost else "useful", 0))
             edges.append(j_end)
-            labels.append(("rework" if lost else "useful", 0))
         edges_array = np.array(edges)
         # each stretch of the run runs at one speed: its extra time over its job-time
         # falls on its slowed job-time (the compute, and the writes if storage shares
@@ -150,6 +173,7 @@ def _expand(model: SimulationModel, rows: np.ndarray) -> tuple[pd.DataFrame, pd.
     for row in rows:
         code = int(row[2])
         if code == TRACE_RUN:
+            _rewind(run, intervals, float(row[3]))
             run.append(row)
         elif code == TRACE_FAILURE:
             impact = impacts[int(row[4])]

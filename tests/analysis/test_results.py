@@ -10,6 +10,7 @@ import pytest
 from relplan.analysis.results import SimulationResult, summarize
 from relplan.output.files import write_atomic, write_text_atomic
 from relplan.sim.engine import simulate
+from relplan.vocab import BUCKETS
 
 
 def test_summarize_by_hand() -> None:
@@ -41,13 +42,11 @@ def test_frames_agree_with_the_outcomes(minimal_model) -> None:
     assert len(frame) == 300
     assert np.allclose(frame["goodput"], minimal_model.job.work_hours / frame["wall_hours"])
     assert np.allclose(frame["gpu_hours_lost"], frame["lost_hours"] * 1024)
-    bucket_columns = [
-        c
-        for c in frame.columns
-        if c.endswith("_hours")
-        and c not in ("wall_hours", "lost_hours", "gpu_hours_lost", "useful_hours")
-    ]
+    bucket_columns = [f"{bucket}_hours" for bucket in BUCKETS if bucket != "useful"]
     assert np.allclose(frame[bucket_columns].sum(axis=1), frame["lost_hours"])
+    assert np.allclose(frame["work_done_hours"], minimal_model.job.work_hours)
+    assert np.allclose(frame["restart_init_hours"] + frame["restart_load_hours"],
+                       frame["restart_hours"])  # fmt: skip
     summary = result.summary()
     assert summary["interruptions"]["mean"] == pytest.approx(frame["interruptions"].mean())
     tidy = result.summary_frame()
