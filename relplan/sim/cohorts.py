@@ -255,19 +255,44 @@ class UnitStream:
                           np.concatenate(out_ordinals))  # fmt: skip
 
 
+def walked_events(event_trial: np.ndarray, walked_per_trial: np.ndarray) -> np.ndarray:
+    """Which events of a window a walk reached, from how many each trial reached.
+
+    A trial walks its window's events in order (sorted by trial, then time), so the
+    events it reached are the first ``walked_per_trial[trial]`` of its own. Counting them
+    (from the failures the walk booked) rather than comparing times holds however the
+    trial stopped: at the job's end, at the window's horizon, or at the end of a calendar
+    window reached while the job was down after a failure.
+
+    Parameters
+    ----------
+    event_trial : numpy.ndarray of int64
+        Block index of the trial of each event, sorted.
+    walked_per_trial : numpy.ndarray of int64
+        Per block trial: the window's events the walk reached.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        One flag per event.
+    """
+    position = np.arange(event_trial.size) - np.searchsorted(event_trial, event_trial)
+    return position < walked_per_trial[event_trial]
+
+
 def tally_unit_failures(
     stats: np.ndarray,
     trial: np.ndarray,
-    time_hours: np.ndarray,
     column: np.ndarray,
     ordinal: np.ndarray,
-    reached_hours: np.ndarray,
+    walked: np.ndarray,
     retire_after: np.ndarray,
 ) -> None:
     """Add the failures a walk reached to each trial's per-unit counts, in place.
 
-    Only the failures before the point each trial reached count: a window holds failures
-    beyond the end of a job that finished in it, which never happened.
+    Only the failures the walk reached count (``walked``, see :func:`walked_events`): a
+    window holds failures beyond the end of a job that finished in it, which never
+    happened.
 
     Parameters
     ----------
@@ -276,19 +301,16 @@ def tally_unit_failures(
         the block's counts.
     trial : numpy.ndarray of int64
         Block index of the trial of each failure of the window.
-    time_hours : numpy.ndarray of float
-        Each failure's exposure time, hours.
     column : numpy.ndarray of int64
         The column of ``stats`` of each failure's mode (any value where ``ordinal`` is 0).
     ordinal : numpy.ndarray of int64
         The unit's failures so far, this one included (0: a mode without a history).
-    reached_hours : numpy.ndarray of float
-        Per block trial: the exposure it walked to (its end, if it finished), hours; the
-        failures before it count (inf: all of the window's).
+    walked : numpy.ndarray of bool
+        Whether the walk reached each failure.
     retire_after : numpy.ndarray of int64
         Per column: ``retire_after`` (0: never retired).
     """
-    walked = (ordinal > 0) & (time_hours < reached_hours[trial])
+    walked = walked & (ordinal > 0)
     n_trials, n_columns, _ = stats.shape
     trials, columns, reached = trial[walked], column[walked], ordinal[walked]
     cell = trials * n_columns + columns

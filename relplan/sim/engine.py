@@ -8,8 +8,9 @@ clock stands still): each mode is a renewal process with no gap, sampled exactly
 :class:`relplan.sim.events.RenewalStream`. Wall time = exposure + detection + waiting.
 A mode whose units have a history (lemons, imperfect repair, retirement) is drawn unit by
 unit by :class:`relplan.sim.cohorts.UnitStream`, each failure with its unit's failure
-count; after each window the engine tallies, per trial, the failures the walk reached
-(:func:`relplan.sim.cohorts.tally_unit_failures`): the repeat offenders.
+count; after each window the engine tallies, per trial, the failures the walk reached (as
+many of the window's as it booked, :func:`relplan.sim.cohorts.walked_events`): the repeat
+offenders.
 
 Timeline. Between two failures the job advances in closed form: from the last
 restart (or the start) with ``c`` hours of work committed, it runs
@@ -47,7 +48,7 @@ import numpy as np
 from relplan.errors import InfeasibleJobError
 from relplan.sim import timeline
 from relplan.sim.closed_forms import checkpoint_count, daly_interval, expected_wall_hours
-from relplan.sim.cohorts import UnitStream, tally_unit_failures
+from relplan.sim.cohorts import UnitStream, tally_unit_failures, walked_events
 from relplan.sim.compiled import (
     FINISHED,
     MAX_EVENTS_PER_TRIAL,
@@ -409,6 +410,7 @@ def simulate_block(
     unit_stats = np.zeros((n_trials, len(tracked), len(UNIT_STATS)), dtype=np.int64)
     retire_after = np.array([m.history.retire_after or 0 for m in tracked], dtype=np.int64)
     column_of_mode = np.cumsum([m.history is not None for m in modes], dtype=np.int64) - 1
+    window_modes = list(compiled.window_modes)  # never drawn on the fly
 
     first_window = window_factor * first_window_hours(model)
     step = 0.25 * first_window
@@ -453,13 +455,13 @@ def simulate_block(
             event_repair_hours=event_repair,
             horizon_hours=float(horizon),
         )
+        window_failures = state.failures_by_mode[:, window_modes].sum(axis=1)
         walk_block(compiled, state, window, trial_streams, trace)
         if event_ordinal.any():
-            # a trial that finished walked its failures up to its end; the others all of
-            # the window's (those before the horizon)
-            reached = np.where(state.phase == FINISHED, state.exposure_hours, np.inf)
-            tally_unit_failures(unit_stats, event_trial, event_time,
-                                column_of_mode[event_mode], event_ordinal, reached,
+            # the window's failures each trial reached: the walk booked them
+            walked = state.failures_by_mode[:, window_modes].sum(axis=1) - window_failures
+            tally_unit_failures(unit_stats, event_trial, column_of_mode[event_mode],
+                                event_ordinal, walked_events(event_trial, walked),
                                 retire_after)  # fmt: skip
         active = active[state.phase[active] != FINISHED]
     return _outcomes(state, modes, unit_stats)

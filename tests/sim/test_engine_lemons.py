@@ -4,6 +4,8 @@ failures the walk reached."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -11,7 +13,7 @@ from relplan.sim import distributions
 from relplan.sim.compiled import compile_model
 from relplan.sim.engine import BLOCK_TRIALS, simulate, simulate_block
 from relplan.sim.model import UnitHistory
-from relplan.vocab import UNIT_STATS
+from relplan.vocab import BUCKETS, UNIT_STATS
 from tests.conftest import make_model, z_score
 
 exp = distributions.exponential
@@ -117,3 +119,21 @@ def test_the_unit_counts_do_not_depend_on_the_workers() -> None:
     two = simulate(model, BLOCK_TRIALS + 500, seed=9, workers=2)
     assert np.array_equal(one.unit_stats, two.unit_stats)
     assert np.array_equal(one.wall_hours, two.wall_hours)
+
+
+def test_a_calendar_window_that_ends_while_the_job_is_down_keeps_the_counts_exact() -> None:
+    """With ``job.horizon`` a trial can stop at the failure that leaves the job down past
+    the window's end: that failure is booked, and so is its unit."""
+    history = UnitHistory(lemon_share=0.2, lemon_factor=8.0, repair_success=0.5,
+                          refail=exp(0.5), retire_after=2)  # fmt: skip
+    model = make_model(work=5000.0, interval=1.0, write=0.05, restart=0.1, modes=[
+        {"units": 64, "lifetime": exp(2000.0), "repair": exp(30.0), "history": history},
+    ])  # fmt: skip
+    model = replace(model, job=replace(model.job, horizon_hours=150.0))
+    outcomes = simulate(model, 3000, seed=12)
+    assert np.all(outcomes.wall_hours == pytest.approx(150.0))
+    down_at_end = outcomes.bucket_hours[:, BUCKETS.index("waiting")] > 0
+    assert down_at_end.sum() > 100
+    failures = outcomes.failures_by_mode[:, 0]
+    stats = outcomes.unit_stats[:, 0]
+    assert np.array_equal(failures, stats[:, UNITS_FAILED] + stats[:, REPEAT])
