@@ -97,10 +97,12 @@ METRICS: tuple[str, ...] = (
     "spares_used",
     "degraded_hours",
     "stall_hours",
+    "work_done_hours",
 )
-"""Per-trial metrics summarised in every result."""
+"""Per-trial metrics summarised in every result (``work_done_hours``: the job's work, or
+what a calendar window got done)."""
 
-HIGHER_IS_BETTER: tuple[str, ...] = ("goodput",)
+HIGHER_IS_BETTER: tuple[str, ...] = ("goodput", "work_done_hours")
 """Metrics where a higher value is better: their bad tail is the low percentile (P5)."""
 
 TAIL_PERCENTILES: dict[str, int] = {
@@ -118,5 +120,6 @@ METRIC_LABELS: dict[str, tuple[str, str, str]] = {
     "spares_used": ("spares used", "count", "{:,.2f}"),
     "degraded_hours": ("time degraded", "h", "{:,.2f}"),
     "stall_hours": ("time stalled", "h", "{:,.2f}"),
+    "work_done_hours": ("work done", "h", "{:,.1f}"),
 }
 """Per metric: its name in prose, its unit and the one number format every report uses."""

@@ -4,9 +4,10 @@
 gives them) that the schema and the consistency checks accept and that simulate in a
 fraction of a second: the issue's minimal config (``tests/conftest.py``) with its cluster
 and job sizes, checkpoint interval and write (or size and bandwidth, asynchronous),
-restart, spares, failure modes (exponential, Weibull and lognormal lifetimes; fixed and
-exponential repairs; impacts auto, degraded or transient), network redundancy
-(spines, LACP members, dual-ToR), recovery, a fast tier and a ``[workload]`` or none
+restart (one duration or its parts), spares, failure modes (exponential, Weibull and
+lognormal lifetimes; fixed and exponential repairs; impacts auto, degraded or transient),
+network redundancy (spines, LACP members, dual-ToR), recovery (checkpoint-restart, elastic
+or in-process), a fast tier and a ``[workload]`` or none
 varied. Every failure mode is given by its ``mtbf``, so scaling rates is dividing it.
 """
 
@@ -137,9 +138,22 @@ def valid_configs(draw: st.DrawFn, workload: bool | None = None) -> dict[str, An
             "write": _hours(draw(st.floats(0.0, 0.01))),
             "survives": draw(st.sampled_from(["peer", "none"])),
         }
-    if draw(st.integers(0, 4)) == 0:
+    recovery = draw(st.integers(0, 7))
+    if recovery == 0:
         job["recovery"] = "elastic"
         job["elastic"] = {"data_parallel": job_servers}
+    elif recovery == 1:  # per-step: a server's failure redoes one step
+        job["recovery"] = "in-process"
+        job["step"] = _hours(draw(st.floats(0.0005, 0.01)))
+        job["in_process"] = {"data_parallel": job_servers,
+                             "max_concurrent": draw(st.integers(1, 2))}  # fmt: skip
+    if draw(st.integers(0, 3)) == 0:  # the restart from its parts
+        job["restart"] = {
+            "init": _hours(draw(st.floats(0.0, 0.3))),
+            "init_scaling": draw(st.sampled_from(["none", "log2", "linear"])),
+            "reference_gpus": draw(st.sampled_from([8, 64, 1024])),
+            "load": _hours(draw(st.floats(0.0, 0.2))),
+        }
     raw["job"] = job
     raw["failures"] = draw(failure_modes())
 

@@ -224,7 +224,6 @@ class SimulationResult:
         }
         for metric in METRICS:
             result[metric] = summarize(columns[metric])
-        result["work_done_hours"] = summarize(columns["work_done_hours"])
         result["lost_hours_breakdown"] = {
             bucket: float(columns[f"{bucket}_hours"].mean())
             for bucket in BUCKETS

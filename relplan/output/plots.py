@@ -828,7 +828,7 @@ def trial_timeline(
     trace: pd.DataFrame,
     failures: pd.DataFrame,
     config_name: str,
-    work_hours: float,
+    work_hours: float | None,
 ) -> Figure:
     """Timeline of one trial: wall-clock buckets, checkpoints, failures and work progress.
 
@@ -851,8 +851,9 @@ def trial_timeline(
         elastic). May be empty.
     config_name : str
         Name of the config, shown in the title.
-    work_hours : float
-        Useful work the job needs, hours (the target line of the progress panel).
+    work_hours : float or None
+        Useful work the job needs, hours (the target line of the progress panel); None
+        over a calendar window, which has no target.
 
     Returns
     -------
@@ -1024,6 +1025,9 @@ def _timeline_binned(
     """The aggregated panels: bucket shares per bin and failures per bin by impact."""
     edges = _bin_edges(float(start.min()), float(end.max()))
     width = float(edges[1] - edges[0])
+    # the last bin may reach past the trial's end: shares of the time it covers
+    covered = np.diff(np.minimum(edges, float(end.max())))
+    covered = np.where(covered > 0, covered, width)
     steps_x = np.repeat(edges, 2)[1:-1]
     bottom = np.zeros(edges.size - 1)
     for name in BUCKETS:
@@ -1031,7 +1035,7 @@ def _timeline_binned(
         if not mask.any():
             continue
         hours = np.diff(_cumulative_at(edges, start, end, mask.astype(float)))
-        top = bottom + hours / width
+        top = bottom + hours / covered
         lane.fill_between(
             steps_x,
             np.repeat(bottom, 2),
@@ -1085,7 +1089,7 @@ def _timeline_progress(
     start: np.ndarray,
     end: np.ndarray,
     bucket: np.ndarray,
-    work_hours: float,
+    work_hours: float | None,
     failure_count: int,
     aggregate: bool,
 ) -> None:
@@ -1107,22 +1111,24 @@ def _timeline_progress(
         label=f"useful work done ({done[-1]:,.1f} h)",
         gid="progress",
     )
-    ideal_end = wall_start + work_hours
+    # over a calendar window (no work to reach) the ideal runs to the window's end
+    ideal_end = wall_start + (work_hours if work_hours is not None else wall_end - wall_start)
     progress.plot(
         [wall_start, ideal_end],
-        [0.0, work_hours],
+        [0.0, ideal_end - wall_start],
         color=PALETTE[7],
         linestyle="--",
         linewidth=1.0,
         label="no failures (goodput 1)",
     )
-    progress.axhline(
-        work_hours,
-        color=PALETTE[6],
-        linestyle=":",
-        linewidth=1.0,
-        label=f"work needed ({work_hours:,.1f} h)",
-    )
+    if work_hours is not None:
+        progress.axhline(
+            work_hours,
+            color=PALETTE[6],
+            linestyle=":",
+            linewidth=1.0,
+            label=f"work needed ({work_hours:,.1f} h)",
+        )
     if failure_count and not aggregate:
         progress.plot([], [], color=FAILURE_COLOR, linewidth=0.7, alpha=0.6, label="failure")
     goodput = done[-1] / (wall_end - wall_start) if wall_end > wall_start else float("nan")
@@ -1133,7 +1139,7 @@ def _timeline_progress(
         loc="left",
     )
     progress.set_xlim(wall_start, max(wall_end, ideal_end) * 1.01)
-    progress.set_ylim(0, max(work_hours, done[-1]) * 1.05)
+    progress.set_ylim(0, max(ideal_end - wall_start, done[-1]) * 1.05)
     progress.set_xlabel("Wall-clock time (hours)", fontsize=_LABEL_SIZE)
     progress.set_ylabel("Useful work done (hours)", fontsize=_LABEL_SIZE)
     progress.xaxis.set_major_formatter(FuncFormatter(_plain_number))

@@ -32,9 +32,10 @@ from relplan.vocab import HIGHER_IS_BETTER, METRIC_LABELS, METRICS, TAIL_PERCENT
 
 
 def median_trial(result: SimulationResult) -> int:
-    """Index of the trial whose wall time is the median: a representative sample trial."""
-    walls = result.outcomes.wall_hours
-    return int(np.argsort(walls)[walls.size // 2])
+    """Index of the trial whose goodput is the median: a representative sample trial (the
+    median wall time, or over a calendar window the median work done)."""
+    goodput = result.trials_frame()["goodput"].to_numpy()
+    return int(np.argsort(-goodput, kind="stable")[goodput.size // 2])
 
 
 def failure_table(summary: dict) -> dict[str, dict[str, float | str]]:
@@ -94,6 +95,7 @@ def write_simulation_figures(
         The files written.
     """
     name = result.config_name
+    job = result.model.job
     trials = result.trials_frame()
     summary = result.summary()
     failures = failure_table(summary)
@@ -107,8 +109,8 @@ def write_simulation_figures(
     sample = median_trial(result)
     intervals, failure_times = trace_trial(result.model, result.seed, sample, result.trials)
     figures["timeline-median-trial"] = plots.trial_timeline(
-        intervals, failure_times, f"{name}, trial {sample} (median wall time)",
-        result.model.job.work_hours,
+        intervals, failure_times, f"{name}, trial {sample} (median goodput)",
+        job.work_hours if job.horizon_hours is None else None,
     )
     line = provenance_line(result.provenance)
     written: list[Path] = []
@@ -180,6 +182,18 @@ def write_simulation_report(
         f"than {format_metric('wall_hours', wall['p95'])} h in 1 run in 20 (P95), for "
         f"{format_metric('wall_hours', job.work_hours)} h of work."
     )
+    work = f"{format_metric('wall_hours', job.work_hours)} h of work"
+    if job.horizon_hours is not None:  # a calendar window: the work done varies
+        done = summary["work_done_hours"]
+        answer = (
+            f"mean goodput {format_metric('goodput', goodput['mean'])} (95% CI "
+            f"{format_metric('goodput', low)} to {format_metric('goodput', high)}) over a "
+            f"{format_metric('wall_hours', job.horizon_hours)}-h window; in 1 run in 20 it "
+            f"is below {format_metric('goodput', goodput['p5'])} (P5). The window gets "
+            f"{format_metric('work_done_hours', done['mean'])} h of work done on average, "
+            f"less than {format_metric('work_done_hours', done['p5'])} h in 1 run in 20."
+        )
+        work = f"a {format_metric('wall_hours', job.horizon_hours)}-h calendar window"
     buckets = pd.DataFrame(
         {"bucket": list(summary["lost_hours_breakdown"]),
          "mean per run (h)": [f"{v:,.2f}" for v in summary["lost_hours_breakdown"].values()]}
@@ -194,7 +208,7 @@ def write_simulation_report(
     )  # fmt: skip
     setup = (
         f"{result.trials:,} trials, seed {result.seed}; {job.gpus:,} GPUs, "
-        f"{format_metric('wall_hours', job.work_hours)} h of work, checkpoint every "
+        f"{work}, checkpoint every "
         f"{job.interval_hours:.3g} h (write {job.write_hours * 60:.3g} min), restart "
         f"{job.restart_hours * 60:.3g} min, job MTTI {result.model.job_mtti_hours:,.3g} h."
     )
@@ -342,6 +356,32 @@ def markdown_table(frame: pd.DataFrame, digits: int = 4) -> str:
 _NUMBER = re.compile(r"(P\d+ )?[-+]?[\d.,]+(e[-+]?\d+)?( – [-+]?[\d.,]+(e[-+]?\d+)?)?")
 
 
+def _html_prose(text: str) -> str:
+    r"""A section's text as HTML: paragraphs split by blank lines, and ``- `` items (with
+    their indented continuation lines) as a list.
+
+    Examples
+    --------
+    >>> _html_prose("Two stacks:\n\n- fast: a\n  tier\n- slow")
+    '<p>Two stacks:</p><ul><li>fast: a tier</li><li>slow</li></ul>'
+    """
+    blocks: list[str] = []
+    for block in text.strip().split("\n\n"):
+        lines = [line.strip() for line in block.splitlines() if line.strip()]
+        if lines and lines[0].startswith("- "):
+            items: list[str] = []
+            for line in lines:
+                if line.startswith("- "):
+                    items.append(line[2:])
+                else:
+                    items[-1] += " " + line
+            blocks.append("<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in items)
+                          + "</ul>")  # fmt: skip
+        elif lines:
+            blocks.append(f"<p>{html.escape(' '.join(lines))}</p>")
+    return "".join(blocks)
+
+
 def _numeric_column(values: pd.Series) -> bool:
     """Whether every cell reads as a number (or a range, or ``P5 0.97``): right-align it."""
     return all(isinstance(v, int | float | np.number) or bool(_NUMBER.fullmatch(str(v)))
@@ -444,7 +484,7 @@ def write_report(
             f"<p><b>Question.</b> {html.escape(question)}</p>",
             f"<p><b>Answer.</b> {html.escape(answer)}</p>"]
     for heading, text in sections:
-        body += [f"<h2>{html.escape(heading)}</h2>", f"<p>{html.escape(text)}</p>"]
+        body += [f"<h2>{html.escape(heading)}</h2>", _html_prose(text)]
     body.append("<h2>Results</h2>")
     for heading, table in tables:
         body += [f"<h3>{html.escape(heading)}</h3>", _html_table(table)]
