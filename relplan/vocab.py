@@ -68,6 +68,18 @@ BUCKETS: tuple[str, ...] = (
 """Names of the wall-clock buckets, in the order of :attr:`TrialOutcomes.bucket_hours`
 (``maintenance``: planned maintenance windows, ``[maintenance]``)."""
 
+UNIT_STATS: tuple[str, ...] = (
+    "units_failed",
+    "repeat_units",
+    "max_failures_per_unit",
+    "retired_units",
+)
+"""Per trial and failure mode whose units have a history (``lemons``, ``repair_success``,
+``retire_after``), in the order of :attr:`TrialOutcomes.unit_stats`: units that failed at
+least once, units that failed at least twice (the repeat offenders), the most failures of
+one unit, and units retired (replaced after ``retire_after`` failures). A replacement is a
+unit of its own."""
+
 ML_GOODPUT_BADPUT: dict[str, tuple[str, ...]] = {
     "unproductive_checkpoint_save_time": ("checkpoint",),
     "unproductive_checkpoint_restore_time": ("restart_load",),

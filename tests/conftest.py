@@ -98,7 +98,7 @@ def make_model(
     Each mode dict takes ``units``, ``lifetime`` (a Distribution), and optionally
     ``repair`` (a Distribution), ``detect``, ``uses_spares``, ``start``, ``name``,
     ``impact``, ``slowdown`` (by count), ``stall``, ``soft_slowdown``, ``soft_hours``,
-    ``loses_fast``, ``survivable``.
+    ``loses_fast``, ``survivable``, ``history`` (a UnitHistory).
     """
     built = []
     for index, mode in enumerate(modes):
@@ -119,6 +119,7 @@ def make_model(
                 soft_hours=mode.get("soft_hours", 0.0),
                 loses_fast_checkpoint=mode.get("loses_fast", False),
                 survivable_count=mode.get("survivable"),
+                history=mode.get("history"),
             )
         )
     return SimulationModel(

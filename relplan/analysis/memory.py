@@ -6,9 +6,11 @@ of :data:`~relplan.sim.engine.BLOCK_TRIALS` trials with their events pre-drawn i
 What it needs at its peak is therefore a cost per trial times the trials, plus a fixed
 cost per block in flight. The per-trial cost counts 8-byte numbers:
 
-* ``K = 2 + buckets + 2 x modes`` numbers kept per trial; joining the blocks into one
-  array holds them twice (``2 K``);
-* the per-trial table (``F = 7 + buckets + modes`` columns) for summaries (``K + F``;
+* ``K = 2 + buckets + 2 x modes + 4 x tracked`` numbers kept per trial (``tracked``: the
+  modes whose units have a history, with their four per-unit counts); joining the blocks
+  into one array holds them twice (``2 K``);
+* the per-trial table (``F = 7 + buckets + modes`` columns, and ``2 + 4 x tracked`` more
+  with tracked modes) for summaries (``K + F``;
   a sweep's points also copy it for their statistics: ``K + 2 F``); writing
   ``trials.parquet`` holds the table about four times over (its columns, the DataFrame,
   the Arrow table and its encoding): ``K + 4 F``;
@@ -34,7 +36,7 @@ from relplan.errors import ConfigError
 from relplan.sim.engine import BLOCK_TRIALS, degradation_slots, first_window_hours
 from relplan.sim.model import SimulationModel
 from relplan.units import format_bytes
-from relplan.vocab import BUCKETS
+from relplan.vocab import BUCKETS, UNIT_STATS
 
 NUMBER_BYTES = 8
 """Bytes of one per-trial number (float64 or int64)."""
@@ -88,14 +90,22 @@ class MemoryEstimate:
         return max(0, math.floor((available - self.fixed) / self.per_trial))
 
 
+def _tracked_modes(model: SimulationModel) -> int:
+    """Modes whose units have a history (per-unit counts kept per trial)."""
+    return sum(mode.history is not None for mode in model.modes)
+
+
 def kept_numbers(model: SimulationModel) -> int:
-    """Numbers kept per trial by the engine: wall time, spares used, buckets, two per mode."""
-    return 2 + len(BUCKETS) + 2 * len(model.modes)
+    """Numbers kept per trial by the engine: wall time, spares used, buckets, two per mode,
+    and the per-unit counts of each mode whose units have a history."""
+    return 2 + len(BUCKETS) + 2 * len(model.modes) + len(UNIT_STATS) * _tracked_modes(model)
 
 
 def table_columns(model: SimulationModel) -> int:
     """Columns of the per-trial table (:meth:`SimulationResult.trials_frame`)."""
-    return 7 + len(BUCKETS) + len(model.modes)
+    tracked = _tracked_modes(model)
+    per_unit = 2 + len(UNIT_STATS) * tracked if tracked else 0
+    return 7 + len(BUCKETS) + len(model.modes) + per_unit
 
 
 def block_bytes(model: SimulationModel) -> float:
@@ -111,7 +121,8 @@ def block_bytes(model: SimulationModel) -> float:
     modes = len(model.modes)
     state = (12 + len(BUCKETS) + 5 * modes + model.job.spares
              + 2 * degradation_slots(model) + 4)  # fmt: skip
-    window_rate = sum(m.job_rate_per_hour for m in model.modes if m.lifetime.kind != "exponential")
+    window_rate = sum(m.job_rate_per_hour for m in model.modes
+                      if m.lifetime.kind != "exponential" or m.history is not None)  # fmt: skip
     try:
         events = WINDOW_FACTOR * first_window_hours(model) * window_rate
     except OverflowError:

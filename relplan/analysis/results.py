@@ -17,7 +17,7 @@ import numpy as np
 from relplan.analysis.provenance import provenance_record
 from relplan.sim.engine import TrialOutcomes
 from relplan.sim.model import JobSpec, SimulationModel
-from relplan.vocab import BUCKETS, METRICS, ML_GOODPUT_BADPUT, PERCENTILES
+from relplan.vocab import BUCKETS, METRICS, ML_GOODPUT_BADPUT, PERCENTILES, UNIT_STATS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -135,7 +135,12 @@ class SimulationResult:
             found reached the final weights), one
             ``<bucket>_hours`` column per bucket, ``restart_init_hours`` and
             ``restart_load_hours`` (the restart bucket's two parts) and one
-            ``failures_<mode>`` column per failure mode (whatever its impact).
+            ``failures_<mode>`` column per failure mode (whatever its impact). If some
+            modes' units have a history (``lemons``, ``repair_success``,
+            ``retire_after``): per such mode ``units_failed_<mode>``,
+            ``repeat_units_<mode>`` (units that failed at least twice),
+            ``max_failures_per_unit_<mode>`` and ``retired_units_<mode>``, and over them
+            all ``repeat_units`` (their sum) and ``max_failures_per_unit`` (their max).
         """
         return self._trials
 
@@ -175,6 +180,17 @@ class SimulationResult:
         columns["restart_load_hours"] = columns["restart_hours"] - outcomes.restart_init_hours
         for index, mode in enumerate(outcomes.mode_names):
             columns[f"failures_{mode}"] = outcomes.failures_by_mode[:, index]
+        tracked = [m for m, tracks in zip(outcomes.mode_names, outcomes.mode_tracks_units,
+                                          strict=True) if tracks]  # fmt: skip
+        if tracked:  # unit_stats has a column per mode with a history, in mode order
+            stats = outcomes.unit_stats
+            columns["repeat_units"] = stats[:, :, UNIT_STATS.index("repeat_units")].sum(axis=1)
+            columns["max_failures_per_unit"] = stats[
+                :, :, UNIT_STATS.index("max_failures_per_unit")
+            ].max(axis=1)
+            for position, mode in enumerate(tracked):
+                for stat, name in enumerate(UNIT_STATS):
+                    columns[f"{name}_{mode}"] = stats[:, position, stat]
         return columns
 
     def summary(self) -> dict[str, Any]:
@@ -193,8 +209,10 @@ class SimulationResult:
             interruptions), ``p_corrupted_final`` (the share of runs in which a corruption
             never found reached the final weights),
             ``interruptions_by_class`` (mean per failure mode that can stop the job),
-            ``failures_by_class`` (mean failures and impact of every mode) and
-            ``provenance`` (:func:`relplan.analysis.provenance.provenance_record`).
+            ``failures_by_class`` (mean failures and impact of every mode),
+            ``unit_failures_by_class`` (only if some modes' units have a history: per such
+            mode, :func:`unit_failure_summary`) and ``provenance``
+            (:func:`relplan.analysis.provenance.provenance_record`).
         """
         columns = self._columns
         job = self.model.job
@@ -238,6 +256,12 @@ class SimulationResult:
             mode: {"impact": impact, "mean": float(columns[f"failures_{mode}"].mean())}
             for mode, impact in zip(outcomes.mode_names, outcomes.mode_impacts, strict=True)
         }
+        tracked = [m for m, tracks in zip(outcomes.mode_names, outcomes.mode_tracks_units,
+                                          strict=True) if tracks]  # fmt: skip
+        if tracked:
+            result["unit_failures_by_class"] = {
+                mode: unit_failure_summary(columns, mode) for mode in tracked
+            }
         result["provenance"] = self.provenance
         return result
 
@@ -262,9 +286,41 @@ class SimulationResult:
             rows.append((f"{bucket}_hours", "mean", hours))
         for mode, entry in summary["failures_by_class"].items():
             rows.append((f"failures_{mode}", "mean", entry["mean"]))
+        for mode, entry in summary.get("unit_failures_by_class", {}).items():
+            for name in UNIT_STATS:
+                rows.append((f"{name}_{mode}", "mean", entry[name]))
         import pandas as pd
 
         return pd.DataFrame(rows, columns=["metric", "statistic", "value"])
+
+
+def unit_failure_summary(columns: dict[str, np.ndarray], mode: str) -> dict[str, Any]:
+    """What the units of one mode with a history did, over the trials.
+
+    Parameters
+    ----------
+    columns : dict of numpy.ndarray
+        The per-trial columns (:meth:`SimulationResult.trials_frame`).
+    mode : str
+        A mode whose units have a history.
+
+    Returns
+    -------
+    dict
+        Means per trial of ``failures``, ``units_failed``, ``repeat_units`` (units that
+        failed at least twice), ``max_failures_per_unit`` and ``retired_units``;
+        ``failures_per_failed_unit`` (mean failures over mean units failed; None if no
+        unit failed); ``trials_with_repeat_units`` (share of trials with at least one
+        repeat offender).
+    """
+    failures = columns[f"failures_{mode}"]
+    summary: dict[str, Any] = {"failures": float(failures.mean())}
+    for name in UNIT_STATS:
+        summary[name] = float(columns[f"{name}_{mode}"].mean())
+    units = summary["units_failed"]
+    summary["failures_per_failed_unit"] = summary["failures"] / units if units > 0 else None
+    summary["trials_with_repeat_units"] = float((columns[f"repeat_units_{mode}"] > 0).mean())
+    return summary
 
 
 def finite_or_none(value: float) -> float | None:

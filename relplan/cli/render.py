@@ -272,6 +272,18 @@ def render_simulation(summary: dict[str, Any], title: str) -> None:
     print_table("Failures by mode (mean per run)", ("mode", "impact", "failures", "share"),
                 classes, left=2)  # fmt: skip
 
+    units = summary.get("unit_failures_by_class")
+    if units:  # modes whose units have a history: lemons, imperfect repair, retirement
+        rows = [
+            [mode, f"{entry['failures']:,.2f}", f"{entry['units_failed']:,.2f}",
+             f"{entry['repeat_units']:,.2f}", f"{entry['max_failures_per_unit']:,.2f}",
+             f"{entry['retired_units']:,.2f}", f"{100 * entry['trials_with_repeat_units']:.1f}%"]
+            for mode, entry in units.items()
+        ]  # fmt: skip
+        print_table("Failures per unit (mean per run)",
+                    ("mode", "failures", "units failed", "repeat units", "most per unit",
+                     "retired", "runs with repeats"), rows)  # fmt: skip
+
 
 def render_step_baseline(baseline: dict[str, float]) -> None:
     """Print the one-line step baseline ``simulate`` shows before its summary."""

@@ -19,6 +19,8 @@ from pydantic import (
     Field,
     PrivateAttr,
     Tag,
+    ValidationInfo,
+    field_validator,
     model_validator,
 )
 
@@ -175,6 +177,23 @@ def _zero_repair() -> DistributionConfig:
     return DistributionConfig(dist="fixed", mean="0s")
 
 
+class LemonsConfig(_Strict):
+    """``lemons = { share = "5%", factor = 10 }``: a cohort of bad units.
+
+    A share ``share`` of the mode's units (drawn per trial) fails ``factor`` times as
+    often as the others: their lifetimes are the mode's lifetime divided by ``factor``.
+    A unit stays in its cohort across its repairs.
+    """
+
+    share: Fraction = Field(ge=0, le=1)
+    factor: float = Field(ge=1)
+
+
+REFAIL_DEFAULT_HOURS = 1.0
+"""Hours of use after which a unit whose repair failed fails again, when ``refail`` is not
+given (``failures.NAME.refail``)."""
+
+
 class FailureModeConfig(_Strict):
     """One failure mode: ``[failures.NAME]``.
 
@@ -196,6 +215,12 @@ class FailureModeConfig(_Strict):
 
     ``detect`` defaults by impact: 30 s (a crash or a hang's collective error), 1 h for a
     fail-slow unit and 24 h for corruption (assumptions: :data:`DEFAULT_DETECT_HOURS`).
+
+    Units with a history (issue 12, item 2): ``lemons`` (a cohort failing ``factor``
+    times as often, :class:`LemonsConfig`); ``repair_success`` (the share of repairs that
+    fix the unit: the others return it still faulty, and it fails again after ``refail``
+    hours of use, a distribution, default a fixed 1 h); ``retire_after`` (after that many
+    failures in the job, the unit is replaced by one drawn from the main population).
     """
 
     lifetime: DistributionConfig
@@ -211,7 +236,29 @@ class FailureModeConfig(_Strict):
     stall: Hours | None = Field(default=None, ge=0)
     soft_slowdown: float | None = Field(default=None, ge=1)
     soft_duration: Hours | None = Field(default=None, ge=0)
+    lemons: LemonsConfig | None = None
+    repair_success: Fraction | None = Field(default=None, gt=0, le=1)
+    refail: DistributionConfig | None = None
+    retire_after: int | None = Field(default=None, ge=1, le=10**9)  # 1e9: never, in effect
 
+    @field_validator("refail")
+    @classmethod
+    def _check_refail(
+        cls, refail: DistributionConfig | None, info: ValidationInfo
+    ) -> DistributionConfig | None:
+        if refail is not None and info.data.get("repair_success") is None:
+            raise ValueError(
+                "the time to the next failure after a failed repair needs "
+                "'repair_success' (for example \"80%\")"
+            )
+        return refail
+
+    @property
+    def has_unit_history(self) -> bool:
+        """Whether the mode follows its units: ``lemons``, ``repair_success`` or
+        ``retire_after`` is given."""
+        return (self.lemons is not None or self.repair_success is not None
+                or self.retire_after is not None)  # fmt: skip
 
     @property
     def detect_hours(self) -> float:
@@ -219,6 +266,7 @@ class FailureModeConfig(_Strict):
         if self.detect is not None:
             return self.detect
         return DEFAULT_DETECT_HOURS.get(self.impact, DEFAULT_DETECT_HOURS["auto"])
+
 
 class ClusterConfig(_Strict):
     """``[cluster]``: the servers and what is in them."""

@@ -212,6 +212,12 @@ def write_simulation_report(
         f"{job.interval_hours:.3g} h (write {job.write_hours * 60:.3g} min), restart "
         f"{job.restart_hours * 60:.3g} min, job MTTI {result.model.job_mtti_hours:,.3g} h."
     )
+    tables = [("Metrics per run", simulation_table(summary)),
+              ("Lost hours by bucket", buckets), ("Failures by mode", modes)]  # fmt: skip
+    units = summary.get("unit_failures_by_class")
+    if units:  # modes whose units have a history: lemons, imperfect repair, retirement
+        tables.append(("Failures per unit (modes with lemons or imperfect repair)",
+                       unit_failure_frame(units)))  # fmt: skip
     order = ["lost-hours-by-bucket", "failures-by-mode", "lost-hours-cdf",
              "lost-hours-histogram", "timeline-median-trial"]  # fmt: skip
     figures = [directory / f"{stem}.png" for stem in order
@@ -219,11 +225,36 @@ def write_simulation_report(
     return list(write_report(
         directory, f"Simulation of {result.config_name}",
         "What goodput and wall time will this job get, and where do the lost hours go?",
-        answer[0].upper() + answer[1:], [("Setup", setup)],
-        [("Metrics per run", simulation_table(summary)),
-         ("Lost hours by bucket", buckets), ("Failures by mode", modes)],
+        answer[0].upper() + answer[1:], [("Setup", setup)], tables,
         figures, result.provenance, source,
     ))  # fmt: skip
+
+
+def unit_failure_frame(units: dict[str, dict]) -> pd.DataFrame:
+    """The per-unit failures of a summary's ``unit_failures_by_class``, one row per mode.
+
+    Parameters
+    ----------
+    units : dict
+        Per mode, :func:`relplan.analysis.results.unit_failure_summary`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Means per run (counts) and the share of runs with a repeat offender.
+    """
+    return pd.DataFrame({
+        "mode": list(units),
+        "failures per run": [f"{e['failures']:,.2f}" for e in units.values()],
+        "units failed": [f"{e['units_failed']:,.2f}" for e in units.values()],
+        "repeat units (failed twice or more)": [f"{e['repeat_units']:,.2f}"
+                                                for e in units.values()],
+        "most failures of one unit": [f"{e['max_failures_per_unit']:,.2f}"
+                                      for e in units.values()],
+        "units retired": [f"{e['retired_units']:,.2f}" for e in units.values()],
+        "runs with a repeat unit": [f"{100 * e['trials_with_repeat_units']:.1f}%"
+                                    for e in units.values()],
+    })  # fmt: skip
 
 
 def metric_heading(metric: str, tail: bool = True) -> str:

@@ -563,8 +563,8 @@ def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledMo
     model : SimulationModel
         The job and its failure modes.
     on_the_fly : bool
-        Draw the exponential modes inside the walk; False leaves every mode to the
-        pre-drawn windows.
+        Draw the exponential modes inside the walk (those without a unit history);
+        False leaves every mode to the pre-drawn windows.
 
     Returns
     -------
@@ -604,9 +604,11 @@ def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledMo
         steps = list(mode.slowdown_by_count)
         table[index, 1:] = [steps[min(k, len(steps) - 1)] for k in range(depth - 1)]
         table[len(modes) + index, 1:] = mode.soft_slowdown
+    # a mode whose units have a history is drawn unit by unit, in windows
     exponential = [
-        i for i, m in enumerate(modes) if on_the_fly and m.lifetime.kind == "exponential"
-    ]
+        i for i, m in enumerate(modes)
+        if on_the_fly and m.lifetime.kind == "exponential" and m.history is None
+    ]  # fmt: skip
     rates = np.array([modes[i].job_rate_per_hour for i in exponential])
     probability, alias = alias_table(rates, exponential)
     compiled_modes = CompiledModes(

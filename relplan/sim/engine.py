@@ -6,6 +6,11 @@ idle and does not fail. So every failure mode runs on the job's *exposure clock*
 on which a failed unit is back at once (swapped for a spare, or repaired while the
 clock stands still): each mode is a renewal process with no gap, sampled exactly by
 :class:`relplan.sim.events.RenewalStream`. Wall time = exposure + detection + waiting.
+A mode whose units have a history (lemons, imperfect repair, retirement) is drawn unit by
+unit by :class:`relplan.sim.cohorts.UnitStream`, each failure with its unit's failure
+count; after each window the engine tallies, per trial, the failures the walk reached (as
+many of the window's as it booked, :func:`relplan.sim.cohorts.walked_events`): the repeat
+offenders.
 
 Timeline. Between two failures the job advances in closed form: from the last
 restart (or the start) with ``c`` hours of work committed, it runs
@@ -43,6 +48,7 @@ import numpy as np
 from relplan.errors import InfeasibleJobError
 from relplan.sim import timeline
 from relplan.sim.closed_forms import checkpoint_count, daly_interval, expected_wall_hours
+from relplan.sim.cohorts import UnitStream, tally_unit_failures, walked_events
 from relplan.sim.compiled import (
     FINISHED,
     MAX_EVENTS_PER_TRIAL,
@@ -56,6 +62,7 @@ from relplan.sim.compiled import (
 from relplan.sim.events import RenewalStream
 from relplan.sim.model import FailureMode, SimulationModel
 from relplan.sim.rng import seed_states
+from relplan.vocab import UNIT_STATS
 
 _WALK_LOCK = threading.Lock()
 """One walk at a time: a walk runs its trials on every core already."""
@@ -98,6 +105,14 @@ class TrialOutcomes:
     mode_interrupts : tuple of bool
         Whether a failure of each mode can stop the job (fatal modes, and degraded ones
         with a survivable count).
+    unit_stats : numpy.ndarray
+        Shape (trials, modes with a history, len(UNIT_STATS)): per mode whose units have a
+        history, in mode order, the units that failed, failed at least twice, the most
+        failures of one unit and the units retired (:data:`relplan.vocab.UNIT_STATS`),
+        counting only the failures that reached the job. Empty (no column) without such
+        modes.
+    mode_tracks_units : tuple of bool
+        Whether each mode's units have a history (a column of ``unit_stats``).
     """
 
     wall_hours: np.ndarray
@@ -111,6 +126,8 @@ class TrialOutcomes:
     mode_names: tuple[str, ...]
     mode_impacts: tuple[str, ...]
     mode_interrupts: tuple[bool, ...]
+    unit_stats: np.ndarray
+    mode_tracks_units: tuple[bool, ...]
 
     @property
     def trials(self) -> int:
@@ -288,7 +305,13 @@ def walk_block(
         )
 
 
-def _outcomes(state: TrialState, modes: tuple[FailureMode, ...]) -> TrialOutcomes:
+def _outcomes(
+    state: TrialState, modes: tuple[FailureMode, ...], unit_stats: np.ndarray | None = None
+) -> TrialOutcomes:
+    if unit_stats is None:
+        tracked = sum(m.history is not None for m in modes)
+        unit_stats = np.zeros((state.wall_hours.size, tracked, len(UNIT_STATS)),
+                              dtype=np.int64)  # fmt: skip
     return TrialOutcomes(
         wall_hours=state.wall_hours,
         bucket_hours=state.bucket_hours,
@@ -304,6 +327,8 @@ def _outcomes(state: TrialState, modes: tuple[FailureMode, ...]) -> TrialOutcome
             m.is_fatal or m.survivable_count is not None or m.impact in ("slow", "corruption")
             for m in modes
         ),
+        unit_stats=unit_stats,
+        mode_tracks_units=tuple(m.history is not None for m in modes),
     )
 
 
@@ -398,13 +423,15 @@ def simulate_block(
             rng_state, compiled.modes.exponential_rate_per_hour
         ),
     )
-    streams = {
-        index: RenewalStream(modes[index].job_units, modes[index].lifetime, n_trials, rng,
-                             start=modes[index].start)
-        for index in compiled.window_modes
-    }  # fmt: skip
+    streams = {index: _window_stream(modes[index], n_trials, rng)
+               for index in compiled.window_modes}  # fmt: skip
     state = TrialState.at_start(n_trials, len(modes), job.spares, degradation_slots(model),
                                 first_maintenance_hours(model))  # fmt: skip
+    tracked = [m for m in modes if m.history is not None]
+    unit_stats = np.zeros((n_trials, len(tracked), len(UNIT_STATS)), dtype=np.int64)
+    retire_after = np.array([m.history.retire_after or 0 for m in tracked], dtype=np.int64)
+    column_of_mode = np.cumsum([m.history is not None for m in modes], dtype=np.int64) - 1
+    window_modes = list(compiled.window_modes)  # never drawn on the fly
 
     first_window = window_factor * first_window_hours(model)
     step = 0.25 * first_window
@@ -415,13 +442,18 @@ def simulate_block(
             horizon = np.inf
         else:
             horizon = first_window if horizon == 0.0 else horizon + step
-        trial_parts, time_parts, mode_parts, repair_parts = [], [], [], []
+        trial_parts, time_parts, mode_parts, repair_parts, ordinal_parts = [], [], [], [], []
         for index, stream in streams.items():
-            trials, times = stream.next_window(horizon, active)
+            if isinstance(stream, UnitStream):
+                trials, times, ordinals = stream.next_window(horizon, active)
+            else:
+                trials, times = stream.next_window(horizon, active)
+                ordinals = np.zeros(times.size, dtype=np.int64)  # no unit identity
             trial_parts.append(trials)
             time_parts.append(times)
             mode_parts.append(np.full(times.size, index, dtype=np.int64))
             repair_parts.append(modes[index].repair.sample(rng, times.size))
+            ordinal_parts.append(ordinals)
         if streams:
             event_trial = np.concatenate(trial_parts)
             event_time = np.concatenate(time_parts)
@@ -430,10 +462,11 @@ def simulate_block(
             event_time = event_time[order]
             event_mode = np.concatenate(mode_parts)[order]
             event_repair = np.concatenate(repair_parts)[order]
+            event_ordinal = np.concatenate(ordinal_parts)[order]
         else:
             event_trial = np.empty(0, dtype=np.int64)
             event_time = event_repair = np.empty(0)
-            event_mode = np.empty(0, dtype=np.int64)
+            event_mode = event_ordinal = np.empty(0, dtype=np.int64)
         offsets = np.searchsorted(event_trial, np.append(active, n_trials)).astype(np.int64)
         window = EventWindow(
             active_trials=active,
@@ -443,9 +476,25 @@ def simulate_block(
             event_repair_hours=event_repair,
             horizon_hours=float(horizon),
         )
+        window_failures = state.failures_by_mode[:, window_modes].sum(axis=1)
         walk_block(compiled, state, window, trial_streams, trace)
+        if event_ordinal.any():
+            # the window's failures each trial reached: the walk booked them
+            walked = state.failures_by_mode[:, window_modes].sum(axis=1) - window_failures
+            tally_unit_failures(unit_stats, event_trial, column_of_mode[event_mode],
+                                event_ordinal, walked_events(event_trial, walked),
+                                retire_after)  # fmt: skip
         active = active[state.phase[active] != FINISHED]
-    return _outcomes(state, modes)
+    return _outcomes(state, modes, unit_stats)
+
+
+def _window_stream(mode: FailureMode, n_trials: int,
+                   rng: np.random.Generator) -> RenewalStream | UnitStream:  # fmt: skip
+    """The pre-drawn failures of one mode: unit by unit if its units have a history."""
+    if mode.history is not None:
+        return UnitStream(mode.job_units, mode.lifetime, mode.history, n_trials, rng,
+                          start=mode.start)  # fmt: skip
+    return RenewalStream(mode.job_units, mode.lifetime, n_trials, rng, start=mode.start)
 
 
 def walk_trial(
@@ -507,6 +556,8 @@ def concatenate_outcomes(parts: list[TrialOutcomes]) -> TrialOutcomes:
         mode_names=parts[0].mode_names,
         mode_impacts=parts[0].mode_impacts,
         mode_interrupts=parts[0].mode_interrupts,
+        unit_stats=np.concatenate([p.unit_stats for p in parts]),
+        mode_tracks_units=parts[0].mode_tracks_units,
     )
 
 

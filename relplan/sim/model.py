@@ -11,10 +11,78 @@ from dataclasses import dataclass, replace
 from relplan.cluster.impact import resolve_impact
 from relplan.cluster.topology import Inventory, build_inventory
 from relplan.config.derived import restart_parts
-from relplan.config.schema import RelplanConfig
+from relplan.config.schema import REFAIL_DEFAULT_HOURS, FailureModeConfig, RelplanConfig
 from relplan.sim import distributions
 from relplan.sim.distributions import Distribution
 from relplan.vocab import SERVER_CLASSES
+
+DEFAULT_REFAIL = distributions.fixed(REFAIL_DEFAULT_HOURS)
+"""A unit whose repair failed fails again after 1 h of use, unless ``refail`` says
+otherwise."""
+
+
+@dataclass(frozen=True)
+class UnitHistory:
+    """How a mode's units remember their past: lemons, imperfect repair, retirement.
+
+    A mode with a history is drawn unit by unit (:class:`relplan.sim.cohorts.UnitStream`),
+    never on the fly, so that each failure knows its unit.
+
+    Attributes
+    ----------
+    lemon_share : float
+        Share of the units (drawn per trial, binomially) in the lemon cohort.
+    lemon_factor : float
+        How many times as often a lemon fails: its lifetime is the mode's divided by it.
+    repair_success : float
+        Probability that a repair fixes the unit; otherwise it comes back still faulty.
+    refail : Distribution
+        Hours of use until a unit whose repair failed fails again.
+    retire_after : int or None
+        Failures in the job after which the unit is replaced by one drawn from the main
+        population (a new unit, of a cohort drawn afresh); None: never.
+    """
+
+    lemon_share: float = 0.0
+    lemon_factor: float = 1.0
+    repair_success: float = 1.0
+    refail: Distribution = DEFAULT_REFAIL
+    retire_after: int | None = None
+
+    def cohort_lifetimes(self, lifetime: Distribution) -> tuple[Distribution, Distribution]:
+        """The lifetime of a normal unit and of a lemon, hours."""
+        return lifetime, lifetime.faster(self.lemon_factor)
+
+    def refail_hours_per_failure(self) -> float:
+        """Mean hours of use spent in refail periods per genuine failure:
+        ``(1 - p) / p`` refails of mean ``refail`` each."""
+        p = self.repair_success
+        return (1.0 - p) / p * self.refail.mean_hours
+
+    def failures_per_hour(self, lifetime: Distribution) -> float:
+        """Long-run failures per hour of use of one unit of the cohort mix at the job's
+        start (retirement, which lowers it, left out).
+
+        Each genuine failure brings a geometric number of refails, ``1 / p`` failures
+        in all, per cycle of one life and the refail periods: a unit of mean life ``m``
+        fails ``(1 / p) / (m + (1 - p) / p * refail)`` times per hour.
+
+        Parameters
+        ----------
+        lifetime : Distribution
+            The mode's lifetime (of a normal unit), hours.
+
+        Returns
+        -------
+        float
+            Failures per hour of use.
+        """
+        extra = self.refail_hours_per_failure()
+        per_cycle = 1.0 / self.repair_success
+        normal, lemon = self.cohort_lifetimes(lifetime)
+        share = self.lemon_share
+        return per_cycle * ((1.0 - share) / (normal.mean_hours + extra)
+                            + share / (lemon.mean_hours + extra))  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -66,6 +134,9 @@ class FailureMode:
         checkpoint (no work lost) rather than at once (a restart from the last one).
     detect_probability : float
         For a ``corruption`` mode: the chance that a corruption is ever found.
+    history : UnitHistory or None
+        Lemons, imperfect repair and retirement (None: every unit alike, as good as
+        new after each repair).
     """
 
     name: str
@@ -87,10 +158,14 @@ class FailureMode:
     rework_hours: float = 0.0
     evict_at_checkpoint: bool = False
     detect_probability: float = 1.0
+    history: UnitHistory | None = None
 
     @property
     def job_rate_per_hour(self) -> float:
-        """Long-run failures per hour of use across the job's units."""
+        """Long-run failures per hour of use across the job's units (with a history: at
+        the job's start, see :meth:`UnitHistory.failures_per_hour`)."""
+        if self.history is not None:
+            return self.job_units * self.history.failures_per_hour(self.lifetime)
         return self.job_units / self.lifetime.mean_hours
 
     @property
@@ -259,6 +334,22 @@ def _parts(config: RelplanConfig, inventory: Inventory, name: str) -> list[tuple
     return [(name, per_link * server, False), (f"{name}.fabric", per_link * fabric, True)]
 
 
+def unit_history(mode: FailureModeConfig) -> UnitHistory | None:
+    """The :class:`UnitHistory` of a validated ``[failures.NAME]`` table (None without
+    ``lemons``, ``repair_success`` or ``retire_after``)."""
+    if not mode.has_unit_history:
+        return None
+    lemons = mode.lemons
+    return UnitHistory(
+        lemon_share=lemons.share if lemons is not None else 0.0,
+        lemon_factor=lemons.factor if lemons is not None else 1.0,
+        repair_success=mode.repair_success if mode.repair_success is not None else 1.0,
+        refail=(distributions.from_config(mode.refail) if mode.refail is not None
+                else DEFAULT_REFAIL),
+        retire_after=mode.retire_after,
+    )  # fmt: skip
+
+
 def build_model(config: RelplanConfig) -> SimulationModel:
     """Resolve a validated config into a :class:`SimulationModel`.
 
@@ -320,6 +411,7 @@ def build_model(config: RelplanConfig) -> SimulationModel:
                     rework_hours=impact.rework_hours,
                     evict_at_checkpoint=mode.evict == "at-checkpoint",
                     detect_probability=mode.detect_probability,
+                    history=unit_history(mode),
                 )
             )
     restart = restart_parts(config)

@@ -95,13 +95,14 @@ def invalid_configs(draw: st.DrawFn) -> tuple[dict[str, Any], str]:
             "job.gpus", "job.spares", "network.spines", "network.servers_per_leaf",
             "network.uplinks_per_leaf", "network.server_lacp.members",
             "network.fabric_lacp.min_links", "simulation.trials", "simulation.seed",
+            f"failures.{mode}.retire_after",
         ]))  # fmt: skip
         values = BAD_COUNTS + ([] if key in ("job.spares", "simulation.seed") else [0])
         return set_key(raw, key, draw(st.sampled_from(values))), key
     if kind == "fraction":
         key = draw(st.sampled_from([
             "network.comm_share", "network.pfc_pause_share",
-            "job.checkpoint.blocking_fraction",
+            "job.checkpoint.blocking_fraction", f"failures.{mode}.repair_success",
         ]))  # fmt: skip
         return set_key(raw, key, draw(st.sampled_from(BAD_FRACTIONS))), key
     if kind == "boolean":
