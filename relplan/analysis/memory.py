@@ -87,7 +87,8 @@ class MemoryEstimate:
 
     def trials_that_fit(self, available: float) -> int:
         """The most trials that fit in ``available`` bytes (0 when none do)."""
-        return max(0, math.floor((available - self.fixed) / self.per_trial))
+        fit = (available - self.fixed) / self.per_trial
+        return max(0, math.floor(fit)) if math.isfinite(fit) else 0
 
 
 def _tracked_modes(model: SimulationModel) -> int:
@@ -96,16 +97,17 @@ def _tracked_modes(model: SimulationModel) -> int:
 
 
 def kept_numbers(model: SimulationModel) -> int:
-    """Numbers kept per trial by the engine: wall time, spares used, buckets, two per mode,
-    and the per-unit counts of each mode whose units have a history."""
-    return 2 + len(BUCKETS) + 2 * len(model.modes) + len(UNIT_STATS) * _tracked_modes(model)
+    """Numbers kept per trial by the engine: wall time, spares used, the restart's start-up,
+    maintenance windows, a corruption flag, buckets, two per mode, and the per-unit counts
+    of each mode whose units have a history."""
+    return 5 + len(BUCKETS) + 2 * len(model.modes) + len(UNIT_STATS) * _tracked_modes(model)
 
 
 def table_columns(model: SimulationModel) -> int:
     """Columns of the per-trial table (:meth:`SimulationResult.trials_frame`)."""
     tracked = _tracked_modes(model)
     per_unit = 2 + len(UNIT_STATS) * tracked if tracked else 0
-    return 7 + len(BUCKETS) + len(model.modes) + per_unit
+    return 13 + len(BUCKETS) + len(model.modes) + per_unit
 
 
 def block_bytes(model: SimulationModel) -> float:
@@ -119,7 +121,7 @@ def block_bytes(model: SimulationModel) -> float:
     True
     """
     modes = len(model.modes)
-    state = (12 + len(BUCKETS) + 5 * modes + model.job.spares
+    state = (25 + len(BUCKETS) + 5 * modes + model.job.spares
              + 2 * degradation_slots(model) + 4)  # fmt: skip
     window_rate = sum(m.job_rate_per_hour for m in model.modes
                       if m.lifetime.kind != "exponential" or m.history is not None)  # fmt: skip

@@ -90,11 +90,15 @@ def _config_name(config: RelplanConfig, config_path: Path) -> str:
 
 def _check_memory(configs: list[RelplanConfig], command: str, trials: int, key: str,
                   workers: int = 1, write_trials: bool = False) -> None:  # fmt: skip
-    """Refuse, before any work, a run that cannot fit in the available memory."""
+    """Refuse, before any work, a job that would never finish, and a run that cannot fit
+    in the available memory."""
     from relplan.analysis.memory import check_memory, estimate_memory
+    from relplan.sim.engine import check_feasible
     from relplan.sim.model import build_model
 
     models = [build_model(config) for config in configs]
+    for model in models:
+        check_feasible(model)
     check_memory(estimate_memory(models, command, workers, write_trials), trials, key)
 
 

@@ -41,6 +41,7 @@ def test_simulate_json_holds_the_contract(minimal_config_file: Path) -> None:
         "waiting",
         "degraded",
         "stall",
+        "maintenance",
     }
     assert sum(data["lost_hours_breakdown"].values()) == pytest.approx(
         data["lost_hours"]["mean"], rel=1e-9
