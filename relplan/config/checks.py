@@ -61,7 +61,11 @@ def config_warnings(
     -------
     list of ConfigWarning
         Empty for a sound config. A checkpoint write longer than its interval; a job
-        MTTI shorter than :data:`MTTI_CYCLES` checkpoint cycles; a tier short of ports.
+        MTTI shorter than :data:`MTTI_CYCLES` checkpoint cycles; a tier short of ports;
+        keys that do nothing for their mode (``evict`` without ``impact = "slow"``,
+        ``detect_probability`` without ``"corruption"``); idle failures with modes that
+        do not fail idle; maintenance windows that stop the job at once more often than
+        it can reach a checkpoint.
 
     Examples
     --------
@@ -88,7 +92,36 @@ def config_warnings(
             f"a fast checkpoint takes {format_duration(fast.write)}, longer than "
             f"job.checkpoint.fast.interval ({format_duration(fast.interval)})",
         ))  # fmt: skip
+    for name, mode in config.failures.items():
+        if mode.evict != "now" and mode.impact != "slow":
+            warnings.append(ConfigWarning(
+                f"failures.{name}.evict", 'only a fail-slow mode (impact = "slow") is evicted',
+            ))  # fmt: skip
+        if mode.detect_probability < 1.0 and mode.impact != "corruption":
+            warnings.append(ConfigWarning(
+                f"failures.{name}.detect_probability",
+                'only a corruption (impact = "corruption") may go unfound',
+            ))  # fmt: skip
+        if config.job.idle_failures and (
+            mode.lifetime.dist != "exponential" or mode.has_unit_history
+        ):
+            warnings.append(ConfigWarning(
+                "job.idle_failures",
+                f"failures.{name} does not fail while the job is down: only modes with "
+                "exponential lifetimes and no unit history do",
+            ))  # fmt: skip
+    maintenance = config.maintenance
     cycle = checkpoint.interval + write + restart_parts(config).durable_hours
+    if maintenance is not None and not maintenance.checkpoint_first and (
+        maintenance.every < maintenance.duration + cycle
+    ):
+        warnings.append(ConfigWarning(
+            "maintenance.every",
+            f"{format_duration(maintenance.duration)} windows every "
+            f"{format_duration(maintenance.every)} that stop the job at once leave it less "
+            f"than a checkpoint cycle ({format_duration(cycle)}) between them: it may never "
+            "get past a checkpoint; set checkpoint_first = true",
+        ))  # fmt: skip
     if job_mtti_hours < MTTI_CYCLES * cycle:
         warnings.append(ConfigWarning(
             "failures",
@@ -155,6 +188,13 @@ def _check_job(config: RelplanConfig) -> None:
         )
     if job.work is not None and job.horizon is not None:
         raise ConfigError("job.horizon", "give exactly one of job.work and job.horizon")
+    maintenance = config.maintenance
+    if maintenance is not None and maintenance.duration >= maintenance.every:
+        raise ConfigError(
+            "maintenance.duration",
+            f"{format_duration(maintenance.duration)} windows every "
+            f"{format_duration(maintenance.every)} leave no time to train",
+        )
     intervals = [("job.checkpoint.interval", checkpoint.interval)]
     if checkpoint.fast is not None:
         intervals.append(("job.checkpoint.fast.interval", checkpoint.fast.interval))
