@@ -22,17 +22,19 @@ from relplan.cli.calibration import analyze_command, fit_command
 from relplan.cli.common import (
     SEED,
     TRIALS,
-    WORKERS,
     ConfigArgument,
+    DaskOption,
     FreshOption,
     IntervalOption,
     JsonOption,
+    PointWorkersOption,
     SeedOption,
     SetOption,
     TrialsOption,
     WorkersOption,
     interval_override,
     out_option,
+    points_progress,
     print_warnings,
     reports_errors,
     warnings_of,
@@ -375,14 +377,8 @@ def sweep_command(
     ] = None,
     interval: IntervalOption = None,
     overrides: SetOption = None,
-    workers: Annotated[
-        int, typer.Option(metavar=WORKERS, min=1, help="Local threads running points at once.")
-    ] = 1,
-    dask: Annotated[
-        str | None,
-        typer.Option(metavar="ADDRESS", show_default=False,
-                     help='Run points on Dask: "local" or a scheduler address (checked first).'),
-    ] = None,
+    workers: PointWorkersOption = None,
+    dask: DaskOption = None,
     out: Annotated[
         Path | None, out_option("results.parquet, figures and reports here [default: "
                                 "out/<study name>]")
@@ -398,9 +394,10 @@ def sweep_command(
     """
     from contextlib import ExitStack
 
+    from relplan.analysis.executor import configured_workers, dask_client, default_workers
     from relplan.analysis.provenance import study_provenance
     from relplan.analysis.store import STORE_NAME, PointStore
-    from relplan.analysis.sweep import answer_sentence, dask_client, run_study
+    from relplan.analysis.sweep import answer_sentence, run_study
     from relplan.config.study import load_study
     from relplan.output.files import check_output_dir, to_json
     from relplan.output.study_report import write_study_outputs
@@ -414,13 +411,15 @@ def sweep_command(
                              for (label, _, _), config in zip(points, configs, strict=True)])
     per_point = trials or study.spec.trials
     key = "--trials" if trials is not None else "study.trials"
+    workers = default_workers(workers if workers is not None else configured_workers(configs[0]))
     if dask is None or dask == "local":
-        _check_memory(configs, "sweep", per_point, key, workers if dask is None else 2)
+        _check_memory(configs, "sweep", per_point, key, min(workers, len(points)))
     with ExitStack() as stack:
-        client = stack.enter_context(dask_client(dask)) if dask is not None else None
+        client = (stack.enter_context(dask_client(dask, workers=workers))
+                  if dask is not None else None)  # fmt: skip
         store = stack.enter_context(PointStore(directory / STORE_NAME, fresh))
-        with _progress(study.spec.name, len(points) * per_point,
-                       _shows_progress(as_json)) as advance:  # fmt: skip
+        with points_progress(study.spec.name, len(points), per_point,
+                             _shows_progress(as_json)) as advance:  # fmt: skip
             results = run_study(study, per_point, workers, progress=advance, client=client,
                                 store=store)  # fmt: skip
         if store.reused:
@@ -483,7 +482,8 @@ def compare_command(
     seed: SeedOption = None,
     interval: IntervalOption = None,
     overrides: SetOption = None,
-    workers: WorkersOption = None,
+    workers: PointWorkersOption = None,
+    dask: DaskOption = None,
     as_json: JsonOption = False,
     out: Annotated[Path | None, out_option("comparison.csv and comparison.json here")] = None,
     fresh: FreshOption = False,
@@ -517,18 +517,24 @@ def compare_command(
                              for spec, config in zip(scenarios, configs, strict=True)])
     if out is not None:
         check_output_dir(out)
-    trials, seed, workers, key = _settings(configs[0], trials, seed, workers)
-    _check_memory(configs, "compare", trials, key, workers)
+    from relplan.analysis.executor import configured_workers, dask_client, default_workers
+
+    trials, seed, _, key = _settings(configs[0], trials, seed, workers)
+    workers = default_workers(workers if workers is not None else configured_workers(configs[0]))
+    if dask is None or dask == "local":
+        _check_memory(configs, "compare", trials, key, min(workers, len(configs)))
     with ExitStack() as stack:
+        client = (stack.enter_context(dask_client(dask, workers=workers))
+                  if dask is not None else None)  # fmt: skip
         store = None
         if out is not None:
             from relplan.analysis.store import STORE_NAME, PointStore
 
             store = stack.enter_context(PointStore(out / STORE_NAME, fresh))
-        with _progress("comparing", len(configs) * trials,
-                       _shows_progress(as_json)) as advance:  # fmt: skip
+        with points_progress("comparing", len(configs), trials,
+                             _shows_progress(as_json)) as advance:  # fmt: skip
             data = compare_scenarios(scenarios, trials, seed, workers, advance, configs,
-                                     store)  # fmt: skip
+                                     store, client)  # fmt: skip
         if store is not None and store.reused:
             _note(f"reused {store.reused} of {len(configs)} scenarios finished before "
                   f"({out / STORE_NAME}; --fresh ignores them)")
