@@ -213,8 +213,10 @@ def test_validate_strict_fails_on_any_warning() -> None:
 SHARED = {
     "simulate": ("--trials", "--seed", "--set", "--workers", "--out", "--json", "--interval"),
     "optimize": ("--trials", "--seed", "--set", "--workers", "--out", "--json"),
-    "compare": ("--trials", "--seed", "--set", "--workers", "--out", "--json", "--interval"),
-    "sweep": ("--trials", "--seed", "--set", "--workers", "--out", "--json", "--interval"),
+    "compare": ("--trials", "--seed", "--set", "--workers", "--out", "--json", "--interval",
+                "--dask"),
+    "sweep": ("--trials", "--seed", "--set", "--workers", "--out", "--json", "--interval",
+              "--dask"),
 }
 
 
