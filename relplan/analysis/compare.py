@@ -9,6 +9,7 @@ charge, the value of what it loses, its net value and break-even GPU-hour value.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import Any
@@ -119,6 +120,7 @@ def compare_scenarios(
     configs: list[RelplanConfig] | None = None,
     store: PointStore | None = None,
     client: Any = None,
+    pool: PointPool | None = None,
 ) -> dict[str, Any]:
     """Run scenarios on common failure streams and compare them with the first.
 
@@ -144,6 +146,10 @@ def compare_scenarios(
     client : distributed.Client, optional
         Run the scenarios on this Dask cluster (see
         :func:`relplan.analysis.executor.dask_client`).
+    pool : PointPool, optional
+        Where the scenarios run, already made (see
+        :meth:`relplan.analysis.executor.PointPool.start`); used instead of ``workers``
+        and ``client``.
 
     Returns
     -------
@@ -177,7 +183,9 @@ def compare_scenarios(
     todo = [i for i, stored in enumerate(found) if stored is None]
     if progress is not None and len(todo) < len(configs):
         progress((len(configs) - len(todo)) * trials, len(configs) - len(todo))
-    with PointPool(min(workers, max(1, len(todo))), client) as pool:
+    with ExitStack() as stack:
+        if pool is None:
+            pool = stack.enter_context(PointPool(min(workers, max(1, len(todo))), client))
         blocks = block_progress(progress) if pool.local else None
         tasks = [(configs[i], budget, trials, seed, names[i], blocks) for i in todo]
         for index, (row, cost) in pool.run(_run_compared, tasks):

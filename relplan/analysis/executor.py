@@ -13,9 +13,14 @@ Executors:
 - **one worker**: the points run one after another in this process, each walk on every
   core (the engine's own threads, :data:`relplan.sim.timeline.WALK_THREADS`);
 - **local processes** (``workers > 1``, the default with ``workers`` = every core): a
-  :class:`concurrent.futures.ProcessPoolExecutor` of ``workers`` processes started by a
-  fork server that has imported relplan already (a worker costs a fork and about 0.6 s
-  to load the compiled engine from numba's disk cache, not a fresh interpreter);
+  :class:`concurrent.futures.ProcessPoolExecutor` of ``workers`` processes. Forked from
+  this process when it runs no other thread at the time (:meth:`PointPool.start`: the
+  command line starts them before its progress bar), they begin with everything it
+  has loaded and computed: the modules, the compiled engine, the models' caches (the
+  checks before the work build every point's model). Otherwise (another thread runs,
+  or no ``fork``) they come from a fork server that has imported relplan once: a worker
+  then costs a fork, about 1 s to load the compiled engine from numba's disk cache, and
+  its own model caches;
 - **Dask**: a connected ``distributed.Client`` (see :func:`dask_client`).
 
 Threads. A point's engine spreads its trials over :data:`~relplan.sim.timeline.WALK_THREADS`
@@ -24,12 +29,12 @@ threads does not exceed the cores, each worker process walks on ``cores // worke
 threads (at least 1): with as many workers as cores, one point per core, each walked
 serially; with one worker, one point at a time on every core.
 
-Interrupts. Worker processes ignore SIGINT from birth (the fork server is started with
-SIGINT ignored, which its children inherit), so a Ctrl-C in the terminal reaches only
-the calling process: its KeyboardInterrupt cancels the points not started and kills the
-workers at once (their unfinished points are lost; finished ones are already stored).
-A worker whose calling process dies (even by SIGKILL) exits within
-:data:`ORPHAN_POLL_SECONDS`, and the fork server with it.
+Interrupts. Worker processes ignore SIGINT from birth (they, or the fork server, are
+started while the calling process ignores SIGINT for a moment, and inherit that), so a
+Ctrl-C in the terminal reaches only the calling process: its KeyboardInterrupt cancels
+the points not started and kills the workers at once (their unfinished points are lost;
+finished ones are already stored). A worker whose calling process dies (even by
+SIGKILL) exits within :data:`ORPHAN_POLL_SECONDS`, and the fork server with it.
 """
 
 from __future__ import annotations
@@ -168,26 +173,43 @@ def _start_worker(threads: int, parent_pid: int) -> None:
     threading.Thread(target=watch, name="relplan-orphan-watch", daemon=True).start()
 
 
-def _process_context() -> Any:
-    """A multiprocessing context whose fork server has relplan loaded and ignores SIGINT
-    (spawn where there is no fork server)."""
+def _alone() -> bool:
+    """Whether this is the main thread and no other Python thread runs (so that a fork
+    copies no lock another thread holds)."""
+    return (threading.current_thread() is threading.main_thread()
+            and threading.active_count() == 1)  # fmt: skip
+
+
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Ignore SIGINT in this process for a moment (from the main thread only): the
+    processes started meanwhile inherit SIG_IGN, and a Python started with SIGINT ignored
+    keeps it ignored (its KeyboardInterrupt handler replaces only the default action)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _process_context(fork: bool) -> Any:
+    """The multiprocessing context of the workers: ``fork`` when asked, else a fork server
+    that has relplan loaded and ignores SIGINT (``spawn`` where there is none)."""
     import multiprocessing
 
+    if fork:
+        return multiprocessing.get_context("fork")
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     from multiprocessing import forkserver
 
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(list(PRELOAD))
-    if threading.current_thread() is threading.main_thread():
-        # A process started with SIGINT ignored keeps it ignored (Python installs its
-        # KeyboardInterrupt handler only over the default action), and so do the
-        # children the fork server forks; ignored here only while it is started.
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-        try:
-            forkserver.ensure_running()
-        finally:
-            signal.signal(signal.SIGINT, previous)
+    with _sigint_ignored():
+        forkserver.ensure_running()
     return context
 
 
@@ -219,14 +241,32 @@ class PointPool:
         """Whether the points run in this process (so per-block progress reaches it)."""
         return self.client is None and self.workers == 1
 
+    def start(self) -> PointPool:
+        """Start the worker processes now (nothing in this process or on Dask).
+
+        Started while this process runs no other thread (before a progress bar starts its
+        own), they are forked from it and begin with everything it has loaded and
+        computed (modules, the compiled engine, the models' caches); otherwise they come
+        from the fork server (see the module). Either way they ignore SIGINT.
+        """
+        if self.client is None and self.workers > 1:
+            self._pool()
+        return self
+
     def _pool(self) -> Any:
         if self._processes is None:
+            import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
 
-            self._processes = ProcessPoolExecutor(
-                self.workers, mp_context=_process_context(), initializer=_start_worker,
+            fork = "fork" in multiprocessing.get_all_start_methods() and _alone()
+            pool = ProcessPoolExecutor(
+                self.workers, mp_context=_process_context(fork), initializer=_start_worker,
                 initargs=(engine_threads(self.workers), os.getpid()),
             )  # fmt: skip
+            if fork:  # a fork pool starts every worker at its first task: now, alone
+                with _sigint_ignored():
+                    pool.submit(int).result()
+            self._processes = pool
         return self._processes
 
     def run(self, function: Callable[..., Any], tasks: Sequence[tuple],

@@ -387,7 +387,8 @@ def _quantile_ci(values: np.ndarray, q: float) -> tuple[float, tuple[float, floa
 
 def run_plan(plan: Plan, trials: int | None = None, seed: int | None = None,
              workers: int | None = None, progress: Progress | None = None,
-             store: PointStore | None = None, client: Any = None) -> dict[str, Any]:  # fmt: skip
+             store: PointStore | None = None, client: Any = None,
+             pool: PointPool | None = None) -> dict[str, Any]:  # fmt: skip
     """Search a plan's portfolios, pick the best within its budget, attribute its gain and
     test the recommendation against the uncertain inputs.
 
@@ -410,6 +411,10 @@ def run_plan(plan: Plan, trials: int | None = None, seed: int | None = None,
     client : distributed.Client, optional
         Run the portfolios on this Dask cluster (see
         :func:`relplan.analysis.executor.dask_client`); the numbers do not change.
+    pool : PointPool, optional
+        Where the portfolios run, already made (see
+        :meth:`relplan.analysis.executor.PointPool.start`); used instead of ``workers``
+        and ``client``.
 
     Notes
     -----
@@ -429,10 +434,12 @@ def run_plan(plan: Plan, trials: int | None = None, seed: int | None = None,
         ``uncertainty`` (see :func:`uncertainty_report`; empty without uncertain
         inputs) and ``provenance`` (:func:`plan_provenance`).
     """
+    if pool is not None:
+        return _run_plan(plan, trials, seed, pool, progress, store)
     if workers is None:
         workers = default_workers(configured_workers(plan.base))
-    with PointPool(workers, client) as pool:
-        return _run_plan(plan, trials, seed, pool, progress, store)
+    with PointPool(workers, client) as made:
+        return _run_plan(plan, trials, seed, made, progress, store)
 
 
 def _run_plan(plan: Plan, trials: int | None, seed: int | None, pool: PointPool,

@@ -85,6 +85,7 @@ def run_study(
     progress: Progress | None = None,
     client: Any = None,
     store: PointStore | None = None,
+    pool: PointPool | None = None,
 ) -> pd.DataFrame:
     """Run every point of a study (those not finished in ``store`` already).
 
@@ -112,6 +113,10 @@ def run_study(
     store : PointStore, optional
         Finished points: those found are reused (``store.reused`` counts them), and each
         point computed is stored, by this process, the moment it finishes.
+    pool : PointPool, optional
+        Where the points run, already made (and perhaps started, see
+        :meth:`PointPool.start`); used instead of ``workers``, ``dask_address`` and
+        ``client``.
 
     Returns
     -------
@@ -135,9 +140,10 @@ def run_study(
     if progress is not None and len(todo) < len(points):
         progress((len(points) - len(todo)) * trials, len(points) - len(todo))
     with ExitStack() as stack:
-        if client is None and dask_address is not None:
-            client = stack.enter_context(dask_client(dask_address, workers=workers))
-        pool = stack.enter_context(PointPool(min(workers, max(1, len(todo))), client))
+        if pool is None:
+            if client is None and dask_address is not None:
+                client = stack.enter_context(dask_client(dask_address, workers=workers))
+            pool = stack.enter_context(PointPool(min(workers, max(1, len(todo))), client))
         blocks = block_progress(progress) if pool.local else None
         tasks = [(study.base_document, points[i][2], trials, spec.seed, spec.name, blocks)
                  for i in todo]  # fmt: skip

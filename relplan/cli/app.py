@@ -394,7 +394,12 @@ def sweep_command(
     """
     from contextlib import ExitStack
 
-    from relplan.analysis.executor import configured_workers, dask_client, default_workers
+    from relplan.analysis.executor import (
+        PointPool,
+        configured_workers,
+        dask_client,
+        default_workers,
+    )
     from relplan.analysis.provenance import study_provenance
     from relplan.analysis.store import STORE_NAME, PointStore
     from relplan.analysis.sweep import answer_sentence, run_study
@@ -418,10 +423,11 @@ def sweep_command(
         client = (stack.enter_context(dask_client(dask, workers=workers))
                   if dask is not None else None)  # fmt: skip
         store = stack.enter_context(PointStore(directory / STORE_NAME, fresh))
+        # the workers start before the progress bar's thread: forked from this process
+        pool = stack.enter_context(PointPool(min(workers, len(points)), client)).start()
         with points_progress(study.spec.name, len(points), per_point,
                              _shows_progress(as_json)) as advance:  # fmt: skip
-            results = run_study(study, per_point, workers, progress=advance, client=client,
-                                store=store)  # fmt: skip
+            results = run_study(study, per_point, progress=advance, store=store, pool=pool)
         if store.reused:
             _note(f"reused {store.reused} of {len(points)} points finished before "
                   f"({directory / STORE_NAME}; --fresh ignores them)")
@@ -517,7 +523,12 @@ def compare_command(
                              for spec, config in zip(scenarios, configs, strict=True)])
     if out is not None:
         check_output_dir(out)
-    from relplan.analysis.executor import configured_workers, dask_client, default_workers
+    from relplan.analysis.executor import (
+        PointPool,
+        configured_workers,
+        dask_client,
+        default_workers,
+    )
 
     trials, seed, _, key = _settings(configs[0], trials, seed, workers)
     workers = default_workers(workers if workers is not None else configured_workers(configs[0]))
@@ -531,10 +542,12 @@ def compare_command(
             from relplan.analysis.store import STORE_NAME, PointStore
 
             store = stack.enter_context(PointStore(out / STORE_NAME, fresh))
+        # the workers start before the progress bar's thread: forked from this process
+        pool = stack.enter_context(PointPool(min(workers, len(configs)), client)).start()
         with points_progress("comparing", len(configs), trials,
                              _shows_progress(as_json)) as advance:  # fmt: skip
-            data = compare_scenarios(scenarios, trials, seed, workers, advance, configs,
-                                     store, client)  # fmt: skip
+            data = compare_scenarios(scenarios, trials, seed, progress=advance,
+                                     configs=configs, store=store, pool=pool)
         if store is not None and store.reused:
             _note(f"reused {store.reused} of {len(configs)} scenarios finished before "
                   f"({out / STORE_NAME}; --fresh ignores them)")

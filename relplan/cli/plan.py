@@ -102,7 +102,12 @@ def plan_command(
     """
     from contextlib import ExitStack
 
-    from relplan.analysis.executor import configured_workers, dask_client, default_workers
+    from relplan.analysis.executor import (
+        PointPool,
+        configured_workers,
+        dask_client,
+        default_workers,
+    )
     from relplan.analysis.plan import run_plan
     from relplan.analysis.store import STORE_NAME, PointStore
     from relplan.cli.render import error_console
@@ -120,11 +125,13 @@ def plan_command(
         store = None
         if out is not None:
             store = stack.enter_context(PointStore(out / STORE_NAME, fresh))
+        # the workers start before the progress bar's thread: forked from this process
+        pool = stack.enter_context(PointPool(workers, client)).start()
         # how many portfolio runs the search needs is known only as it goes
         advance = stack.enter_context(points_progress(
             "planning", None, trials or plan.spec.trials,
             not as_json and error_console.is_terminal))  # fmt: skip
-        result = run_plan(plan, trials, seed, workers, advance, store, client)
+        result = run_plan(plan, trials, seed, progress=advance, store=store, pool=pool)
     if store is not None and store.reused:
         error_console.print(f"reused {store.reused} portfolio runs finished before "
                             f"({out / STORE_NAME}; --fresh ignores them)", highlight=False,

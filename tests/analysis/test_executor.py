@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pandas as pd
@@ -109,14 +110,18 @@ def test_a_plan_on_processes_equals_one_worker(tmp_path, search) -> None:
 
 
 def _workers_of(process: subprocess.Popen) -> list[psutil.Process]:
-    """The worker processes of a run: the children of its fork server."""
+    """The worker processes of a run: its children forked from it, or those of its fork
+    server."""
     deadline = time.monotonic() + 120  # a hang guard, not a speed check
     while time.monotonic() < deadline:
         workers = []
         for child in psutil.Process(process.pid).children():
             try:
-                if "forkserver" in " ".join(child.cmdline()):
+                command = " ".join(child.cmdline())
+                if "forkserver" in command:
                     workers += child.children()
+                elif "resource_tracker" not in command:
+                    workers.append(child)
             except psutil.Error:  # a helper that has just exited
                 continue
         if len(workers) >= 2:
@@ -166,3 +171,25 @@ def test_the_workers_of_a_killed_sweep_exit(tmp_path) -> None:
     process.send_signal(signal.SIGKILL)
     process.wait()
     assert _gone(workers)
+
+
+def test_workers_fork_from_a_lone_process_else_from_the_fork_server() -> None:
+    """Alone, this process forks its workers (they start with what it has computed);
+    with another thread running it takes them from the fork server instead, and the
+    numbers are the same."""
+    with PointPool(2) as pool:
+        assert {parent for _, parent in pool.run(os.getppid, [(), ()])} == {os.getpid()}
+    study = load_study(STUDY)
+    alone = run_study(study, trials=30, workers=2)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        with PointPool(2) as pool:
+            parents = {parent for _, parent in pool.run(os.getppid, [(), ()])}
+            assert os.getpid() not in parents  # the fork server's children
+        served = run_study(study, trials=30, workers=2)
+    finally:
+        stop.set()
+        other.join()
+    pd.testing.assert_frame_equal(alone, served, check_exact=True)
