@@ -61,6 +61,9 @@ a Ctrl-C is handled at once)."""
 PRELOAD = ("relplan.analysis.sweep", "relplan.analysis.plan", "relplan.analysis.compare")
 """Modules the fork server imports once, so that every worker starts with them loaded."""
 
+WALK_THREAD_PREFIX = "relplan-walk"
+"""The name prefix of the engine's walk threads (:func:`relplan.sim.timeline.walk_trials`)."""
+
 Progress = Callable[[int, int], None]
 """A progress callback: called with trials and points newly finished, ``(trials, 0)`` for
 a block of trials, ``(0, 1)`` or ``(trials, 1)`` for a finished point."""
@@ -175,9 +178,13 @@ def _start_worker(threads: int, parent_pid: int) -> None:
 
 def _alone() -> bool:
     """Whether this is the main thread and no other Python thread runs (so that a fork
-    copies no lock another thread holds)."""
-    return (threading.current_thread() is threading.main_thread()
-            and threading.active_count() == 1)  # fmt: skip
+    copies no lock another thread holds), but the engine's idle walk threads: walks run
+    only while the thread that started them waits, and a forked child makes its own."""
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    return all(thread is threading.current_thread()
+               or thread.name.startswith(WALK_THREAD_PREFIX)
+               for thread in threading.enumerate())  # fmt: skip
 
 
 @contextmanager

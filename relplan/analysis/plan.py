@@ -273,11 +273,13 @@ class PlanRun:
         by one (each run depends on its config, seed and trials only).
         """
         pairs = list(pairs)
-        pairs += [(self.plan.empty(), extra) for extra in {extra for _, extra in pairs}]
+        pairs += [(self.plan.empty(), extra) for extra in dict.fromkeys(e for _, e in pairs)]
         todo: dict[str, tuple[Portfolio, tuple[str, ...]]] = {}
         for portfolio, extra in pairs:
             key = self.key(portfolio, extra)
-            if key not in todo and not self.known(portfolio, extra):
+            if key in todo or key in self._arrays:
+                continue
+            if self.store is None or self.store.get(key) is None:
                 todo[key] = (portfolio, extra)
         self._run(list(todo.values()))
 
@@ -289,14 +291,10 @@ class PlanRun:
         tasks = [(self.plan.base_document, self.plan.overrides(portfolio, extra), budget,
                   self.trials, self.seed, blocks) for portfolio, extra in pairs]  # fmt: skip
         for index, arrays in self.pool.run(portfolio_run, tasks):
-            self.finished(*pairs[index][:1], arrays, pairs[index][1])
+            portfolio, extra = pairs[index]
+            self.finished(portfolio, arrays, extra)
             if self.progress is not None:
                 self.progress(0 if self.pool.local else self.trials, 1)
-
-    def known(self, portfolio: Portfolio, extra: tuple[str, ...] = ()) -> bool:
-        """Whether a portfolio's run is held or stored already."""
-        key = self.key(portfolio, extra)
-        return key in self._arrays or (self.store is not None and self.store.get(key) is not None)
 
     def _per_trial(self, portfolio: Portfolio, extra: tuple[str, ...]):
         """Per-trial wall hours and GPU-hours lost, and the hardware price, of a portfolio
