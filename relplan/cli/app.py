@@ -422,9 +422,10 @@ def sweep_command(
     with ExitStack() as stack:
         client = (stack.enter_context(dask_client(dask, workers=workers))
                   if dask is not None else None)  # fmt: skip
-        store = stack.enter_context(PointStore(directory / STORE_NAME, fresh))
-        # the workers start before the progress bar's thread: forked from this process
+        # the workers start before the progress bar's thread and the store's connection:
+        # forked from this process, with no other thread and no SQLite handle
         pool = stack.enter_context(PointPool(min(workers, len(points)), client)).start()
+        store = stack.enter_context(PointStore(directory / STORE_NAME, fresh))
         with points_progress(study.spec.name, len(points), per_point,
                              _shows_progress(as_json)) as advance:  # fmt: skip
             results = run_study(study, per_point, progress=advance, store=store, pool=pool)
@@ -537,13 +538,14 @@ def compare_command(
     with ExitStack() as stack:
         client = (stack.enter_context(dask_client(dask, workers=workers))
                   if dask is not None else None)  # fmt: skip
+        # the workers start before the progress bar's thread and the store's connection:
+        # forked from this process, with no other thread and no SQLite handle
+        pool = stack.enter_context(PointPool(min(workers, len(configs)), client)).start()
         store = None
         if out is not None:
             from relplan.analysis.store import STORE_NAME, PointStore
 
             store = stack.enter_context(PointStore(out / STORE_NAME, fresh))
-        # the workers start before the progress bar's thread: forked from this process
-        pool = stack.enter_context(PointPool(min(workers, len(configs)), client)).start()
         with points_progress("comparing", len(configs), trials,
                              _shows_progress(as_json)) as advance:  # fmt: skip
             data = compare_scenarios(scenarios, trials, seed, progress=advance,

@@ -122,11 +122,12 @@ def plan_command(
     with ExitStack() as stack:
         client = (stack.enter_context(dask_client(dask, workers=workers))
                   if dask is not None else None)  # fmt: skip
+        # the workers start before the progress bar's thread and the store's connection:
+        # forked from this process, with no other thread and no SQLite handle
+        pool = stack.enter_context(PointPool(workers, client)).start()
         store = None
         if out is not None:
             store = stack.enter_context(PointStore(out / STORE_NAME, fresh))
-        # the workers start before the progress bar's thread: forked from this process
-        pool = stack.enter_context(PointPool(workers, client)).start()
         # how many portfolio runs the search needs is known only as it goes
         advance = stack.enter_context(points_progress(
             "planning", None, trials or plan.spec.trials,
