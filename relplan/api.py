@@ -188,8 +188,8 @@ def run_study(
     workers : int, optional
         Points at once on local processes (1: one at a time in this process); by default
         the base config's ``simulation.workers`` when it sets it, else every core. A
-        script that runs points on processes needs the ``if __name__ == "__main__":``
-        guard of every multiprocessing program.
+        script that runs points on processes should keep its work under
+        ``if __name__ == "__main__":``, as every multiprocessing program should.
     dask_address : str, optional
         ``"local"`` (a cluster of ``workers`` workers in this process) or a Dask
         scheduler address; the numbers do not depend on it.

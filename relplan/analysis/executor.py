@@ -52,7 +52,7 @@ DASK_CONNECT_SECONDS = 5
 """How long to wait for a Dask scheduler before giving up, seconds."""
 
 ORPHAN_POLL_SECONDS = 0.5
-"""How often a worker process checks that its parent is alive, seconds."""
+"""How often a worker process checks that the process that started it is alive, seconds."""
 
 WAIT_SECONDS = 0.25
 """How long the calling process waits for a finished point at a time, seconds (so that
