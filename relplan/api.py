@@ -174,7 +174,7 @@ class StudyResult:
 def run_study(
     study: str | Path | Study,
     trials: int | None = None,
-    workers: int = 1,
+    workers: int | None = None,
     dask_address: str | None = None,
 ) -> StudyResult:
     """Run a declarative study (``relplan sweep``) on common failure streams.
@@ -185,10 +185,14 @@ def run_study(
         The study file (``studies/*.toml``) or a loaded study.
     trials : int, optional
         Trials per point (default: the study's).
-    workers : int
-        Local threads running points.
+    workers : int, optional
+        Points at once on local processes (1: one at a time in this process); by default
+        the base config's ``simulation.workers`` when it sets it, else every core. A
+        script that runs points on processes should keep its work under
+        ``if __name__ == "__main__":``, as every multiprocessing program should.
     dask_address : str, optional
-        ``"local"`` or a Dask scheduler address; the numbers do not depend on it.
+        ``"local"`` (a cluster of ``workers`` workers in this process) or a Dask
+        scheduler address; the numbers do not depend on it.
 
     Returns
     -------

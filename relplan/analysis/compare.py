@@ -9,16 +9,24 @@ charge, the value of what it loses, its net value and break-even GPU-hour value.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import Any
 
+from relplan.analysis.executor import (
+    PointPool,
+    Progress,
+    block_progress,
+    configured_workers,
+    default_workers,
+)
 from relplan.analysis.provenance import config_digest
 from relplan.analysis.scenarios import run_scenario
 from relplan.analysis.store import PointStore, point_key
 from relplan.cluster.budget import ScenarioCost, net_value, scenario_cost
 from relplan.config.loading import load_config
-from relplan.config.schema import RelplanConfig
+from relplan.config.schema import BudgetConfig, RelplanConfig
 from relplan.errors import ConfigError
 
 
@@ -74,14 +82,45 @@ def scenario_name(spec: ScenarioSpec, config: RelplanConfig) -> str:
     return spec.label or config.name or spec.config_path.stem
 
 
+def _run_compared(config: RelplanConfig, budget: BudgetConfig | None, trials: int, seed: int,
+                  name: str, progress: Callable[[int], None] | None = None,
+                  ) -> tuple[dict[str, Any], list[float] | None]:  # fmt: skip
+    """Simulate one scenario: its row and, priced at ``budget``, its cost (as a list of
+    :class:`ScenarioCost` fields); runs here, in a worker process or on Dask."""
+    result = run_scenario(config, trials, seed, name, progress=progress)
+    summary = result.summary()
+    row: dict[str, Any] = {
+        "scenario": name,
+        "goodput": summary["goodput"]["mean"],
+        "goodput_ci95": summary["goodput"]["ci95"],
+        "goodput_p5": summary["goodput"]["p5"],
+        "wall_hours_p50": summary["wall_hours"]["p50"],
+        "wall_hours_p95": summary["wall_hours"]["p95"],
+        "lost_hours": summary["lost_hours"]["mean"],
+        "gpu_hours_lost": summary["gpu_hours_lost"]["mean"],
+        "interruptions": summary["interruptions"]["mean"],
+        "provenance": summary["provenance"],
+    }
+    if budget is None:
+        return row, None
+    cost = scenario_cost(config, result.model.inventory, budget,
+                         summary["wall_hours"]["mean"], summary["gpu_hours_lost"]["mean"])
+    row.update({"hardware_price": cost.hardware_price,
+                "hardware_charge": cost.hardware_charge,
+                "lost_value": cost.lost_value, "total_cost": cost.total})
+    return row, list(astuple(cost))
+
+
 def compare_scenarios(
     scenarios: list[ScenarioSpec],
     trials: int | None = None,
     seed: int | None = None,
     workers: int | None = None,
-    progress: Callable[[int], None] | None = None,
+    progress: Progress | None = None,
     configs: list[RelplanConfig] | None = None,
     store: PointStore | None = None,
+    client: Any = None,
+    pool: PointPool | None = None,
 ) -> dict[str, Any]:
     """Run scenarios on common failure streams and compare them with the first.
 
@@ -89,16 +128,28 @@ def compare_scenarios(
     ----------
     scenarios : list of ScenarioSpec
         At least two; the first is the reference.
-    trials, seed, workers : int, optional
+    trials, seed : int, optional
         Monte Carlo settings shared by every scenario; by default the first config's
         ``[simulation]`` values.
+    workers : int, optional
+        Scenarios at once on local processes (1: one after another in this process); by
+        default the first config's ``simulation.workers`` when it sets it, else every
+        core (see :mod:`relplan.analysis.executor`). Changes no number.
     progress : callable, optional
-        Called with the trials of each finished block of any scenario.
+        Called with ``(trials, points)`` newly finished (see
+        :data:`relplan.analysis.executor.Progress`).
     configs : list of RelplanConfig, optional
         The scenarios' configs, already loaded (see :func:`load_scenarios`).
     store : PointStore, optional
         Finished scenarios: reused when found (same config, seed, trials and budget),
-        each stored the moment it finishes.
+        each stored, by this process, the moment it finishes.
+    client : distributed.Client, optional
+        Run the scenarios on this Dask cluster (see
+        :func:`relplan.analysis.executor.dask_client`).
+    pool : PointPool, optional
+        Where the scenarios run, already made (see
+        :meth:`relplan.analysis.executor.PointPool.start`); used instead of ``workers``
+        and ``client``.
 
     Returns
     -------
@@ -122,44 +173,35 @@ def compare_scenarios(
     settings = configs[0].simulation
     trials = trials if trials is not None else settings.trials
     seed = seed if seed is not None else settings.seed
-    workers = workers if workers is not None else settings.workers
+    workers = default_workers(workers if workers is not None else configured_workers(configs[0]))
     budget = configs[0].budget
-    rows, costs = [], []
     kind = "compare" if budget is None else f"compare:{config_digest(budget)}"
-    for spec, config in zip(scenarios, configs, strict=True):
-        name = scenario_name(spec, config)
-        key = point_key(config_digest(config), seed, trials, kind)
-        stored = store.get(key) if store is not None else None
-        if stored is not None:
-            rows.append({**stored["row"], "scenario": name})
-            if budget is not None:
-                costs.append(ScenarioCost(*stored["cost"]))
-            continue
-        result = run_scenario(config, trials, seed, name, workers, progress)
-        summary = result.summary()
-        row: dict[str, Any] = {
-            "scenario": name,
-            "goodput": summary["goodput"]["mean"],
-            "goodput_ci95": summary["goodput"]["ci95"],
-            "goodput_p5": summary["goodput"]["p5"],
-            "wall_hours_p50": summary["wall_hours"]["p50"],
-            "wall_hours_p95": summary["wall_hours"]["p95"],
-            "lost_hours": summary["lost_hours"]["mean"],
-            "gpu_hours_lost": summary["gpu_hours_lost"]["mean"],
-            "interruptions": summary["interruptions"]["mean"],
-            "provenance": summary["provenance"],
-        }
+    names = [scenario_name(spec, config) for spec, config in zip(scenarios, configs,
+                                                                  strict=True)]  # fmt: skip
+    keys = [point_key(config_digest(config), seed, trials, kind) for config in configs]
+    found = [store.get(key) if store is not None else None for key in keys]
+    todo = [i for i, stored in enumerate(found) if stored is None]
+    if progress is not None and len(todo) < len(configs):
+        progress((len(configs) - len(todo)) * trials, len(configs) - len(todo))
+    with ExitStack() as stack:
+        if pool is None:
+            pool = stack.enter_context(PointPool(min(workers, max(1, len(todo))), client))
+        blocks = block_progress(progress) if pool.local else None
+        tasks = [(configs[i], budget, trials, seed, names[i], blocks) for i in todo]
+        for index, (row, cost) in pool.run(_run_compared, tasks):
+            point = todo[index]
+            found[point] = {"row": row, "cost": cost}
+            if store is not None:
+                store.put(keys[point], found[point], "compare", names[point])
+            if progress is not None:
+                progress(0 if pool.local else trials, 1)
+    rows: list[dict[str, Any]] = []
+    costs: list[ScenarioCost] = []
+    for name, stored in zip(names, found, strict=True):
+        assert stored is not None
+        rows.append({**stored["row"], "scenario": name})
         if budget is not None:
-            cost = scenario_cost(config, result.model.inventory, budget,
-                                 summary["wall_hours"]["mean"], summary["gpu_hours_lost"]["mean"])
-            costs.append(cost)
-            row.update({"hardware_price": cost.hardware_price,
-                        "hardware_charge": cost.hardware_charge,
-                        "lost_value": cost.lost_value, "total_cost": cost.total})
-        if store is not None:
-            stored_cost = None if budget is None else list(astuple(cost))
-            store.put(key, {"row": row, "cost": stored_cost}, "compare", name)
-        rows.append(row)
+            costs.append(ScenarioCost(*stored["cost"]))
     for index, row in enumerate(rows):
         row["gpu_hours_saved_vs_first"] = rows[0]["gpu_hours_lost"] - row["gpu_hours_lost"]
         if budget is not None:

@@ -17,7 +17,8 @@ cost per block in flight. The per-trial cost counts 8-byte numbers:
 * ``optimize`` keeps the wall time of every interval it tries (up to
   :data:`OPTIMIZE_RUNS`; :data:`TIER_RUNS` with a fast tier) and its bootstrap copies
   them a few times (:data:`OPTIMIZE_COPIES`);
-* ``compare`` holds two scenarios' results at once and a summary table: ``3 K + F``.
+* ``compare`` holds two scenarios' results at once and a summary table: ``3 K + F``,
+  and ``2 K + F`` more per scenario in flight beyond the first (``--workers``).
 
 A block in flight holds its trials' full state (the spare-server heap, the slots of
 concurrent degradations, the random streams) and its window of pre-drawn failures
@@ -148,7 +149,7 @@ def estimate_memory(
     command : {"simulate", "optimize", "tiers", "compare", "sweep"}
         What the run does with them (``tiers``: ``optimize`` of a job with a fast tier).
     workers : int
-        Blocks (``sweep``: points) in flight at once.
+        Blocks (``sweep`` and ``compare``: points) in flight at once.
     write_trials : bool
         Whether ``trials.parquet`` is written (``simulate --out``).
 
@@ -174,7 +175,7 @@ def estimate_memory(
         runs = OPTIMIZE_RUNS + (TIER_RUNS if command == "tiers" else 0)
         numbers = 2 * kept + OPTIMIZE_COPIES * runs
     elif command == "compare":
-        numbers = 3 * kept + columns
+        numbers = (2 * workers + 1) * kept + workers * columns
     elif command == "sweep":
         numbers = workers * (kept + max(kept, 2 * columns + 2))
     else:

@@ -34,6 +34,13 @@ from typing import Any
 
 import numpy as np
 
+from relplan.analysis.executor import (
+    PointPool,
+    Progress,
+    block_progress,
+    configured_workers,
+    default_workers,
+)
 from relplan.analysis.provenance import config_digest, provenance_record
 from relplan.analysis.results import Z_95
 from relplan.analysis.scenarios import run_scenario
@@ -174,13 +181,18 @@ def all_portfolios(levels: list[int]) -> list[Portfolio]:
 
 
 def local_search(levels: list[int], evaluate: Callable[[Portfolio], Evaluation],
-                 budget: float | None, sense: str, starts: int = 3) -> None:  # fmt: skip
+                 budget: float | None, sense: str, starts: int = 3,
+                 prefetch: Callable[[list[Portfolio]], None] | None = None) -> None:  # fmt: skip
     """Hill-climb over portfolios from the base and from a few greedy starts.
 
     A move sets one option, or two, to another level (or none); the climb takes the best
     move within the budget while one improves the objective. ``evaluate`` caches, so the
-    portfolios seen are the ones evaluated.
+    portfolios seen are the ones evaluated. Each step's candidates (every neighbour of
+    the current portfolio) are handed to ``prefetch`` first, which may run them at once
+    (:meth:`PlanRun.prefetch`); the climb itself does not change.
     """
+    fetch = prefetch if prefetch is not None else (lambda portfolios: None)
+
     def changes(portfolio: Portfolio) -> list[Portfolio]:
         moves = []
         for index, count in enumerate(levels):
@@ -200,13 +212,16 @@ def local_search(levels: list[int], evaluate: Callable[[Portfolio], Evaluation],
         return budget is None or evaluation.hardware_cost <= budget + 1e-9
 
     base = tuple(-1 for _ in levels)
+    fetch([base, *changes(base)])
     singles = sorted((evaluate(p) for p in changes(base)),
                      key=lambda e: -e.gain)  # fmt: skip
     seeds = [base, *[e.portfolio for e in singles if affordable(e)][: max(0, starts - 1)]]
     for current in seeds:
         here = evaluate(current)
         while True:
-            candidates = [evaluate(p) for p in neighbours(current)]
+            around = neighbours(current)
+            fetch(around)
+            candidates = [evaluate(p) for p in around]
             candidates = [c for c in candidates if affordable(c)]
             best = max(candidates, key=lambda c: c.gain, default=None)
             if best is None or best.gain <= here.gain + 1e-12:
@@ -221,8 +236,8 @@ class PlanRun:
     plan: Plan
     trials: int
     seed: int
-    workers: int = 1
-    progress: Callable[[int], None] | None = None
+    pool: PointPool = field(default_factory=PointPool)
+    progress: Progress | None = None
     store: PointStore | None = None
     cache: dict[tuple[Portfolio, tuple[str, ...]], Evaluation] = field(default_factory=dict)
     _base: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray, float]] = field(
@@ -242,16 +257,44 @@ class PlanRun:
 
     def finished(self, portfolio: Portfolio, arrays: dict[str, Any],
                  extra: tuple[str, ...] = ()) -> None:  # fmt: skip
-        """Keep a portfolio's run computed elsewhere (on Dask), and store it."""
+        """Keep a portfolio's run, and store it."""
         key = self.key(portfolio, extra)
         self._arrays[key] = arrays
         if self.store is not None:
             self.store.put(key, arrays, "plan", "; ".join(self.plan.names(portfolio)) or "base")
 
-    def known(self, portfolio: Portfolio, extra: tuple[str, ...] = ()) -> bool:
-        """Whether a portfolio's run is held or stored already."""
-        key = self.key(portfolio, extra)
-        return key in self._arrays or (self.store is not None and self.store.get(key) is not None)
+    def prefetch(self, pairs: Iterable[tuple[Portfolio, tuple[str, ...]]]) -> None:
+        """Run at once, on :attr:`pool`, the ``(portfolio, extra)`` pairs (a portfolio
+        under an uncertain draw, ``()`` for none) not held or stored yet, keeping and
+        storing each as it finishes; with the base under each draw, which every
+        evaluation compares with.
+
+        :meth:`evaluate` then finds them held: the numbers are those of running them one
+        by one (each run depends on its config, seed and trials only).
+        """
+        pairs = list(pairs)
+        pairs += [(self.plan.empty(), extra) for extra in dict.fromkeys(e for _, e in pairs)]
+        todo: dict[str, tuple[Portfolio, tuple[str, ...]]] = {}
+        for portfolio, extra in pairs:
+            key = self.key(portfolio, extra)
+            if key in todo or key in self._arrays:
+                continue
+            if self.store is None or self.store.get(key) is None:
+                todo[key] = (portfolio, extra)
+        self._run(list(todo.values()))
+
+    def _run(self, pairs: list[tuple[Portfolio, tuple[str, ...]]]) -> None:
+        """Run portfolios under uncertain draws on :attr:`pool`; keep and store each."""
+        budget = self.plan.base.budget
+        assert budget is not None  # load_plan checks it
+        blocks = block_progress(self.progress) if self.pool.local else None
+        tasks = [(self.plan.base_document, self.plan.overrides(portfolio, extra), budget,
+                  self.trials, self.seed, blocks) for portfolio, extra in pairs]  # fmt: skip
+        for index, arrays in self.pool.run(portfolio_run, tasks):
+            portfolio, extra = pairs[index]
+            self.finished(portfolio, arrays, extra)
+            if self.progress is not None:
+                self.progress(0 if self.pool.local else self.trials, 1)
 
     def _per_trial(self, portfolio: Portfolio, extra: tuple[str, ...]):
         """Per-trial wall hours and GPU-hours lost, and the hardware price, of a portfolio
@@ -261,12 +304,8 @@ class PlanRun:
         if arrays is None and self.store is not None:
             arrays = self.store.get(key)
         if arrays is None:
-            budget = self.plan.base.budget
-            assert budget is not None  # load_plan checks it
-            arrays = portfolio_run(self.plan.base_document, self.plan.overrides(portfolio, extra),
-                                   budget, self.trials, self.seed, self.workers,
-                                   self.progress)  # fmt: skip
-            self.finished(portfolio, arrays, extra)
+            self._run([(portfolio, extra)])
+            arrays = self._arrays[key]
         return np.array(arrays["wall"]), np.array(arrays["lost"]), float(arrays["price"])
 
     def evaluate(self, portfolio: Portfolio, extra: tuple[str, ...] = ()) -> Evaluation:
@@ -288,10 +327,10 @@ class PlanRun:
 
 
 def portfolio_run(document: dict[str, Any], overrides: list[str], budget: BudgetConfig,
-                  trials: int, seed: int, workers: int = 1,
+                  trials: int, seed: int,
                   progress: Callable[[int], None] | None = None) -> dict[str, Any]:  # fmt: skip
     """Simulate one portfolio: per-trial wall hours and GPU-hours lost, and the price of
-    the hardware its job holds (runs here, in a thread, or on a Dask worker).
+    the hardware its job holds (runs here, in a worker process or on Dask).
 
     Returns
     -------
@@ -299,27 +338,12 @@ def portfolio_run(document: dict[str, Any], overrides: list[str], budget: Budget
         ``wall`` and ``lost`` (lists, one entry per trial) and ``price`` (currency).
     """
     config = parse_config(document, overrides)
-    result = run_scenario(config, trials, seed, "plan", workers, progress)
+    result = run_scenario(config, trials, seed, "plan", progress=progress)
     job = result.model.job
     wall = result.outcomes.wall_hours
     lost = (wall - job.work_hours) * job.gpus
     price = hardware_price(config, result.model.inventory, budget)
     return {"wall": wall.tolist(), "lost": lost.tolist(), "price": float(price)}
-
-
-def _run_on_dask(run: PlanRun, portfolios: list[Portfolio], client: Any) -> None:
-    """Run the portfolios not held or stored yet on Dask, keeping each as it finishes."""
-    from dask.distributed import as_completed
-
-    budget = run.plan.base.budget
-    todo = [p for p in dict.fromkeys(portfolios) if not run.known(p)]
-    futures = {client.submit(portfolio_run, run.plan.base_document, run.plan.overrides(p),
-                             budget, run.trials, run.seed, pure=False): p
-               for p in todo}  # fmt: skip
-    for future in as_completed(futures):
-        run.finished(futures[future], future.result())
-        if run.progress is not None:
-            run.progress(run.trials)
 
 
 def _evaluate(plan: Plan, portfolio: Portfolio, cost: float, wall: np.ndarray,
@@ -360,8 +384,9 @@ def _quantile_ci(values: np.ndarray, q: float) -> tuple[float, tuple[float, floa
 
 
 def run_plan(plan: Plan, trials: int | None = None, seed: int | None = None,
-             workers: int = 1, progress: Callable[[int], None] | None = None,
-             store: PointStore | None = None, client: Any = None) -> dict[str, Any]:  # fmt: skip
+             workers: int | None = None, progress: Progress | None = None,
+             store: PointStore | None = None, client: Any = None,
+             pool: PointPool | None = None) -> dict[str, Any]:  # fmt: skip
     """Search a plan's portfolios, pick the best within its budget, attribute its gain and
     test the recommendation against the uncertain inputs.
 
@@ -371,15 +396,30 @@ def run_plan(plan: Plan, trials: int | None = None, seed: int | None = None,
         From :func:`relplan.config.plan.load_plan`.
     trials, seed : int, optional
         Monte Carlo settings (default: the plan's).
-    workers : int
-        Threads running blocks of trials; changes no number.
+    workers : int, optional
+        Portfolio runs at once on local processes (1: one after another in this
+        process); by default the base config's ``simulation.workers`` when it sets it,
+        else every core (see :mod:`relplan.analysis.executor`). Changes no number.
     progress : callable, optional
-        Called with the trials of each finished block.
+        Called with ``(trials, points)`` newly finished (see
+        :data:`relplan.analysis.executor.Progress`); a point is a portfolio run.
     store : PointStore, optional
-        Finished portfolios: reused when found, each stored the moment it is computed.
+        Finished portfolios: reused when found, each stored, by this process, the moment
+        it is computed.
     client : distributed.Client, optional
-        Run an exhaustive search's portfolios on this Dask cluster (see
-        :func:`relplan.analysis.sweep.dask_client`); the numbers do not change.
+        Run the portfolios on this Dask cluster (see
+        :func:`relplan.analysis.executor.dask_client`); the numbers do not change.
+    pool : PointPool, optional
+        Where the portfolios run, already made (see
+        :meth:`relplan.analysis.executor.PointPool.start`); used instead of ``workers``
+        and ``client``.
+
+    Notes
+    -----
+    The runs go to the pool in batches, each run at once: every portfolio of an
+    exhaustive search; the base and its single moves, then each step's neighbours, of
+    the local search; the coalitions of the Shapley values; every draw of the
+    uncertainty report.
 
     Returns
     -------
@@ -392,21 +432,30 @@ def run_plan(plan: Plan, trials: int | None = None, seed: int | None = None,
         ``uncertainty`` (see :func:`uncertainty_report`; empty without uncertain
         inputs) and ``provenance`` (:func:`plan_provenance`).
     """
+    if pool is not None:
+        return _run_plan(plan, trials, seed, pool, progress, store)
+    if workers is None:
+        workers = default_workers(configured_workers(plan.base))
+    with PointPool(workers, client) as made:
+        return _run_plan(plan, trials, seed, made, progress, store)
+
+
+def _run_plan(plan: Plan, trials: int | None, seed: int | None, pool: PointPool,
+              progress: Progress | None, store: PointStore | None) -> dict[str, Any]:  # fmt: skip
     spec = plan.spec
-    run = PlanRun(plan, trials or spec.trials, spec.seed if seed is None else seed, workers,
+    run = PlanRun(plan, trials or spec.trials, spec.seed if seed is None else seed, pool,
                   progress, store)  # fmt: skip
     levels = [len(option.level_overrides()) for option in plan.options]
     total = math.prod(count + 1 for count in levels)
     if total <= spec.exhaustive_limit:
         search = "exhaustive"
-        if client is not None:
-            _run_on_dask(run, all_portfolios(levels), client)
+        run.prefetch((portfolio, ()) for portfolio in all_portfolios(levels))
         for portfolio in all_portfolios(levels):
             run.evaluate(portfolio)
     else:
         search = "local"
-        run.evaluate(plan.empty())
-        local_search(levels, run.evaluate, spec.budget, run.sense)
+        local_search(levels, run.evaluate, spec.budget, run.sense,
+                     prefetch=lambda portfolios: run.prefetch((p, ()) for p in portfolios))
     evaluated = [e for (p, extra), e in run.cache.items() if not extra]
     frontier = pareto_frontier(evaluated, run.sense)
     best = best_within(evaluated, spec.budget, run.sense)
@@ -417,6 +466,10 @@ def run_plan(plan: Plan, trials: int | None = None, seed: int | None = None,
                           for i in range(len(levels)))  # fmt: skip
         return run.evaluate(portfolio).gain
 
+    run.prefetch((tuple(level if i in coalition else -1
+                        for i, level in enumerate(best.portfolio)), ())
+                 for size in range(len(bought) + 1)
+                 for coalition in itertools.combinations(bought, size))  # fmt: skip
     shapley = shapley_values(bought, coalition_gain)
     attribution = {plan.options[i].level_names()[best.portfolio[i]]: value
                    for i, value in shapley.items()}  # fmt: skip
@@ -479,19 +532,27 @@ def uncertainty_report(run: PlanRun, frontier: list[Evaluation],
     keys = list(inputs)
     samples = run.plan.uncertainty.samples
     draws = qmc.LatinHypercube(d=len(keys), seed=run.seed).random(samples)
+    extras = [tuple(f"{k}={inputs[k].value_at(float(u))}" for k, u in zip(keys, draw,
+                                                                          strict=True))
+              for draw in draws]  # fmt: skip
+    ends = []
+    for key in keys:
+        middle = tuple(f"{k}={inputs[k].value_at(0.5)}" for k in keys if k != key)
+        ends.append(((*middle, f"{key}={inputs[key].value_at(0.0)}"),
+                     (*middle, f"{key}={inputs[key].value_at(1.0)}")))  # fmt: skip
+    portfolios = [*dict.fromkeys([e.portfolio for e in frontier] + [best.portfolio])]
+    run.prefetch([*((p, extra) for extra in extras for p in portfolios),
+                  *((best.portfolio, end) for pair in ends for end in pair)])  # fmt: skip
     stays, positive = 0, 0
-    for draw in draws:
-        extra = tuple(f"{k}={inputs[k].value_at(float(u))}" for k, u in zip(keys, draw,
-                                                                             strict=True))
+    for extra in extras:
         evaluations = [run.evaluate(e.portfolio, extra) for e in frontier]
         chosen = best_within(evaluations, run.plan.spec.budget, run.sense)
         stays += chosen.portfolio == best.portfolio
         positive += run.evaluate(best.portfolio, extra).gain > 0
     tornado = []
-    for key in keys:
-        middle = tuple(f"{k}={inputs[k].value_at(0.5)}" for k in keys if k != key)
-        low = run.evaluate(best.portfolio, (*middle, f"{key}={inputs[key].value_at(0.0)}"))
-        high = run.evaluate(best.portfolio, (*middle, f"{key}={inputs[key].value_at(1.0)}"))
+    for key, (low_end, high_end) in zip(keys, ends, strict=True):
+        low = run.evaluate(best.portfolio, low_end)
+        high = run.evaluate(best.portfolio, high_end)
         tornado.append({"input": key, "low": str(inputs[key].low),
                         "high": str(inputs[key].high), "objective_low": low.objective,
                         "objective_high": high.objective,

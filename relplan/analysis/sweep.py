@@ -26,36 +26,40 @@ A study (``studies/*.toml``)::
 
 Every point runs with the same seed, so every point sees the same failure stream on
 the exposure clock (common random numbers): differences between points are not blurred
-by independent noise. Points run in local threads or on a Dask cluster; the numbers
-are the same either way.
+by independent noise. Points run on local processes (by default one per core), in this
+process, or on a Dask cluster (:mod:`relplan.analysis.executor`); the numbers are the same
+everywhere.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor, as_completed
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import ExitStack
 from typing import Any
 
 import pandas as pd
 
+from relplan.analysis.executor import (
+    PointPool,
+    Progress,
+    block_progress,
+    configured_workers,
+    dask_client,
+    default_workers,
+)
 from relplan.analysis.provenance import config_digest
 from relplan.analysis.results import summarize
 from relplan.analysis.scenarios import run_scenario
 from relplan.analysis.store import PointStore, point_key
 from relplan.config.loading import parse_config
 from relplan.config.study import Study
-from relplan.errors import ConfigError
 from relplan.vocab import METRIC_LABELS, METRICS
-
-DASK_CONNECT_SECONDS = 5
-"""How long to wait for a Dask scheduler before giving up, seconds."""
 
 
 def _run_point(document: dict[str, Any], overrides: list[str], trials: int, seed: int,
                name: str, progress: Callable[[int], None] | None = None,
                ) -> dict[str, Any]:  # fmt: skip
-    """Simulate one point and summarise it (runs in a thread or on a Dask worker)."""
+    """Simulate one point and summarise it (here, in a worker process or on Dask)."""
     result = run_scenario(parse_config(document, overrides), trials, seed, name,
                           progress=progress)  # fmt: skip
     frame = result.trials_frame()
@@ -73,69 +77,15 @@ def _run_point(document: dict[str, Any], overrides: list[str], trials: int, seed
     return row
 
 
-@contextmanager
-def dask_client(address: str, timeout_seconds: float | None = None) -> Iterator[Any]:
-    """Connect to Dask (or start a local cluster) before any work, and close it after.
-
-    Parameters
-    ----------
-    address : str
-        ``"local"`` for a local cluster in this process, or a scheduler address such as
-        ``"tcp://10.0.0.1:8786"``.
-    timeout_seconds : float, optional
-        How long to wait for the scheduler (default: :data:`DASK_CONNECT_SECONDS`).
-
-    Yields
-    ------
-    distributed.Client
-        The connected client.
-
-    Raises
-    ------
-    ConfigError
-        Naming ``--dask`` when the address is malformed or no scheduler answers in time.
-
-    Examples
-    --------
-    >>> with dask_client("nonsense") as client:
-    ...     pass
-    Traceback (most recent call last):
-    ...
-    relplan.errors.ConfigError: --dask: 'nonsense' is not "local" or a scheduler address ...
-    """
-    from dask.distributed import Client, LocalCluster
-
-    timeout_seconds = DASK_CONNECT_SECONDS if timeout_seconds is None else timeout_seconds
-    cluster = None
-    try:
-        if address == "local":
-            cluster = LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                   dashboard_address=None)  # fmt: skip
-            client = Client(cluster)
-        else:
-            client = Client(address, timeout=f"{timeout_seconds}s")
-    except ValueError as error:
-        raise ConfigError("--dask", f"{address!r} is not \"local\" or a scheduler address such "
-                                    f"as tcp://10.0.0.1:8786 ({error})") from None
-    except (OSError, TimeoutError) as error:
-        raise ConfigError("--dask", f"no Dask scheduler answered at {address} within "
-                                    f"{timeout_seconds:g} s ({error})") from None
-    try:
-        yield client
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
-
-
 def run_study(
     study: Study,
     trials: int | None = None,
-    workers: int = 1,
+    workers: int | None = None,
     dask_address: str | None = None,
-    progress: Callable[[int], None] | None = None,
+    progress: Progress | None = None,
     client: Any = None,
     store: PointStore | None = None,
+    pool: PointPool | None = None,
 ) -> pd.DataFrame:
     """Run every point of a study (those not finished in ``store`` already).
 
@@ -145,19 +95,28 @@ def run_study(
         The loaded study.
     trials : int, optional
         Trials per point (default: the study's).
-    workers : int
-        Local threads (ignored with ``dask_address``).
+    workers : int, optional
+        Points at once on local processes (1: one after another in this process); by
+        default the base config's ``simulation.workers`` when it sets it, else every
+        core (see :mod:`relplan.analysis.executor`). Ignored on Dask.
     dask_address : str, optional
-        ``"local"`` for a local Dask cluster, or a scheduler address such as
-        ``"tcp://10.0.0.1:8786"``; the numbers do not depend on it.
+        ``"local"`` for a local Dask cluster of ``workers`` workers, or a scheduler
+        address such as ``"tcp://10.0.0.1:8786"``; the numbers do not depend on it.
     progress : callable, optional
-        Called with the trials done: each block's locally, each point's on Dask.
+        Called with ``(trials, points)`` newly finished (see
+        :data:`relplan.analysis.executor.Progress`): the points reused from ``store`` at
+        once, then each block's trials in this process, each point's trials and the point
+        when it finishes elsewhere.
     client : distributed.Client, optional
         A client already connected (see :func:`dask_client`); used instead of
         ``dask_address``.
     store : PointStore, optional
         Finished points: those found are reused (``store.reused`` counts them), and each
-        point computed is stored the moment it finishes.
+        point computed is stored, by this process, the moment it finishes.
+    pool : PointPool, optional
+        Where the points run, already made (and perhaps started, see
+        :meth:`PointPool.start`); used instead of ``workers``, ``dask_address`` and
+        ``client``.
 
     Returns
     -------
@@ -170,50 +129,35 @@ def run_study(
     spec = study.spec
     trials = trials or spec.trials
     points = study.points()
+    if workers is None:
+        workers = default_workers(configured_workers(study.config(points[0][2])))
     keys = [point_key(config_digest(study.config(overrides)), spec.seed, trials, "sweep")
             for _, _, overrides in points]  # fmt: skip
     rows: list[dict[str, Any] | None] = [
         store.get(key) if store is not None else None for key in keys
     ]
     todo = [i for i, row in enumerate(rows) if row is None]
-    tasks = [(study.base_document, points[i][2], trials, spec.seed, spec.name) for i in todo]
-
-    def finished(index: int, row: dict[str, Any]) -> None:
-        rows[todo[index]] = row
-        if store is not None:
-            store.put(keys[todo[index]], row, "sweep", points[todo[index]][0])
-
-    if client is not None:
-        _run_on_dask(tasks, client, progress, finished)
-    elif dask_address is not None:
-        with dask_client(dask_address) as connected:
-            _run_on_dask(tasks, connected, progress, finished)
-    elif workers > 1:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(_run_point, *task, progress): i
-                       for i, task in enumerate(tasks)}  # fmt: skip
-            for future in as_completed(futures):
-                finished(futures[future], future.result())
-    else:
-        for index, task in enumerate(tasks):
-            finished(index, _run_point(*task, progress))
+    if progress is not None and len(todo) < len(points):
+        progress((len(points) - len(todo)) * trials, len(points) - len(todo))
+    with ExitStack() as stack:
+        if pool is None:
+            if client is None and dask_address is not None:
+                client = stack.enter_context(dask_client(dask_address, workers=workers))
+            pool = stack.enter_context(PointPool(min(workers, max(1, len(todo))), client))
+        blocks = block_progress(progress) if pool.local else None
+        tasks = [(study.base_document, points[i][2], trials, spec.seed, spec.name, blocks)
+                 for i in todo]  # fmt: skip
+        for index, row in pool.run(_run_point, tasks):
+            point = todo[index]
+            rows[point] = row
+            if store is not None:
+                store.put(keys[point], row, "sweep", points[point][0])
+            if progress is not None:
+                progress(0 if pool.local else trials, 1)
     records = []
     for (label, values, _), row in zip(points, rows, strict=True):
         records.append({"label": label, **{k: v for k, v in values.items()}, **row})
     return pd.DataFrame(records)
-
-
-def _run_on_dask(tasks: list[tuple], client: Any, progress: Callable[[int], None] | None,
-                 finished: Callable[[int, dict[str, Any]], None]) -> None:  # fmt: skip
-    from dask.distributed import as_completed as dask_completed
-
-    futures = [client.submit(_run_point, *task, pure=False) for task in tasks]
-    index = {future.key: i for i, future in enumerate(futures)}
-    for future in dask_completed(futures):
-        i = index[future.key]
-        finished(i, future.result())
-        if progress is not None:
-            progress(tasks[i][2])
 
 
 def answer_sentence(study: Study, results: pd.DataFrame, trials: int) -> str:

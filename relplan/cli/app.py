@@ -22,12 +22,13 @@ from relplan.cli.calibration import analyze_command, fit_command
 from relplan.cli.common import (
     SEED,
     TRIALS,
-    WORKERS,
     ConfigArgument,
+    DaskOption,
     FreshOption,
     HorizonOption,
     IntervalOption,
     JsonOption,
+    PointWorkersOption,
     SeedOption,
     SetOption,
     TrialsOption,
@@ -35,6 +36,7 @@ from relplan.cli.common import (
     horizon_override,
     interval_override,
     out_option,
+    points_progress,
     print_warnings,
     reports_errors,
     warnings_of,
@@ -387,14 +389,8 @@ def sweep_command(
     ] = None,
     interval: IntervalOption = None,
     overrides: SetOption = None,
-    workers: Annotated[
-        int, typer.Option(metavar=WORKERS, min=1, help="Local threads running points at once.")
-    ] = 1,
-    dask: Annotated[
-        str | None,
-        typer.Option(metavar="ADDRESS", show_default=False,
-                     help='Run points on Dask: "local" or a scheduler address (checked first).'),
-    ] = None,
+    workers: PointWorkersOption = None,
+    dask: DaskOption = None,
     out: Annotated[
         Path | None, out_option("results.parquet, figures and reports here [default: "
                                 "out/<study name>]")
@@ -410,9 +406,15 @@ def sweep_command(
     """
     from contextlib import ExitStack
 
+    from relplan.analysis.executor import (
+        PointPool,
+        configured_workers,
+        dask_client,
+        default_workers,
+    )
     from relplan.analysis.provenance import study_provenance
     from relplan.analysis.store import STORE_NAME, PointStore
-    from relplan.analysis.sweep import answer_sentence, dask_client, run_study
+    from relplan.analysis.sweep import answer_sentence, run_study
     from relplan.config.study import load_study
     from relplan.output.files import check_output_dir, to_json
     from relplan.output.study_report import write_study_outputs
@@ -426,15 +428,19 @@ def sweep_command(
                              for (label, _, _), config in zip(points, configs, strict=True)])
     per_point = trials or study.spec.trials
     key = "--trials" if trials is not None else "study.trials"
+    workers = default_workers(workers if workers is not None else configured_workers(configs[0]))
     if dask is None or dask == "local":
-        _check_memory(configs, "sweep", per_point, key, workers if dask is None else 2)
+        _check_memory(configs, "sweep", per_point, key, min(workers, len(points)))
     with ExitStack() as stack:
-        client = stack.enter_context(dask_client(dask)) if dask is not None else None
+        client = (stack.enter_context(dask_client(dask, workers=workers))
+                  if dask is not None else None)  # fmt: skip
+        # the workers start before the progress bar's thread and the store's connection:
+        # forked from this process, with no other thread and no SQLite handle
+        pool = stack.enter_context(PointPool(min(workers, len(points)), client)).start()
         store = stack.enter_context(PointStore(directory / STORE_NAME, fresh))
-        with _progress(study.spec.name, len(points) * per_point,
-                       _shows_progress(as_json)) as advance:  # fmt: skip
-            results = run_study(study, per_point, workers, progress=advance, client=client,
-                                store=store)  # fmt: skip
+        with points_progress(study.spec.name, len(points), per_point,
+                             _shows_progress(as_json)) as advance:  # fmt: skip
+            results = run_study(study, per_point, progress=advance, store=store, pool=pool)
         if store.reused:
             _note(f"reused {store.reused} of {len(points)} points finished before "
                   f"({directory / STORE_NAME}; --fresh ignores them)")
@@ -495,7 +501,8 @@ def compare_command(
     seed: SeedOption = None,
     interval: IntervalOption = None,
     overrides: SetOption = None,
-    workers: WorkersOption = None,
+    workers: PointWorkersOption = None,
+    dask: DaskOption = None,
     as_json: JsonOption = False,
     out: Annotated[Path | None, out_option("comparison.csv and comparison.json here")] = None,
     fresh: FreshOption = False,
@@ -529,18 +536,32 @@ def compare_command(
                              for spec, config in zip(scenarios, configs, strict=True)])
     if out is not None:
         check_output_dir(out)
-    trials, seed, workers, key = _settings(configs[0], trials, seed, workers)
-    _check_memory(configs, "compare", trials, key, workers)
+    from relplan.analysis.executor import (
+        PointPool,
+        configured_workers,
+        dask_client,
+        default_workers,
+    )
+
+    trials, seed, _, key = _settings(configs[0], trials, seed, workers)
+    workers = default_workers(workers if workers is not None else configured_workers(configs[0]))
+    if dask is None or dask == "local":
+        _check_memory(configs, "compare", trials, key, min(workers, len(configs)))
     with ExitStack() as stack:
+        client = (stack.enter_context(dask_client(dask, workers=workers))
+                  if dask is not None else None)  # fmt: skip
+        # the workers start before the progress bar's thread and the store's connection:
+        # forked from this process, with no other thread and no SQLite handle
+        pool = stack.enter_context(PointPool(min(workers, len(configs)), client)).start()
         store = None
         if out is not None:
             from relplan.analysis.store import STORE_NAME, PointStore
 
             store = stack.enter_context(PointStore(out / STORE_NAME, fresh))
-        with _progress("comparing", len(configs) * trials,
-                       _shows_progress(as_json)) as advance:  # fmt: skip
-            data = compare_scenarios(scenarios, trials, seed, workers, advance, configs,
-                                     store)  # fmt: skip
+        with points_progress("comparing", len(configs), trials,
+                             _shows_progress(as_json)) as advance:  # fmt: skip
+            data = compare_scenarios(scenarios, trials, seed, progress=advance,
+                                     configs=configs, store=store, pool=pool)
         if store is not None and store.reused:
             _note(f"reused {store.reused} of {len(configs)} scenarios finished before "
                   f"({out / STORE_NAME}; --fresh ignores them)")

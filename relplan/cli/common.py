@@ -6,7 +6,8 @@ Light on purpose (typer and relplan's light modules only), like all of :mod:`rel
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -64,6 +65,23 @@ HorizonOption = Annotated[
     ),
 ]  # fmt: skip
 
+PointWorkersOption = Annotated[
+    int | None,
+    typer.Option(
+        "--workers", metavar=WORKERS, min=1, show_default=False,
+        help="Points run at once, each in a local process (1: one at a time in this "
+             "process, on every core); changes no number [default: the config's "
+             "simulation.workers, else every core].",
+    ),
+]  # fmt: skip
+DaskOption = Annotated[
+    str | None,
+    typer.Option(
+        "--dask", metavar="ADDRESS", show_default=False,
+        help='Run the points on Dask: "local" (a cluster of --workers workers in this '
+             "process) or a scheduler address (checked first).",
+    ),
+]  # fmt: skip
 IntervalOption = Annotated[
     str | None,
     typer.Option(
@@ -164,6 +182,70 @@ def print_warnings(warnings: Iterable[object], where: str = "") -> None:
     for warning in warnings:
         error_console.print(f"[bold yellow]warning:[/] {escape(str(warning))}{escape(where)}",
                             highlight=False, soft_wrap=True)  # fmt: skip
+
+PROGRESS_LABEL_WIDTH = 12
+"""Characters of a progress bar's label (longer labels are cut with an ellipsis)."""
+
+
+def _counted(done: int, total: int | None) -> str:
+    return f"{done:,}/{total:,}" if total is not None else f"{done:,}"
+
+
+@contextmanager
+def points_progress(label: str, points: int | None, trials_per_point: int,
+                    show: bool) -> Iterator[Callable[[int, int], None] | None]:  # fmt: skip
+    """A progress bar on stderr counting finished points and trials (None when not shown).
+
+    One line of at most 80 columns: ``LABEL  [bar]  points 3/12  trials 1,500/6,000
+    0:00:04``; the bar follows the trials. Points that run in this process report their
+    trials block by block (10,000 trials), points that run elsewhere all at once when
+    they finish.
+
+    Parameters
+    ----------
+    label : str
+        What runs (cut to :data:`PROGRESS_LABEL_WIDTH` characters).
+    points : int, optional
+        The points to finish; None when not known beforehand (a plan's local search).
+    trials_per_point : int
+        Trials of each point.
+    show : bool
+        Whether to show it (False yields None).
+
+    Yields
+    ------
+    callable or None
+        ``advance(trials, points)``: count trials and points newly finished (see
+        :data:`relplan.analysis.executor.Progress`).
+    """
+    if not show:
+        yield None
+        return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from relplan.cli.render import error_console
+
+    if len(label) > PROGRESS_LABEL_WIDTH:
+        label = label[: PROGRESS_LABEL_WIDTH - 1] + "\u2026"
+    total = None if points is None else points * trials_per_point
+    done = {"points": 0, "trials": 0}
+
+    def counts() -> str:
+        return (f"points {_counted(done['points'], points)}  trials "
+                f"{_counted(done['trials'], total)}")  # fmt: skip
+
+    with Progress(TextColumn(f"{label:<{PROGRESS_LABEL_WIDTH}}"), BarColumn(bar_width=12),
+                  TextColumn("{task.fields[counts]}"), TimeElapsedColumn(),
+                  console=error_console, transient=True) as bar:  # fmt: skip
+        task = bar.add_task(label, total=total, counts=counts())
+
+        def advance(trials: int, finished: int) -> None:
+            done["trials"] += trials
+            done["points"] += finished
+            bar.update(task, completed=done["trials"], counts=counts())
+
+        yield advance
+
 
 Command = TypeVar("Command", bound=Callable[..., Any])
 

@@ -12,7 +12,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from relplan.cli.common import DIR, SEED, TRIALS, WORKERS, FreshOption, JsonOption
+from relplan.cli.common import (
+    DIR,
+    SEED,
+    TRIALS,
+    DaskOption,
+    FreshOption,
+    JsonOption,
+    PointWorkersOption,
+    points_progress,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -74,15 +83,8 @@ def plan_command(
     seed: Annotated[
         int | None, typer.Option(metavar=SEED, min=0, help="Seed [default: the plan's].")
     ] = None,
-    workers: Annotated[
-        int, typer.Option(metavar=WORKERS, min=1, help="Threads running blocks of trials.")
-    ] = 1,
-    dask: Annotated[
-        str | None,
-        typer.Option(metavar="ADDRESS", show_default=False,
-                     help='Run the portfolios on Dask: "local" or a scheduler address '
-                          "(checked first)."),
-    ] = None,
+    workers: PointWorkersOption = None,
+    dask: DaskOption = None,
     out: Annotated[
         Path | None,
         typer.Option(metavar=DIR, help="Write plan.json, portfolios.csv, figures and reports."),
@@ -100,9 +102,14 @@ def plan_command(
     """
     from contextlib import ExitStack
 
+    from relplan.analysis.executor import (
+        PointPool,
+        configured_workers,
+        dask_client,
+        default_workers,
+    )
     from relplan.analysis.plan import run_plan
     from relplan.analysis.store import STORE_NAME, PointStore
-    from relplan.analysis.sweep import dask_client
     from relplan.cli.render import error_console
     from relplan.config.plan import load_plan
     from relplan.output.files import check_output_dir, to_json
@@ -111,22 +118,21 @@ def plan_command(
     plan = load_plan(plan_path)
     if out is not None:
         check_output_dir(out)
+    workers = default_workers(workers if workers is not None else configured_workers(plan.base))
     with ExitStack() as stack:
-        client = stack.enter_context(dask_client(dask)) if dask is not None else None
+        client = (stack.enter_context(dask_client(dask, workers=workers))
+                  if dask is not None else None)  # fmt: skip
+        # the workers start before the progress bar's thread and the store's connection:
+        # forked from this process, with no other thread and no SQLite handle
+        pool = stack.enter_context(PointPool(workers, client)).start()
         store = None
         if out is not None:
             store = stack.enter_context(PointStore(out / STORE_NAME, fresh))
-        if not as_json and error_console.is_terminal:
-            status = stack.enter_context(error_console.status("evaluating portfolios"))
-            done = [0]
-
-            def advance(count: int) -> None:
-                done[0] += count
-                status.update(f"evaluating portfolios: {done[0]:,} trials")
-
-            result = run_plan(plan, trials, seed, workers, advance, store, client)
-        else:
-            result = run_plan(plan, trials, seed, workers, store=store, client=client)
+        # how many portfolio runs the search needs is known only as it goes
+        advance = stack.enter_context(points_progress(
+            "planning", None, trials or plan.spec.trials,
+            not as_json and error_console.is_terminal))  # fmt: skip
+        result = run_plan(plan, trials, seed, progress=advance, store=store, pool=pool)
     if store is not None and store.reused:
         error_console.print(f"reused {store.reused} portfolio runs finished before "
                             f"({out / STORE_NAME}; --fresh ignores them)", highlight=False,

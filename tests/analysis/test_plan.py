@@ -73,6 +73,7 @@ def _mocked(monkeypatch) -> None:
         return np.ones(self.trials), lost, 0.0
 
     monkeypatch.setattr(PlanRun, "_per_trial", per_trial)
+    monkeypatch.setattr(PlanRun, "prefetch", lambda self, pairs: None)  # nothing to run
 
 
 def test_hand_checked_plan_frontier_budget_choice_and_shapley(tmp_path, monkeypatch) -> None:

@@ -63,9 +63,9 @@ def test_a_study_with_an_empty_axis_names_the_axis(tmp_path, no_work) -> None:
 @pytest.mark.parametrize("address", ["nonsense", "tcp://127.0.0.1:1"])
 def test_a_bad_dask_address_is_refused_before_the_work(address, tmp_path, monkeypatch,
                                                         no_work) -> None:  # fmt: skip
-    import relplan.analysis.sweep as sweep
+    import relplan.analysis.executor as executor
 
-    monkeypatch.setattr(sweep, "DASK_CONNECT_SECONDS", 1)
+    monkeypatch.setattr(executor, "DASK_CONNECT_SECONDS", 1)
     result = runner.invoke(app, ["sweep", STUDY, "--trials", "5", "--dask", address,
                                  "--out", str(tmp_path)])  # fmt: skip
     assert _clean_error(result, "--dask")
@@ -213,8 +213,10 @@ def test_validate_strict_fails_on_any_warning() -> None:
 SHARED = {
     "simulate": ("--trials", "--seed", "--set", "--workers", "--out", "--json", "--interval"),
     "optimize": ("--trials", "--seed", "--set", "--workers", "--out", "--json"),
-    "compare": ("--trials", "--seed", "--set", "--workers", "--out", "--json", "--interval"),
-    "sweep": ("--trials", "--seed", "--set", "--workers", "--out", "--json", "--interval"),
+    "compare": ("--trials", "--seed", "--set", "--workers", "--out", "--json", "--interval",
+                "--dask"),
+    "sweep": ("--trials", "--seed", "--set", "--workers", "--out", "--json", "--interval",
+              "--dask"),
 }
 
 
@@ -236,8 +238,9 @@ def test_sweep_takes_seed_and_set(monkeypatch, tmp_path) -> None:
         seen.append((overrides, seed))
         return real(document, overrides, trials, seed, name, progress)
 
-    monkeypatch.setattr(sweep, "_run_point", spy)
-    result = runner.invoke(app, ["sweep", STUDY, "--trials", "5", "--seed", "9", "--set",
+    monkeypatch.setattr(sweep, "_run_point", spy)  # seen only in this process: one worker
+    result = runner.invoke(app, ["sweep", STUDY, "--trials", "5", "--workers", "1", "--seed",
+                                 "9", "--set",
                                  "job.work=10d", "--interval", "2h", "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert seen and all(seed == 9 for _, seed in seen)
@@ -295,7 +298,8 @@ def test_the_wrote_line_is_the_same_everywhere(command, tmp_path) -> None:
 
 @pytest.fixture
 def progress_bars(monkeypatch) -> list[dict[str, int]]:
-    """Record each progress bar: its total and the trials it was advanced by."""
+    """Record each progress bar: its total and the trials it was advanced by (and, for
+    the commands that run points, the points and the points finished)."""
     bars: list[dict[str, int]] = []
 
     @contextmanager
@@ -308,7 +312,20 @@ def progress_bars(monkeypatch) -> list[dict[str, int]]:
 
         yield advance
 
+    @contextmanager
+    def fake_points(label, points, trials_per_point, show):
+        bar = {"total": points * trials_per_point, "done": 0, "points": points,
+               "points_done": 0}  # fmt: skip
+        bars.append(bar)
+
+        def advance(trials, finished):
+            bar["done"] += trials
+            bar["points_done"] += finished
+
+        yield advance
+
     monkeypatch.setattr(app_module, "_progress", fake)
+    monkeypatch.setattr(app_module, "points_progress", fake_points)
     return bars
 
 
@@ -317,8 +334,6 @@ def progress_bars(monkeypatch) -> list[dict[str, int]]:
     [
         (["simulate", SMALL, "--trials", "30"], 30),
         (["optimize", SMALL, "--trials", "3"], 32 * 3),
-        (["compare", SMALL, "--variant", "no spares: job.spares=0", "--trials", "30"], 60),
-        (["sweep", STUDY, "--trials", "30"], 4 * 30),
     ],
 )
 def test_progress_counts_trials(command, total, progress_bars, tmp_path) -> None:
@@ -327,11 +342,27 @@ def test_progress_counts_trials(command, total, progress_bars, tmp_path) -> None
     assert progress_bars == [{"total": total, "done": total}]
 
 
-def test_sweep_progress_counts_trials_on_dask(progress_bars, tmp_path) -> None:
-    result = runner.invoke(app, ["sweep", STUDY, "--trials", "20", "--dask", "local",
-                                 "--out", str(tmp_path)])  # fmt: skip
+@pytest.mark.parametrize("where", [["--workers", "1"], ["--workers", "2"],
+                                   ["--dask", "local", "--workers", "2"]])  # fmt: skip
+@pytest.mark.parametrize(
+    ("command", "points"),
+    [
+        (["compare", SMALL, "--variant", "no spares: job.spares=0", "--trials", "30"], 2),
+        (["sweep", STUDY, "--trials", "30"], 4),
+    ],
+)
+def test_progress_counts_points_and_trials(command, points, where, progress_bars,
+                                           tmp_path) -> None:  # fmt: skip
+    """In this process, on local processes and on Dask, the bar reaches every point and
+    every trial; a rerun counts the points it reuses."""
+    result = runner.invoke(app, [*command, *where, "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
-    assert progress_bars == [{"total": 80, "done": 80}]
+    whole = {"total": points * 30, "done": points * 30, "points": points,
+             "points_done": points}  # fmt: skip
+    assert progress_bars == [whole]
+    again = runner.invoke(app, [*command, *where, "--out", str(tmp_path)])
+    assert again.exit_code == 0 and "reused" in again.stderr
+    assert progress_bars == [whole, whole]
 
 
 def test_workers_change_no_number_in_compare() -> None:
