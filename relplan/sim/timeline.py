@@ -636,7 +636,7 @@ def _end_slow_degradations(
         k -= 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _idle_failures(
     trial: int, down_wall: float, down_hours: float, modes: CompiledModes,
     rng_state: np.ndarray, failures_by_mode: np.ndarray, spare_return_hours: np.ndarray,
@@ -716,7 +716,7 @@ def _init_part_cold(done_from: float, done_to: float, init_hours: float) -> floa
     return _init_part(done_from, done_to, init_hours)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _stop_job(
     trial: int, stop: int, mode: int, repair: float, e_fail: float, held: HeldHours,
     start_index: int, left: int, stop_segments: int, job: CompiledJob, modes: CompiledModes,
