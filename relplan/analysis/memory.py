@@ -164,8 +164,8 @@ def estimate_memory(
     >>> from relplan.sim.model import build_model
     >>> model = build_model(load_config("configs/small.toml"))
     >>> estimate = estimate_memory([model], "simulate")
-    >>> estimate.per_trial  # 2 x (2 + 8 buckets + 2 x 8 modes) numbers of 8 bytes
-    416.0
+    >>> estimate.per_trial  # 2 x (5 + 9 buckets + 2 x 8 modes) numbers of 8 bytes
+    480.0
     """
     kept = max(kept_numbers(m) for m in models)
     columns = max(table_columns(m) for m in models)
