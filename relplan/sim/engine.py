@@ -383,7 +383,8 @@ def simulate_block(
                              start=modes[index].start)
         for index in compiled.window_modes
     }  # fmt: skip
-    state = TrialState.at_start(n_trials, len(modes), job.spares, degradation_slots(model))
+    state = TrialState.at_start(n_trials, len(modes), job.spares, degradation_slots(model),
+                                job.spare_domains)
 
     first_window = window_factor * first_window_hours(model)
     step = 0.25 * first_window
@@ -457,7 +458,8 @@ def walk_trial(
     times = np.asarray(failure_exposure_hours, dtype=float)
     if np.any(np.diff(times) < 0):
         raise ValueError("failure times must be increasing")
-    state = TrialState.at_start(1, len(model.modes), model.job.spares)
+    state = TrialState.at_start(1, len(model.modes), model.job.spares,
+                                n_spare_domains=model.job.spare_domains)
     window = EventWindow(
         active_trials=np.zeros(1, dtype=np.int64),
         offsets=np.array([0, times.size], dtype=np.int64),

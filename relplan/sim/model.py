@@ -36,7 +36,8 @@ class FailureMode:
     detect_hours : float
         Time from the failure until the job notices it, hours.
     uses_spares : bool
-        Whether a spare server can stand in for the failed unit.
+        Whether a spare can stand in for the failed unit (spare servers, or a spare
+        domain with ``spare_domain``).
     start : {"equilibrium", "new"}
         Age of the units when the job starts.
     impact : {"fatal", "degraded", "transient", "elastic"}
@@ -61,6 +62,12 @@ class FailureMode:
     rework_hours : float
         Job-time an ``elastic`` failure throws away: the interrupted step of an
         in-process recovery (0 for elastic recovery), hours.
+    spares_needed : int
+        The job's servers a failure takes down, which a swap replaces: 1, or a rack's
+        or a scale-up domain's servers (at most the job's).
+    spare_domain : bool
+        Whether a swap takes one whole spare domain (``job.spare_domains``) rather than
+        ``spares_needed`` loose spare servers (``job.spares``).
     """
 
     name: str
@@ -80,6 +87,8 @@ class FailureMode:
     self_healing: bool = False
     survivable_count: int | None = None
     rework_hours: float = 0.0
+    spares_needed: int = 1
+    spare_domain: bool = False
 
     @property
     def job_rate_per_hour(self) -> float:
@@ -134,6 +143,8 @@ class JobSpec:
         A calendar window: every trial stops at this wall time, whatever work it has
         done (``work_hours`` then bounds the work); None: each trial runs until its work
         is done.
+    spare_domains : int
+        Whole spare scale-up domains in their own pool (``job.spare_domains``).
     """
 
     gpus: int
@@ -149,6 +160,7 @@ class JobSpec:
     restart_init_hours: float = 0.0
     persist_hours: float = 0.0
     horizon_hours: float | None = None
+    spare_domains: int = 0
 
     @property
     def segment_hours(self) -> float:
@@ -231,6 +243,16 @@ def _parts(config: RelplanConfig, inventory: Inventory, name: str) -> list[tuple
     return [(name, per_link * server, False), (f"{name}.fabric", per_link * fabric, True)]
 
 
+def _spare_draw(config: RelplanConfig, inventory: Inventory, unit: str) -> dict[str, object]:
+    """What a swap of a failed ``unit`` takes: the job's servers it took down (a rack's,
+    a domain's, at most the job's; one otherwise), and whether they come as a whole spare
+    domain (a scale-up domain: its servers must share one NVLink or ICI fabric)."""
+    cluster = config.cluster
+    per_unit = {"rack": cluster.servers_per_rack, "domain": cluster.servers_per_domain}
+    needed = min(per_unit.get(unit, 1), inventory.job_servers)
+    return {"spares_needed": max(1, needed), "spare_domain": unit == "domain"}
+
+
 def build_model(config: RelplanConfig) -> SimulationModel:
     """Resolve a validated config into a :class:`SimulationModel`.
 
@@ -290,6 +312,7 @@ def build_model(config: RelplanConfig) -> SimulationModel:
                     self_healing=impact.self_healing,
                     survivable_count=impact.survivable_count,
                     rework_hours=impact.rework_hours,
+                    **_spare_draw(config, inventory, unit),
                 )
             )
     restart = restart_parts(config)
@@ -308,6 +331,7 @@ def build_model(config: RelplanConfig) -> SimulationModel:
             restart_init_hours=restart.init_hours,
             persist_hours=checkpoint.persist_hours,
             horizon_hours=job.horizon,
+            spare_domains=job.spare_domains,
         ),
         modes=tuple(modes),
         inventory=inventory,
