@@ -167,7 +167,8 @@ class FailureModeConfig(_Strict):
 
     ``unit`` says what the mode is counted per (a component class or ``job``); it
     defaults to NAME when NAME is a component class. ``spares`` says whether a spare
-    server can replace the failed unit (default: yes for gpu, host and nic).
+    can replace the failed unit (default: yes for gpu, host and nic, which take a spare
+    server; rack, which takes a rack's worth; domain, which takes a spare domain).
 
     ``impact`` is what a failure does to the job: ``auto`` (the default) derives it
     from the class and the network's redundancy (see :mod:`relplan.cluster.impact`); ``fatal``,
