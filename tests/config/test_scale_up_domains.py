@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -52,3 +53,22 @@ def test_spare_domains_that_do_not_fit_exit_2(minimal_config_file: Path) -> None
                                       "job.spare_domains=1", "--trials", "10"])
     assert result.exit_code == 2
     assert "job.spare_domains" in result.output and "Traceback" not in result.output
+
+
+def test_inventory_shows_what_a_swap_takes(minimal_config_file: Path) -> None:
+    sets = ["cluster.gpus_per_server=4", "cluster.servers_per_domain=16",
+            "cluster.servers_per_rack=16", "job.gpus=256", "job.spare_domains=1",
+            'failures.nvl={ unit = "domain", lifetime = { dist = "exponential", mtbf = "50y" } }',
+            'failures.power={ unit = "rack", lifetime = { dist = "exponential", mtbf = "50y" } }']
+    args = [arg for key in sets for arg in ("--set", key)]
+    result = CliRunner().invoke(app, ["inventory", str(minimal_config_file), *args, "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["components"]["domain"] == {"cluster_units": 8, "job_units": 4}
+    modes = data["failure_modes"]
+    assert (modes["nvl"]["spare_domain"], modes["nvl"]["spares_needed"]) == (True, 16)
+    assert (modes["power"]["spare_domain"], modes["power"]["spares_needed"]) == (False, 16)
+    assert (modes["gpu"]["spare_domain"], modes["gpu"]["spares_needed"]) == (False, 1)
+    assert data["spare_servers"] == 16
+    table = CliRunner().invoke(app, ["inventory", str(minimal_config_file), *args])
+    assert "a domain" in table.stdout and "16 servers" in table.stdout
