@@ -16,18 +16,26 @@ COMPONENT_CLASSES: tuple[str, ...] = (
     "spine",
     "core",
     "rack",
+    "domain",
 )
 """Component classes the topology counts; a failure mode attaches to one of them.
 
 ``leaf`` is the edge/ToR tier, ``spine`` the tier above it (the aggregation tier of a
 fat-tree), ``core`` a fat-tree's top tier; ``rack`` a rack or power domain of
-``cluster.servers_per_rack`` servers, whose failure takes all of them down at once."""
+``cluster.servers_per_rack`` servers, ``domain`` a scale-up domain (an NVLink domain such
+as a GB200 NVL72 rack, a TPU cube) of ``cluster.servers_per_domain`` servers: the failure
+of either takes all of its servers down at once."""
 
 FAILURE_UNITS: tuple[str, ...] = (*COMPONENT_CLASSES, "job")
 """What a failure mode can be counted per: a component class, or the job as a whole."""
 
 SERVER_CLASSES: tuple[str, ...] = ("gpu", "host", "nic")
 """Classes that live inside a server, so a spare server can stand in for them."""
+
+BLOCK_CLASSES: tuple[str, ...] = ("rack", "domain")
+"""Classes whose failure takes a block of servers down at once. By default a spare stands
+in for them too: a rack's worth of loose spare servers (``job.spares``) for a rack, a
+whole spare domain (``job.spare_domains``) for a scale-up domain."""
 
 FABRIC_CLASSES: tuple[str, ...] = ("spine", "core")
 """Switch tiers above the leaves, which ECMP routes around when one fails."""

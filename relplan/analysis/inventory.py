@@ -55,7 +55,8 @@ def inventory_report(config: RelplanConfig, model: SimulationModel | None = None
     dict
         ``components`` (cluster and job units per class), ``failure_modes`` (per mode:
         unit, units in the job, mean life in hours, failures per hour of the job's use,
-        share of failures, impact, slowdown of one unrepaired failure, stall),
+        share of failures, impact, slowdown of one unrepaired failure, stall, whether a
+        spare stands in, and ``spares_needed`` servers at once or a ``spare_domain``),
         ``job_mtti_hours`` (fatal modes only), ``job_servers``, ``spare_servers``,
         ``topology`` (the fabric's facts), ``port_budget`` (per switch tier: switches,
         ports down, up, needed and available per switch, fits, shortfall) and
@@ -85,6 +86,8 @@ def inventory_report(config: RelplanConfig, model: SimulationModel | None = None
                 "mean_repair_hours": mode.repair.mean_hours,
                 "detect_hours": mode.detect_hours,
                 "uses_spares": mode.uses_spares,
+                "spares_needed": mode.spares_needed,
+                "spare_domain": mode.spare_domain,
                 "job_failures_per_hour": mode.job_rate_per_hour,
                 "share": mode.job_rate_per_hour / total_rate if total_rate else 0.0,
                 "impact": mode.impact,

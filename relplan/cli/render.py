@@ -161,6 +161,16 @@ def print_table(title: str, columns: tuple[str, ...], rows: list[list[str]], lef
         out.print(table)
 
 
+def _spares_text(mode: dict[str, Any]) -> str:
+    """What a swap of a failed unit of ``mode`` takes: ``no``, ``yes`` (one spare server),
+    ``18 servers`` (a rack's worth at once) or ``a domain`` (a whole spare domain)."""
+    if not mode["uses_spares"]:
+        return "no"
+    if mode["spare_domain"]:
+        return "a domain"
+    return "yes" if mode["spares_needed"] == 1 else f"{mode['spares_needed']} servers"
+
+
 def render_inventory(data: dict[str, Any], name: str) -> None:
     """Print an inventory report (see :func:`relplan.analysis.inventory.inventory_report`)."""
     print_table(f"Inventory of {name}", ("class", "cluster units", "job units"),
@@ -205,7 +215,7 @@ def render_inventory(data: dict[str, Any], name: str) -> None:
             f"{24 * mode['job_failures_per_hour']:.3g}",
             f"{100 * mode['share']:.1f}%",
             format_duration(mode["mean_repair_hours"]),
-            "yes" if mode["uses_spares"] else "no",
+            _spares_text(mode),
             impact_text(mode),
         ])
     print_table("Failure modes touching the job", ("mode", "unit", "job units", "mean life",

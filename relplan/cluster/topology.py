@@ -1,8 +1,9 @@
 """From the cluster and network sections to an inventory of component classes.
 
-The inventory counts every class (gpu, host, nic, optic, link, leaf, spine, core) in
-the whole cluster and in the job's footprint: what the job's servers touch. The job's
-servers fill the fabric in order (leaves, rail units or fat-tree edge ports).
+The inventory counts every class (gpu, host, nic, optic, link, leaf, spine, core, rack,
+domain) in the whole cluster and in the job's footprint: what the job's servers touch. The
+job's servers fill the fabric in order (leaves, rail units or fat-tree edge ports), and
+racks and scale-up domains in order too.
 
 - spine-leaf: servers fill leaves (leaf pairs with dual-ToR); spines, and the leaves'
   uplinks with their optics, belong to the footprint only when the job spans more
@@ -108,7 +109,8 @@ class Inventory:
     job_servers : int
         Servers the job runs on.
     spare_servers : int
-        Spare servers set aside for the job.
+        Spare servers set aside for the job: the loose ones and those of its spare
+        domains.
     servers_per_leaf : int
         Servers under one leaf (a leaf pair with dual-ToR; a scalable unit's rail leaf
         for rail-optimized; at least 1 in a fat-tree, where a server with more NIC
@@ -396,13 +398,17 @@ def build_inventory(config: RelplanConfig) -> Inventory:
         # the job's servers fill racks in order, like leaves
         "rack": (ceil_div(cluster.servers, cluster.servers_per_rack),
                  ceil_div(servers_in_job, cluster.servers_per_rack)),
+        # and scale-up domains: the job holds whole domains, its last one maybe partly used
+        "domain": (ceil_div(cluster.servers, cluster.servers_per_domain),
+                   ceil_div(servers_in_job, cluster.servers_per_domain)),
     }
     bundles = fabric.uplinks_per_leaf // network.fabric_lacp.members
     uplinks = leaf_uplinks(config)
     return Inventory(
         components=tuple(ComponentCount(name, *counts[name]) for name in COMPONENT_CLASSES),
         job_servers=servers_in_job,
-        spare_servers=config.job.spares,
+        spare_servers=config.job.spares
+        + config.job.spare_domains * cluster.servers_per_domain,
         servers_per_leaf=fabric.servers_per_leaf,
         job_leaves=fabric.job.leaves,
         topology=network.topology,

@@ -36,7 +36,7 @@ class CatalogEntry:
     ----------
     component : str
         The class (``gpu``, ``host``, ``nic``, ``optic``, ``link``, ``leaf``, ``spine``,
-        ``core``, ``rack``) the mode is counted per.
+        ``core``, ``rack``, ``domain``) the mode is counted per.
     mode : str
         The failure mode's name in a config's ``[failures]``.
     rate_per_year : float
@@ -162,6 +162,13 @@ CATALOG: tuple[CatalogEntry, ...] = (
     CatalogEntry("rack", "rack", 0.01, "4h", "30s", ASSUMED, ASSUMED, ASSUMED,
                  "no published rack or power-domain rate; server PSUs that stopped Llama 3 "
                  "ran at 1% per server-year (3 events)", LLAMA3_FLEET, 2024),
+    CatalogEntry("domain", "domain", 0.01, "4h", "30s", ASSUMED, ASSUMED, ASSUMED,
+                 "no published rate for the shared parts of a scale-up domain (NVLink "
+                 "switch trays, power shelves, cooling of a GB200 NVL72 rack); taken as the "
+                 "rack's assumed 1%/yr", "none: assumed (GB200 NVL72 racks ship from 2024)",
+                 2024,
+                 note="only the domain's shared parts: a chip that takes its TPU cube down "
+                      "is a chip mode counted per domain at the cube's summed rate"),
 )
 """Every entry; one default per component class."""
 

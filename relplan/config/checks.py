@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from relplan.config.derived import (
+    ceil_div,
     data_parallel_degree,
     job_servers,
     restart_parts,
@@ -164,6 +165,7 @@ def check_consistency(config: RelplanConfig) -> None:
             f"{job.spares} spare servers do not fit: the job uses {servers} of the "
             f"cluster's {cluster.servers} servers",
         )
+    _check_spare_domains(config)
     for name, mode in config.failures.items():
         if mode.unit is None and name not in COMPONENT_CLASSES:
             raise ConfigError(
@@ -173,6 +175,31 @@ def check_consistency(config: RelplanConfig) -> None:
             )
     _check_job(config)
     _check_network(config)
+
+
+def _check_spare_domains(config: RelplanConfig) -> None:
+    """Whole spare domains must fit beside the job's domains and its loose spares.
+
+    The job's servers fill scale-up domains in order, so it holds ``ceil(servers /
+    servers_per_domain)`` whole domains; spare domains are whole domains beyond them, and
+    loose spares take the rest of the job's last domain first, then other servers.
+    """
+    cluster, job = config.cluster, config.job
+    if job.spare_domains == 0:
+        return
+    size = cluster.servers_per_domain
+    servers = job_servers(config)
+    job_domains = ceil_div(servers, size)
+    loose_outside = max(0, job.spares - (job_domains * size - servers))
+    needed = (job_domains + job.spare_domains) * size + loose_outside
+    if needed > cluster.servers:
+        raise ConfigError(
+            "job.spare_domains",
+            f"{job.spare_domains} spare domains of {size} servers do not fit: the job's "
+            f"{servers} servers fill {job_domains} domains ({job_domains * size} servers), "
+            f"and with job.spares = {job.spares} that is {needed} of the cluster's "
+            f"{cluster.servers} servers",
+        )
 
 
 MAX_CHECKPOINTS = 1e12

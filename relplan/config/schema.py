@@ -33,6 +33,7 @@ from relplan.units import (
     parse_size_bytes,
 )
 from relplan.vocab import (
+    BLOCK_CLASSES,
     COMPONENT_CLASSES,
     FAILURE_UNITS,
     IMPACT_SETTINGS,
@@ -199,7 +200,8 @@ class FailureModeConfig(_Strict):
 
     ``unit`` says what the mode is counted per (a component class or ``job``); it
     defaults to NAME when NAME is a component class. ``spares`` says whether a spare
-    server can replace the failed unit (default: yes for gpu, host and nic).
+    can replace the failed unit (default: yes for gpu, host and nic, which take a spare
+    server; rack, which takes a rack's worth; domain, which takes a spare domain).
 
     ``impact`` is what a failure does to the job: ``auto`` (the default) derives it
     from the class and the network's redundancy (see :mod:`relplan.cluster.impact`); ``fatal``,
@@ -269,12 +271,20 @@ class FailureModeConfig(_Strict):
 
 
 class ClusterConfig(_Strict):
-    """``[cluster]``: the servers and what is in them."""
+    """``[cluster]``: the servers and what is in them.
+
+    ``servers_per_rack`` servers make a rack (a power domain, the ``rack`` class);
+    ``servers_per_domain`` servers make a scale-up domain (the ``domain`` class: the
+    servers one NVLink or ICI fabric joins, such as the 18 compute trays of a GB200
+    NVL72 rack or the 16 four-chip hosts of a TPU v4 cube). The default, 1, is no
+    scale-up domain beyond the server.
+    """
 
     servers: int = Field(gt=0, strict=True)
     gpus_per_server: int = Field(default=8, gt=0, strict=True)
     nics_per_server: int | None = Field(default=None, gt=0)
     servers_per_rack: int = Field(default=4, gt=0)
+    servers_per_domain: int = Field(default=1, gt=0, strict=True)
 
 
 BytesPerSecond = Annotated[float, BeforeValidator(parse_bandwidth_bytes_per_s)]
@@ -524,7 +534,9 @@ class JobConfig(_Strict):
     and ``horizon`` (a calendar window: the run stops there, and goodput is the work done
     over the window). ``restart`` is one duration, or its parts (:class:`RestartConfig`).
     ``step`` is one training step, the rework of a per-step recovery (default: the
-    workload's step time).
+    workload's step time). ``spares`` are loose spare servers; ``spare_domains`` whole
+    spare scale-up domains of ``cluster.servers_per_domain`` servers each, which only a
+    ``domain`` failure draws on.
     """
 
     gpus: int = Field(gt=0, strict=True)
@@ -536,6 +548,7 @@ class JobConfig(_Strict):
     ] = Field(default=0.0)
     step: Hours | None = Field(default=None, gt=0)
     spares: int = Field(default=0, ge=0, strict=True)
+    spare_domains: int = Field(default=0, ge=0, strict=True)
     checkpoint: CheckpointConfig
     recovery: Literal[RECOVERY_STRATEGIES] = "checkpoint-restart"
     elastic: ElasticConfig | None = None
@@ -664,8 +677,10 @@ class RelplanConfig(_Strict):
         return unit if unit is not None else mode_name
 
     def uses_spares(self, mode_name: str) -> bool:
-        """Whether a spare server can stand in for a unit failed by this mode."""
+        """Whether a spare can stand in for a unit failed by this mode: a spare server
+        (server classes), a rack's worth of them (``rack``) or a spare domain
+        (``domain``); by default yes for these classes."""
         mode = self.failures[mode_name]
         if mode.spares is not None:
             return mode.spares
-        return self.failure_unit(mode_name) in SERVER_CLASSES
+        return self.failure_unit(mode_name) in (*SERVER_CLASSES, *BLOCK_CLASSES)

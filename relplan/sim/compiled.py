@@ -154,7 +154,12 @@ class CompiledModes(NamedTuple):
     detect_hours : numpy.ndarray of float
         Time from a failure until the job notices it, hours.
     uses_spares : numpy.ndarray of bool
-        Whether a spare server can stand in for a failed unit.
+        Whether a spare can stand in for a failed unit.
+    spares_needed : numpy.ndarray of int64
+        Servers a swap replaces: 1, or those of a rack or a scale-up domain. Modes
+        without ``spare_domain`` take that many loose spare servers at once.
+    spare_domain : numpy.ndarray of bool
+        Whether a swap takes one whole spare domain from the domain pool instead.
     loses_fast_checkpoint : numpy.ndarray of bool
         Whether a failure destroys the fast checkpoint tier.
     self_healing : numpy.ndarray of bool
@@ -200,6 +205,8 @@ class CompiledModes(NamedTuple):
     impact: np.ndarray
     detect_hours: np.ndarray
     uses_spares: np.ndarray
+    spares_needed: np.ndarray
+    spare_domain: np.ndarray
     loses_fast_checkpoint: np.ndarray
     self_healing: np.ndarray
     stall_hours: np.ndarray
@@ -310,8 +317,13 @@ class TrialState(NamedTuple):
         away in repair come back (the first ``spares_away`` entries).
     spares_away : numpy.ndarray of int64
         Spares away in repair (the heap's size).
+    spare_domain_return_hours : numpy.ndarray of float
+        Shape (trials, spare domains): the same min-heap for the pool of whole spare
+        domains (the first ``spare_domains_away`` entries).
+    spare_domains_away : numpy.ndarray of int64
+        Spare domains away in repair (that heap's size).
     spares_used : numpy.ndarray of int64
-        Times a spare was swapped in.
+        Spare servers swapped in (a rack's worth or a spare domain counts its servers).
     degradation_end_hours : numpy.ndarray of float
         Shape (trials, slots): wall-clock end of each degradation in progress.
     degradation_row : numpy.ndarray of int64
@@ -376,6 +388,8 @@ class TrialState(NamedTuple):
     interruptions_by_mode: np.ndarray
     spare_return_hours: np.ndarray
     spares_away: np.ndarray
+    spare_domain_return_hours: np.ndarray
+    spare_domains_away: np.ndarray
     spares_used: np.ndarray
     degradation_end_hours: np.ndarray
     degradation_row: np.ndarray
@@ -400,6 +414,7 @@ class TrialState(NamedTuple):
     def at_start(
         cls, n_trials: int, n_modes: int, n_spares: int,
         degradation_slots: int = MAX_DEGRADATIONS, first_maintenance_hours: float = np.inf,
+        n_spare_domains: int = 0,
     ) -> TrialState:  # fmt: skip
         """The state of ``n_trials`` trials before they start: running, nothing done.
 
@@ -415,6 +430,8 @@ class TrialState(NamedTuple):
             Room for concurrent degradations per trial.
         first_maintenance_hours : float
             Wall-clock time of the first planned maintenance (inf: none).
+        n_spare_domains : int
+            Whole spare domains in their pool.
         """
         n = n_trials
         return cls(
@@ -440,6 +457,8 @@ class TrialState(NamedTuple):
             interruptions_by_mode=np.zeros((n, n_modes), dtype=np.int64),
             spare_return_hours=np.zeros((n, n_spares)),
             spares_away=np.zeros(n, dtype=np.int64),
+            spare_domain_return_hours=np.zeros((n, n_spare_domains)),
+            spare_domains_away=np.zeros(n, dtype=np.int64),
             spares_used=np.zeros(n, dtype=np.int64),
             degradation_end_hours=np.zeros((n, degradation_slots)),
             degradation_row=np.zeros((n, degradation_slots), dtype=np.int64),
@@ -615,6 +634,8 @@ def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledMo
         impact=np.array([IMPACT_CODES[m.impact] for m in modes], dtype=np.int64),
         detect_hours=np.array([m.detect_hours for m in modes], dtype=float),
         uses_spares=np.array([m.uses_spares for m in modes], dtype=np.bool_),
+        spares_needed=np.array([m.spares_needed for m in modes], dtype=np.int64),
+        spare_domain=np.array([m.spare_domain for m in modes], dtype=np.bool_),
         loses_fast_checkpoint=np.array([m.loses_fast_checkpoint for m in modes],
                                        dtype=np.bool_),
         self_healing=np.array([m.self_healing for m in modes], dtype=np.bool_),

@@ -426,7 +426,7 @@ def simulate_block(
     streams = {index: _window_stream(modes[index], n_trials, rng)
                for index in compiled.window_modes}  # fmt: skip
     state = TrialState.at_start(n_trials, len(modes), job.spares, degradation_slots(model),
-                                first_maintenance_hours(model))  # fmt: skip
+                                first_maintenance_hours(model), job.spare_domains)  # fmt: skip
     tracked = [m for m in modes if m.history is not None]
     unit_stats = np.zeros((n_trials, len(tracked), len(UNIT_STATS)), dtype=np.int64)
     retire_after = np.array([m.history.retire_after or 0 for m in tracked], dtype=np.int64)
@@ -528,7 +528,8 @@ def walk_trial(
     if np.any(np.diff(times) < 0):
         raise ValueError("failure times must be increasing")
     state = TrialState.at_start(1, len(model.modes), model.job.spares,
-                                first_maintenance_hours=first_maintenance_hours(model))
+                                first_maintenance_hours=first_maintenance_hours(model),
+                                n_spare_domains=model.job.spare_domains)
     window = EventWindow(
         active_trials=np.zeros(1, dtype=np.int64),
         offsets=np.array([0, times.size], dtype=np.int64),

@@ -104,7 +104,8 @@ class FailureMode:
     detect_hours : float
         Time from the failure until the job notices it, hours.
     uses_spares : bool
-        Whether a spare server can stand in for the failed unit.
+        Whether a spare can stand in for the failed unit (spare servers, or a spare
+        domain with ``spare_domain``).
     start : {"equilibrium", "new"}
         Age of the units when the job starts.
     impact : {"fatal", "degraded", "transient", "elastic", "slow", "corruption"}
@@ -137,6 +138,12 @@ class FailureMode:
     history : UnitHistory or None
         Lemons, imperfect repair and retirement (None: every unit alike, as good as
         new after each repair).
+    spares_needed : int
+        The job's servers a failure takes down, which a swap replaces: 1, or a rack's
+        or a scale-up domain's servers (at most the job's).
+    spare_domain : bool
+        Whether a swap takes one whole spare domain (``job.spare_domains``) rather than
+        ``spares_needed`` loose spare servers (``job.spares``).
     """
 
     name: str
@@ -159,6 +166,8 @@ class FailureMode:
     evict_at_checkpoint: bool = False
     detect_probability: float = 1.0
     history: UnitHistory | None = None
+    spares_needed: int = 1
+    spare_domain: bool = False
 
     @property
     def job_rate_per_hour(self) -> float:
@@ -231,6 +240,8 @@ class JobSpec:
     maintenance_checkpoint_first : bool
         Whether the job runs on to its next durable checkpoint before a maintenance
         window (no work lost), rather than stopping at once.
+    spare_domains : int
+        Whole spare scale-up domains in their own pool (``job.spare_domains``).
     """
 
     gpus: int
@@ -252,6 +263,7 @@ class JobSpec:
     maintenance_every_hours: float | None = None
     maintenance_hours: float = 0.0
     maintenance_checkpoint_first: bool = True
+    spare_domains: int = 0
 
     @property
     def segment_hours(self) -> float:
@@ -348,6 +360,14 @@ def unit_history(mode: FailureModeConfig) -> UnitHistory | None:
                 else DEFAULT_REFAIL),
         retire_after=mode.retire_after,
     )  # fmt: skip
+def _spare_draw(config: RelplanConfig, inventory: Inventory, unit: str) -> dict[str, object]:
+    """What a swap of a failed ``unit`` takes: the job's servers it took down (a rack's,
+    a domain's, at most the job's; one otherwise), and whether they come as a whole spare
+    domain (a scale-up domain: its servers must share one NVLink or ICI fabric)."""
+    cluster = config.cluster
+    per_unit = {"rack": cluster.servers_per_rack, "domain": cluster.servers_per_domain}
+    needed = min(per_unit.get(unit, 1), inventory.job_servers)
+    return {"spares_needed": max(1, needed), "spare_domain": unit == "domain"}
 
 
 def build_model(config: RelplanConfig) -> SimulationModel:
@@ -412,6 +432,7 @@ def build_model(config: RelplanConfig) -> SimulationModel:
                     evict_at_checkpoint=mode.evict == "at-checkpoint",
                     detect_probability=mode.detect_probability,
                     history=unit_history(mode),
+                    **_spare_draw(config, inventory, unit),
                 )
             )
     restart = restart_parts(config)
@@ -437,6 +458,7 @@ def build_model(config: RelplanConfig) -> SimulationModel:
             maintenance_every_hours=maintenance.every if maintenance is not None else None,
             maintenance_hours=maintenance.duration if maintenance is not None else 0.0,
             maintenance_checkpoint_first=maintenance is None or maintenance.checkpoint_first,
+            spare_domains=job.spare_domains,
         ),
         modes=tuple(modes),
         inventory=inventory,

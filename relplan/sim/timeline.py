@@ -466,16 +466,21 @@ def _sift_down(heap: np.ndarray, trial: int, size: int, node: int) -> None:
 
 @numba.njit(cache=True)
 def _replacement_wait(
-    trial: int, return_heap: np.ndarray, away: np.ndarray, noticed: float, repair: float
-) -> float:
-    """Hours from ``noticed`` until a replacement is ready: a free spare (0), a spare back
-    from repair before the failed unit, or the failed unit itself.
+    trial: int, return_heap: np.ndarray, away: np.ndarray, noticed: float, repair: float,
+    needed: int = 1,
+) -> float:  # fmt: skip
+    """Hours from ``noticed`` until a replacement is ready: ``needed`` free spares (0),
+    enough of them back from repair before the failed unit, or the failed unit itself.
 
     The spares away in repair are a per-trial binary min-heap of their return times
-    (``away[trial]`` of them); the others are free. A failure costs O(log away).
+    (``away[trial]`` of them); the others are free. A failure of one unit costs
+    O(log away). A failure of ``needed > 1`` units at once (a rack) takes them all
+    together: the free spares and, if too few, the first ones back, unless the failed
+    units' repair ends first; the failed units go back to the pool when it ends. A pool
+    smaller than ``needed`` never covers it: the job waits for the repair.
     """
     n_spares = return_heap.shape[1]
-    if n_spares == 0:
+    if n_spares < needed:
         return repair
     size = away[trial]
     while size > 0 and return_heap[trial, 0] <= noticed:  # spares back in the pool
@@ -483,19 +488,24 @@ def _replacement_wait(
         return_heap[trial, 0] = return_heap[trial, size]
         _sift_down(return_heap, trial, size, 0)
     back_after = noticed + repair
-    if size < n_spares:
-        # a free spare goes in; the failed unit is away until its repair ends
-        node = size
-        return_heap[trial, node] = back_after
-        while node > 0 and return_heap[trial, (node - 1) // 2] > return_heap[trial, node]:
-            parent = (node - 1) // 2
-            value = return_heap[trial, parent]
-            return_heap[trial, parent] = return_heap[trial, node]
-            return_heap[trial, node] = value
-            node = parent
-        away[trial] = size + 1
+    if size + needed <= n_spares:
+        # free spares go in; the failed units are away until their repair ends
+        for _ in range(needed):
+            node = size
+            return_heap[trial, node] = back_after
+            while node > 0 and return_heap[trial, (node - 1) // 2] > return_heap[trial, node]:
+                parent = (node - 1) // 2
+                value = return_heap[trial, parent]
+                return_heap[trial, parent] = return_heap[trial, node]
+                return_heap[trial, node] = value
+                node = parent
+            size += 1
+        away[trial] = size
         return 0.0
     away[trial] = size
+    if needed > 1:
+        return _block_replacement_wait(trial, return_heap, away, noticed, repair,
+                                       size + needed - n_spares)  # fmt: skip
     back = return_heap[trial, 0]
     if back < back_after:
         # A spare comes back before the failed unit: take it; the failed unit joins
@@ -504,6 +514,51 @@ def _replacement_wait(
         _sift_down(return_heap, trial, size, 0)
         return back - noticed
     return repair
+
+
+@numba.njit(cache=True)
+def _block_replacement_wait(
+    trial: int, return_heap: np.ndarray, away: np.ndarray, noticed: float, repair: float,
+    short: int,
+) -> float:  # fmt: skip
+    """:func:`_replacement_wait` for a block of units when the free spares are ``short``
+    of it: wait for the ``short``-th spare back, unless the block's own repair comes
+    first. Taking the spares leaves every spare of the pool in the job or away: those
+    still in repair, and the block's units until their repair ends. The heap is then
+    rewritten in sorted order (a valid min-heap), O(spares log spares)."""
+    size = away[trial]
+    returns = np.sort(return_heap[trial, :size])
+    ready = returns[short - 1]
+    back_after = noticed + repair
+    if ready >= back_after:
+        return repair
+    kept = size - short
+    return_heap[trial, :kept] = returns[short:]
+    return_heap[trial, kept:] = back_after
+    return_heap[trial, :] = np.sort(return_heap[trial, :])
+    away[trial] = return_heap.shape[1]
+    return ready - noticed
+
+
+@numba.njit(cache=True)
+def _spare_wait(
+    trial: int, mode: int, modes: CompiledModes, state: TrialState, noticed: float,
+    repair: float,
+) -> float:  # fmt: skip
+    """Hours from ``noticed`` until the job has a replacement for a unit of ``mode`` that
+    failed with ``repair`` hours of repair: from the pool of whole spare domains for a
+    scale-up domain, else the mode's ``spares_needed`` loose spare servers at once (see
+    :func:`_replacement_wait`); counts the spare servers swapped in."""
+    needed = modes.spares_needed[mode]
+    if modes.spare_domain[mode]:
+        wait = _replacement_wait(trial, state.spare_domain_return_hours,
+                                 state.spare_domains_away, noticed, repair, 1)
+    else:
+        wait = _replacement_wait(trial, state.spare_return_hours, state.spares_away,
+                                 noticed, repair, needed)
+    if wait < repair:
+        state.spares_used[trial] += needed
+    return wait
 
 
 @numba.njit(cache=True)
@@ -639,10 +694,7 @@ def _end_slow_degradations(
 @numba.njit(cache=True, error_model="numpy")
 def _idle_failures(
     trial: int, down_wall: float, down_hours: float, modes: CompiledModes,
-    rng_state: np.ndarray, failures_by_mode: np.ndarray, spare_return_hours: np.ndarray,
-    spares_away: np.ndarray, spares_used: np.ndarray, degradation_end: np.ndarray,
-    degradation_row: np.ndarray, degradation_count: np.ndarray,
-    degradations_by_row: np.ndarray, overflow: np.ndarray,
+    state: TrialState, rng_state: np.ndarray,
 ) -> float:  # fmt: skip
     """Failures of the on-the-fly modes while the job is down (``job.idle_failures``), from
     ``down_wall`` for ``down_hours``; returns the extra hours the job then waits.
@@ -652,6 +704,12 @@ def _idle_failures(
     the restart waits for the last of them, and failures during that wait are found at
     the next attempt. A degraded mode's unit starts its wall-clock repair at once.
     """
+    failures_by_mode = state.failures_by_mode
+    degradation_end = state.degradation_end_hours
+    degradation_row = state.degradation_row
+    degradation_count = state.degradation_count
+    degradations_by_row = state.degradations_by_row
+    overflow = state.overflow
     rate = modes.exponential_rate_per_hour
     columns = modes.exponential_modes.size
     extra = 0.0
@@ -685,10 +743,7 @@ def _idle_failures(
                 if modes.self_healing[mode]:
                     wait = max(0.0, down_wall + t + repair - restart_wall)
                 elif modes.uses_spares[mode]:
-                    wait = _replacement_wait(trial, spare_return_hours, spares_away,
-                                             restart_wall, repair)  # fmt: skip
-                    if wait < repair:
-                        spares_used[trial] += 1
+                    wait = _spare_wait(trial, mode, modes, state, restart_wall, repair)
                 need = max(need, wait)
             t += -math.log(uniform(rng_state, trial)) / rate
         if need <= 0.0:
@@ -761,16 +816,11 @@ def _stop_job(
     idle = state.idle_hours
     wall_hours = state.wall_hours
     buckets = state.bucket_hours
-    failures_by_mode = state.failures_by_mode
     interruptions_by_mode = state.interruptions_by_mode
-    spare_return_hours = state.spare_return_hours
-    spares_away = state.spares_away
-    spares_used = state.spares_used
     degradation_end = state.degradation_end_hours
     degradation_row = state.degradation_row
     degradation_count = state.degradation_count
     degradations_by_row = state.degradations_by_row
-    overflow = state.overflow
     next_maintenance = state.next_maintenance_hours
     maintenances = state.maintenances
     pending_stop = state.pending_stop
@@ -920,18 +970,11 @@ def _stop_job(
         if mode_self_healing[replaced]:  # back by itself `repair` after it
             wait = max(0.0, repair - detect)
         elif mode_uses_spares[replaced]:
-            wait = _replacement_wait(trial, spare_return_hours, spares_away,
-                                     noticed, repair)
-            if wait < repair:
-                spares_used[trial] += 1
+            wait = _spare_wait(trial, replaced, modes, state, noticed, repair)
     wait = max(0.0, wait - planned)  # a replacement during the window
     if idle_failures and exponential_rate > 0.0:
-        wait += _idle_failures(
-            trial, e_fail + idle[trial], detect + planned + wait, modes,
-            rng_state, failures_by_mode, spare_return_hours, spares_away,
-            spares_used, degradation_end, degradation_row, degradation_count,
-            degradations_by_row, overflow,
-        )  # fmt: skip
+        wait += _idle_failures(trial, e_fail + idle[trial], detect + planned + wait, modes,
+                               state, rng_state)  # fmt: skip
     over = e_fail + idle[trial] + detect + planned + wait - wall_horizon
     if over > 0.0:  # the calendar window ends while the job is down
         cut = min(over, wait)
@@ -1068,9 +1111,6 @@ def walk_trial_slots(
     wall_hours = state.wall_hours
     buckets = state.bucket_hours
     failures_by_mode = state.failures_by_mode
-    spare_return_hours = state.spare_return_hours
-    spares_away = state.spares_away
-    spares_used = state.spares_used
     degradation_end = state.degradation_end_hours
     degradation_row = state.degradation_row
     degradation_count = state.degradation_count
@@ -1429,10 +1469,7 @@ def walk_trial_slots(
             if impact == ELASTIC:
                 wait = repair
                 if mode_uses_spares[mode]:
-                    wait = _replacement_wait(trial, spare_return_hours, spares_away,
-                                             begin + idle[trial], repair)
-                    if wait < repair:
-                        spares_used[trial] += 1
+                    wait = _spare_wait(trial, mode, modes, state, begin + idle[trial], repair)
                 duration = wait + mode_soft_hours[mode]  # soft hours: the rejoin
             elif impact == TRANSIENT:
                 duration = mode_soft_hours[mode]

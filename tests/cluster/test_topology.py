@@ -388,4 +388,34 @@ def test_racks_are_power_domains_filled_in_order(minimal_raw) -> None:
     power = next(m for m in build_model(config).modes if m.name == "power")
     assert power.job_units == 3
     assert power.impact == "fatal"  # a whole rack down interrupts the job
-    assert not power.uses_spares  # it waits for the power to come back
+    # the job restarts on a rack's worth of loose spare servers, when the pool has them
+    assert power.uses_spares and power.spares_needed == 6 and not power.spare_domain
+
+
+def test_scale_up_domains_are_filled_in_order(minimal_raw) -> None:
+    # GB200 NVL72: 18 compute trays of 4 GPUs make one NVLink domain. 128 such servers
+    # are 7 whole domains and 2 servers (8 domains); a 400-GPU job takes 100 servers:
+    # 5 whole domains and 10 servers of a sixth, whose failure takes the job down too.
+    minimal_raw["cluster"].update(gpus_per_server=4, servers_per_domain=18)
+    minimal_raw["job"].update(gpus=400, spares=2, spare_domains=1)
+    minimal_raw["failures"]["nvl"] = {"unit": "domain", "lifetime": {"dist": "exponential",
+                                                                     "mtbf": "50y"},
+                                      "repair": {"dist": "fixed", "mean": "8h"}}
+    config = parse_config(minimal_raw)
+    inventory = build_inventory(config)
+    assert inventory.cluster_units("domain") == 8
+    assert inventory.job_units("domain") == 6
+    assert inventory.job_units("gpu") == 400 and inventory.job_servers == 100
+    assert inventory.spare_servers == 2 + 18  # loose spares and a spare domain's servers
+    modes = {m.name: m for m in build_model(config).modes}
+    nvl = modes["nvl"]
+    assert nvl.job_units == 6 and nvl.impact == "fatal"
+    assert nvl.lifetime.mean_hours == pytest.approx(50 * 8766)
+    assert nvl.uses_spares and nvl.spare_domain and nvl.spares_needed == 18
+    assert not modes["gpu"].spare_domain and modes["gpu"].spares_needed == 1
+    assert build_model(config).job.spare_domains == 1
+    # the default: no scale-up domain beyond the server
+    del minimal_raw["cluster"]["servers_per_domain"]
+    del minimal_raw["job"]["spare_domains"]
+    inventory = build_inventory(parse_config(minimal_raw))
+    assert inventory.cluster_units("domain") == 128 and inventory.job_units("domain") == 100
