@@ -1,6 +1,6 @@
 """``python -m relplan``: the command line."""
 
-from relplan.cli.app import app
+from relplan.cli.entry import run
 
 if __name__ == "__main__":
-    app(prog_name="relplan")
+    run()

@@ -18,3 +18,10 @@ class ConfigError(Exception):
 
 class InfeasibleJobError(ValueError):
     """The job would (almost) never finish: failures come faster than it can restart."""
+
+
+BAD_INPUT_EXIT_CODE = 2
+"""Exit code of a command refused for bad input (a config key or an argument)."""
+
+INTERRUPTED_EXIT_CODE = 130
+"""Exit code of a run stopped by Ctrl-C (128 + SIGINT), as shells report it."""

@@ -13,7 +13,12 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from relplan.errors import ConfigError, InfeasibleJobError
+from relplan.errors import (
+    BAD_INPUT_EXIT_CODE,
+    INTERRUPTED_EXIT_CODE,
+    ConfigError,
+    InfeasibleJobError,
+)
 
 ConfigArgument = Annotated[
     Path,
@@ -257,7 +262,7 @@ def _fail(key: str, message: str) -> typer.Exit:
 
     error_console.print(f"[bold red]error:[/] {escape(key)}: {escape(message)}", highlight=False,
                         soft_wrap=True)  # fmt: skip
-    return typer.Exit(code=2)
+    return typer.Exit(code=BAD_INPUT_EXIT_CODE)
 
 
 def reports_errors(command: Command) -> Command:
@@ -275,7 +280,7 @@ def reports_errors(command: Command) -> Command:
             from relplan.cli.render import error_console
 
             error_console.print("interrupted", highlight=False)
-            raise typer.Exit(code=130) from None
+            raise typer.Exit(code=INTERRUPTED_EXIT_CODE) from None
 
     return wrapper  # type: ignore[return-value]
 
