@@ -202,7 +202,7 @@ def block_seed(seed: int, block_index: int) -> np.random.SeedSequence:
     return np.random.SeedSequence(seed, spawn_key=(block_index,))
 
 
-FIRST_COMPILE_SECONDS = 25
+FIRST_COMPILE_SECONDS = 40
 """About how long the engine takes to compile on an empty numba cache, seconds (measured
 on two cores); only quoted in the notice of :func:`announce_first_compile`."""
 

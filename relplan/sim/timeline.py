@@ -540,24 +540,24 @@ def _block_replacement_wait(
     return ready - noticed
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _spare_wait(
-    trial: int, mode: int, modes: CompiledModes, state: TrialState, noticed: float,
-    repair: float,
+    trial: int, needed: int, whole_domain: bool, spare_return_hours: np.ndarray,
+    spares_away: np.ndarray, spare_domain_return_hours: np.ndarray,
+    spare_domains_away: np.ndarray, spares_used: np.ndarray, noticed: float, repair: float,
 ) -> float:  # fmt: skip
     """Hours from ``noticed`` until the job has a replacement for a unit of ``mode`` that
     failed with ``repair`` hours of repair: from the pool of whole spare domains for a
     scale-up domain, else the mode's ``spares_needed`` loose spare servers at once (see
     :func:`_replacement_wait`); counts the spare servers swapped in."""
-    needed = modes.spares_needed[mode]
-    if modes.spare_domain[mode]:
-        wait = _replacement_wait(trial, state.spare_domain_return_hours,
-                                 state.spare_domains_away, noticed, repair, 1)
+    if whole_domain:
+        wait = _replacement_wait(trial, spare_domain_return_hours, spare_domains_away,
+                                 noticed, repair, 1)
     else:
-        wait = _replacement_wait(trial, state.spare_return_hours, state.spares_away,
-                                 noticed, repair, needed)
+        wait = _replacement_wait(trial, spare_return_hours, spares_away, noticed, repair,
+                                 needed)
     if wait < repair:
-        state.spares_used[trial] += needed
+        spares_used[trial] += needed
     return wait
 
 
@@ -694,7 +694,11 @@ def _end_slow_degradations(
 @numba.njit(cache=True, error_model="numpy")
 def _idle_failures(
     trial: int, down_wall: float, down_hours: float, modes: CompiledModes,
-    state: TrialState, rng_state: np.ndarray,
+    rng_state: np.ndarray, failures_by_mode: np.ndarray, degradation_end: np.ndarray,
+    degradation_row: np.ndarray, degradation_count: np.ndarray,
+    degradations_by_row: np.ndarray, overflow: np.ndarray, spare_return_hours: np.ndarray,
+    spares_away: np.ndarray, spare_domain_return_hours: np.ndarray,
+    spare_domains_away: np.ndarray, spares_used: np.ndarray,
 ) -> float:  # fmt: skip
     """Failures of the on-the-fly modes while the job is down (``job.idle_failures``), from
     ``down_wall`` for ``down_hours``; returns the extra hours the job then waits.
@@ -704,12 +708,6 @@ def _idle_failures(
     the restart waits for the last of them, and failures during that wait are found at
     the next attempt. A degraded mode's unit starts its wall-clock repair at once.
     """
-    failures_by_mode = state.failures_by_mode
-    degradation_end = state.degradation_end_hours
-    degradation_row = state.degradation_row
-    degradation_count = state.degradation_count
-    degradations_by_row = state.degradations_by_row
-    overflow = state.overflow
     rate = modes.exponential_rate_per_hour
     columns = modes.exponential_modes.size
     extra = 0.0
@@ -743,7 +741,10 @@ def _idle_failures(
                 if modes.self_healing[mode]:
                     wait = max(0.0, down_wall + t + repair - restart_wall)
                 elif modes.uses_spares[mode]:
-                    wait = _spare_wait(trial, mode, modes, state, restart_wall, repair)
+                    wait = _spare_wait(trial, modes.spares_needed[mode], modes.spare_domain[mode],
+                                       spare_return_hours, spares_away,
+                                       spare_domain_return_hours, spare_domains_away,
+                                       spares_used, restart_wall, repair)  # fmt: skip
                 need = max(need, wait)
             t += -math.log(uniform(rng_state, trial)) / rate
         if need <= 0.0:
@@ -769,244 +770,6 @@ def _completed_segments_cold(job: CompiledJob, start_index: int, elapsed: float,
 def _init_part_cold(done_from: float, done_to: float, init_hours: float) -> float:
     """:func:`_init_part` as a call, for the paths that run once per stop."""
     return _init_part(done_from, done_to, init_hours)
-
-
-@numba.njit(cache=True, error_model="numpy")
-def _stop_job(
-    trial: int, stop: int, mode: int, repair: float, e_fail: float, held: HeldHours,
-    start_index: int, left: int, stop_segments: int, job: CompiledJob, modes: CompiledModes,
-    state: TrialState, rng_state: np.ndarray, trace: TraceBuffer,
-) -> HeldHours:  # fmt: skip
-    """Stop the job at exposure ``e_fail`` (a step of :func:`walk_trial_slots`): a fatal
-    failure, a fail-slow unit evicted, a corruption found, a maintenance window, or the
-    checkpoint a planned stop waited for. Books what the stop keeps and what it rolls
-    back, takes the job down (detection, a maintenance window, a replacement or a repair,
-    and what fails meanwhile) and starts the restart; at the end of a calendar window the
-    trial finishes instead. Returns the trial's held hours.
-
-    A function of its own, not inlined: it runs once per stop, and keeping it out of the
-    walk halves the walk's first compile.
-    """
-    every = job.durable_every
-    segment = job.segment_hours
-    persist = job.persist_hours
-    keep = job.keep_checkpoints
-    archive = job.archive_every
-    restart = job.restart_hours
-    fast_restart = job.fast_restart_hours
-    restart_init = job.restart_init_hours
-    maintenance_hours = job.maintenance_hours
-    maintenance_every = job.maintenance_every_hours
-    wall_horizon = job.horizon_hours
-    idle_failures = job.idle_failures
-    exponential_rate = modes.exponential_rate_per_hour
-    mode_loses_fast = modes.loses_fast_checkpoint
-    mode_detect_hours = modes.detect_hours
-    mode_self_healing = modes.self_healing
-    mode_uses_spares = modes.uses_spares
-    mode_impact = modes.impact
-    phase = state.phase
-    phase_start = state.phase_start_hours
-    run_progress = state.run_progress_hours
-    restart_done = state.restart_done_hours
-    restart_length = state.restart_hours
-    restart_init_booked = state.restart_init_hours
-    committed = state.committed_checkpoints
-    durable = state.durable_checkpoint
-    idle = state.idle_hours
-    wall_hours = state.wall_hours
-    buckets = state.bucket_hours
-    interruptions_by_mode = state.interruptions_by_mode
-    degradation_end = state.degradation_end_hours
-    degradation_row = state.degradation_row
-    degradation_count = state.degradation_count
-    degradations_by_row = state.degradations_by_row
-    next_maintenance = state.next_maintenance_hours
-    maintenances = state.maintenances
-    pending_stop = state.pending_stop
-    evict_mode = state.evict_mode
-    evict_repair = state.evict_repair_hours
-    corruption_checkpoint = state.corruption_checkpoint
-    undetected = state.undetected_checkpoint
-    traced = trace.trial
-    if stop == FAILURE or stop == EVICT_NOW or stop == CORRUPTION_FOUND:
-        interruptions_by_mode[trial, mode] += 1
-    if stop == STOP_AT_CHECKPOINT:
-        # the job has just reached the checkpoint it waited for: keep it all
-        reach = stop_segments
-        boundary = _segments_time_cold(job, start_index, reach)
-        run_progress[trial] = boundary
-        buckets[trial, B_USEFUL] += reach * segment
-        buckets[trial, B_CHECKPOINT] += boundary - reach * segment
-        committed[trial] += reach
-        durable[trial] = max(durable[trial], (committed[trial] // every) * every)
-        if held.segment > 0:
-            held = _settle_held_hours(held, every)
-        if trial == traced:  # a stop that keeps its work
-            _emit(trace, e_fail + idle[trial], e_fail + idle[trial], TRACE_STOP,
-                  0.0, 0.0, 0.0)  # fmt: skip
-    elif stop != FAILURE and trial == traced:  # a stop that loses work
-        _emit(trace, e_fail + idle[trial], e_fail + idle[trial], TRACE_STOP,
-              1.0, 0.0, 0.0)  # fmt: skip
-    if stop == STOP_AT_CHECKPOINT:
-        pass
-    elif phase[trial] == RESTARTING:
-        if phase_start[trial] > e_fail:  # a stall pausing the restart ends here
-            buckets[trial, B_STALL] -= phase_start[trial] - e_fail
-        else:
-            buckets[trial, B_RESTART] += e_fail - phase_start[trial]
-            restart_init_booked[trial] += _init_part_cold(
-                restart_done[trial],
-                restart_done[trial] + e_fail - phase_start[trial], restart_init,
-            )  # fmt: skip
-            if trial == traced:
-                _emit(trace, phase_start[trial] + idle[trial], e_fail + idle[trial],
-                      TRACE_RESTART, 0.0, 0.0, 0.0)
-        restart_done[trial] = 0.0
-    else:
-        if phase_start[trial] > e_fail:  # cut a stall short (held: it is in
-            cut = phase_start[trial] - e_fail  # the segment in progress)
-            buckets[trial, B_STALL] -= cut
-            held = HeldHours(held.segment, held.degraded_hours,
-                             held.stall_hours - cut, held.fast_tier_durable,
-                             held.fast_tier_degraded_hours,
-                             held.fast_tier_stall_hours)  # fmt: skip
-        # everything since the last completed checkpoint is rework: the
-        # compute and writes, the extra time of slowed running and the stalls
-        elapsed = run_progress[trial]
-        done = _completed_segments_cold(job, start_index, elapsed, left)
-        done_time = _segments_time_cold(job, start_index, done)
-        buckets[trial, B_USEFUL] += done * segment
-        buckets[trial, B_CHECKPOINT] += done_time - done * segment
-        buckets[trial, B_REWORK] += elapsed - done_time
-        if held.segment > start_index + done:
-            # held in the segment the failure rolls back
-            buckets[trial, B_REWORK] += held.degraded_hours + held.stall_hours
-            buckets[trial, B_DEGRADED] -= held.degraded_hours
-            buckets[trial, B_STALL] -= held.stall_hours
-            held = HeldHours(0, 0.0, 0.0, held.fast_tier_durable,
-                             held.fast_tier_degraded_hours,
-                             held.fast_tier_stall_hours)  # fmt: skip
-        elif held.segment > 0:  # held in a completed segment
-            held = _settle_held_hours(held, every)
-        committed[trial] += done
-        # the last durable checkpoint this run wrote, once its persist is over
-        latest = (committed[trial] // every) * every
-        if persist > 0.0:
-            while latest > start_index and elapsed < persist + _segments_time_cold(
-                job, start_index, latest - start_index
-            ):
-                latest -= every
-        if latest > start_index or persist == 0.0:
-            durable[trial] = latest
-    # Roll back to the last durable checkpoint if the stop took the fast tier
-    # (a maintenance window takes every server), or (one tier) if the newest
-    # checkpoint died in its persist; a corruption found rolls back to the
-    # newest retained durable checkpoint written before it.
-    target = committed[trial]
-    if stop != STOP_AT_CHECKPOINT and (
-        stop == MAINTENANCE_NOW or every == 1 or mode_loses_fast[mode]
-    ):
-        target = durable[trial]
-    if stop == CORRUPTION_FOUND:
-        target = min(target, _retained_before(
-            corruption_checkpoint[trial], durable[trial], every, keep, archive,
-        ))  # fmt: skip
-    if target < committed[trial]:
-        # the checkpoints after it are gone: their compute, writes, and the
-        # slowed extra time and stalls held after the durable one, are rework
-        lost = committed[trial] - target
-        lost_time = _segments_time_cold(job, target, lost)
-        buckets[trial, B_USEFUL] -= lost * segment
-        buckets[trial, B_CHECKPOINT] -= lost_time - lost * segment
-        buckets[trial, B_REWORK] += lost_time
-        if held.fast_tier_durable >= target:  # held after the target
-            buckets[trial, B_REWORK] += (held.fast_tier_degraded_hours
-                                         + held.fast_tier_stall_hours)
-            buckets[trial, B_DEGRADED] -= held.fast_tier_degraded_hours
-            buckets[trial, B_STALL] -= held.fast_tier_stall_hours
-        held = HeldHours(held.segment, held.degraded_hours, held.stall_hours,
-                         target, 0.0, 0.0)
-        if trial == traced:
-            _emit(trace, e_fail + idle[trial], e_fail + idle[trial], TRACE_ROLLBACK,
-                  target, committed[trial], 0.0)
-        committed[trial] = target
-        durable[trial] = min(durable[trial], target)
-    if undetected[trial] >= committed[trial]:
-        undetected[trial] = -1  # the corrupted work is rolled back with the rest
-    # the restart reads the newest checkpoint that held: the fast tier's, or
-    # the durable store's
-    restart_length[trial] = restart
-    if committed[trial] > durable[trial]:
-        restart_length[trial] = fast_restart
-    # down: detection, then a maintenance window, a replacement or a repair
-    detect = 0.0
-    planned = 0.0
-    wait = 0.0
-    replaced = -1
-    if stop == FAILURE:
-        detect = mode_detect_hours[mode]
-        replaced = mode
-    elif stop == EVICT_NOW or stop == CORRUPTION_FOUND:
-        replaced = mode
-    elif stop == MAINTENANCE_NOW:
-        planned = maintenance_hours
-        maintenances[trial] += 1
-    else:  # at a checkpoint: the windows and evictions that waited for it
-        if pending_stop[trial] & STOP_MAINTENANCE:
-            planned = maintenance_hours
-            maintenances[trial] += 1
-        if pending_stop[trial] & STOP_EVICTION:
-            replaced = evict_mode[trial]
-            repair = evict_repair[trial]
-            interruptions_by_mode[trial, replaced] += 1
-        pending_stop[trial] = NO_STOP
-    if replaced >= 0:
-        if mode_impact[replaced] == SLOW:
-            _end_slow_degradations(trial, degradation_end, degradation_row,
-                                   degradation_count, degradations_by_row)  # fmt: skip
-        noticed = e_fail + idle[trial] + detect
-        wait = repair
-        if mode_self_healing[replaced]:  # back by itself `repair` after it
-            wait = max(0.0, repair - detect)
-        elif mode_uses_spares[replaced]:
-            wait = _spare_wait(trial, replaced, modes, state, noticed, repair)
-    wait = max(0.0, wait - planned)  # a replacement during the window
-    if idle_failures and exponential_rate > 0.0:
-        wait += _idle_failures(trial, e_fail + idle[trial], detect + planned + wait, modes,
-                               state, rng_state)  # fmt: skip
-    over = e_fail + idle[trial] + detect + planned + wait - wall_horizon
-    if over > 0.0:  # the calendar window ends while the job is down
-        cut = min(over, wait)
-        wait -= cut
-        cut_planned = min(over - cut, planned)
-        planned -= cut_planned
-        detect -= over - cut - cut_planned
-    buckets[trial, B_DETECT] += detect
-    buckets[trial, B_MAINTENANCE] += planned
-    buckets[trial, B_WAITING] += wait
-    if trial == traced:
-        down = e_fail + idle[trial]
-        _emit(trace, down, down + detect, TRACE_DETECT, mode, 0.0, 0.0)
-        _emit(trace, down + detect, down + detect + planned, TRACE_MAINTENANCE,
-              mode, 0.0, 0.0)  # fmt: skip
-        _emit(trace, down + detect + planned, down + detect + planned + wait,
-              TRACE_WAIT, mode, 0.0, 0.0)  # fmt: skip
-    idle[trial] += detect + planned + wait
-    if planned > 0.0:  # the windows scheduled during this one are done with it
-        while next_maintenance[trial] <= e_fail + idle[trial]:
-            next_maintenance[trial] += maintenance_every
-    if over > 0.0:
-        wall_hours[trial] = wall_horizon
-        phase[trial] = FINISHED
-        if trial == traced:
-            _emit(trace, wall_horizon, wall_horizon, TRACE_FINISH, 0.0, 0.0, 0.0)
-        return held
-    phase[trial] = RESTARTING
-    phase_start[trial] = e_fail
-    phase[trial] = RESTARTING
-    phase_start[trial] = e_fail
-    return held
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
@@ -1069,7 +832,26 @@ def walk_trial_slots(
     every = job.durable_every
     mode_impact = modes.impact
     mode_detect_hours = modes.detect_hours
+    persist = job.persist_hours
+    keep = job.keep_checkpoints
+    archive = job.archive_every
+    restart = job.restart_hours
+    fast_restart = job.fast_restart_hours
+    maintenance_hours = job.maintenance_hours
+    idle_failures = job.idle_failures
     mode_uses_spares = modes.uses_spares
+    mode_loses_fast = modes.loses_fast_checkpoint
+    mode_self_healing = modes.self_healing
+    mode_spares_needed = modes.spares_needed
+    mode_spare_domain = modes.spare_domain
+    durable = state.durable_checkpoint
+    interruptions_by_mode = state.interruptions_by_mode
+    maintenances = state.maintenances
+    spare_return_hours = state.spare_return_hours
+    spares_away = state.spares_away
+    spare_domain_return_hours = state.spare_domain_return_hours
+    spare_domains_away = state.spare_domains_away
+    spares_used = state.spares_used
     mode_stall_hours = modes.stall_hours
     mode_soft_hours = modes.soft_hours
     mode_survivable = modes.survivable_count
@@ -1410,10 +1192,189 @@ def walk_trial_slots(
                     stop = FAILURE
 
             if stop != NO_STOP_KIND:
-                held = _stop_job(trial, stop, mode, repair, e_fail, held, start_index, left,
-                                 stop_segments, job, modes, state, rng_state, trace)  # fmt: skip
-                if phase[trial] == FINISHED:
+                if stop == FAILURE or stop == EVICT_NOW or stop == CORRUPTION_FOUND:
+                    interruptions_by_mode[trial, mode] += 1
+                if stop == STOP_AT_CHECKPOINT:
+                    # the job has just reached the checkpoint it waited for: keep it all
+                    reach = stop_segments
+                    boundary = _segments_time_cold(job, start_index, reach)
+                    run_progress[trial] = boundary
+                    buckets[trial, B_USEFUL] += reach * segment
+                    buckets[trial, B_CHECKPOINT] += boundary - reach * segment
+                    committed[trial] += reach
+                    durable[trial] = max(durable[trial], (committed[trial] // every) * every)
+                    if held.segment > 0:
+                        held = _settle_held_hours(held, every)
+                    if trial == traced:  # a stop that keeps its work
+                        _emit(trace, e_fail + idle[trial], e_fail + idle[trial], TRACE_STOP,
+                              0.0, 0.0, 0.0)  # fmt: skip
+                elif stop != FAILURE and trial == traced:  # a stop that loses work
+                    _emit(trace, e_fail + idle[trial], e_fail + idle[trial], TRACE_STOP,
+                          1.0, 0.0, 0.0)  # fmt: skip
+                if stop == STOP_AT_CHECKPOINT:
+                    pass
+                elif phase[trial] == RESTARTING:
+                    if phase_start[trial] > e_fail:  # a stall pausing the restart ends here
+                        buckets[trial, B_STALL] -= phase_start[trial] - e_fail
+                    else:
+                        buckets[trial, B_RESTART] += e_fail - phase_start[trial]
+                        restart_init_booked[trial] += _init_part_cold(
+                            restart_done[trial],
+                            restart_done[trial] + e_fail - phase_start[trial], restart_init,
+                        )  # fmt: skip
+                        if trial == traced:
+                            _emit(trace, phase_start[trial] + idle[trial], e_fail + idle[trial],
+                                  TRACE_RESTART, 0.0, 0.0, 0.0)
+                    restart_done[trial] = 0.0
+                else:
+                    if phase_start[trial] > e_fail:  # cut a stall short (held: it is in
+                        cut = phase_start[trial] - e_fail  # the segment in progress)
+                        buckets[trial, B_STALL] -= cut
+                        held = HeldHours(held.segment, held.degraded_hours,
+                                         held.stall_hours - cut, held.fast_tier_durable,
+                                         held.fast_tier_degraded_hours,
+                                         held.fast_tier_stall_hours)  # fmt: skip
+                    # everything since the last completed checkpoint is rework: the
+                    # compute and writes, the extra time of slowed running and the stalls
+                    elapsed = run_progress[trial]
+                    done = _completed_segments_cold(job, start_index, elapsed, left)
+                    done_time = _segments_time_cold(job, start_index, done)
+                    buckets[trial, B_USEFUL] += done * segment
+                    buckets[trial, B_CHECKPOINT] += done_time - done * segment
+                    buckets[trial, B_REWORK] += elapsed - done_time
+                    if held.segment > start_index + done:
+                        # held in the segment the failure rolls back
+                        buckets[trial, B_REWORK] += held.degraded_hours + held.stall_hours
+                        buckets[trial, B_DEGRADED] -= held.degraded_hours
+                        buckets[trial, B_STALL] -= held.stall_hours
+                        held = HeldHours(0, 0.0, 0.0, held.fast_tier_durable,
+                                         held.fast_tier_degraded_hours,
+                                         held.fast_tier_stall_hours)  # fmt: skip
+                    elif held.segment > 0:  # held in a completed segment
+                        held = _settle_held_hours(held, every)
+                    committed[trial] += done
+                    # the last durable checkpoint this run wrote, once its persist is over
+                    latest = (committed[trial] // every) * every
+                    if persist > 0.0:
+                        while latest > start_index and elapsed < persist + _segments_time_cold(
+                            job, start_index, latest - start_index
+                        ):
+                            latest -= every
+                    if latest > start_index or persist == 0.0:
+                        durable[trial] = latest
+                # Roll back to the last durable checkpoint if the stop took the fast tier
+                # (a maintenance window takes every server), or (one tier) if the newest
+                # checkpoint died in its persist; a corruption found rolls back to the
+                # newest retained durable checkpoint written before it.
+                target = committed[trial]
+                if stop != STOP_AT_CHECKPOINT and (
+                    stop == MAINTENANCE_NOW or every == 1 or mode_loses_fast[mode]
+                ):
+                    target = durable[trial]
+                if stop == CORRUPTION_FOUND:
+                    target = min(target, _retained_before(
+                        corruption_checkpoint[trial], durable[trial], every, keep, archive,
+                    ))  # fmt: skip
+                if target < committed[trial]:
+                    # the checkpoints after it are gone: their compute, writes, and the
+                    # slowed extra time and stalls held after the durable one, are rework
+                    lost = committed[trial] - target
+                    lost_time = _segments_time_cold(job, target, lost)
+                    buckets[trial, B_USEFUL] -= lost * segment
+                    buckets[trial, B_CHECKPOINT] -= lost_time - lost * segment
+                    buckets[trial, B_REWORK] += lost_time
+                    if held.fast_tier_durable >= target:  # held after the target
+                        buckets[trial, B_REWORK] += (held.fast_tier_degraded_hours
+                                                     + held.fast_tier_stall_hours)
+                        buckets[trial, B_DEGRADED] -= held.fast_tier_degraded_hours
+                        buckets[trial, B_STALL] -= held.fast_tier_stall_hours
+                    held = HeldHours(held.segment, held.degraded_hours, held.stall_hours,
+                                     target, 0.0, 0.0)
+                    if trial == traced:
+                        _emit(trace, e_fail + idle[trial], e_fail + idle[trial], TRACE_ROLLBACK,
+                              target, committed[trial], 0.0)
+                    committed[trial] = target
+                    durable[trial] = min(durable[trial], target)
+                if undetected[trial] >= committed[trial]:
+                    undetected[trial] = -1  # the corrupted work is rolled back with the rest
+                # the restart reads the newest checkpoint that held: the fast tier's, or
+                # the durable store's
+                restart_length[trial] = restart
+                if committed[trial] > durable[trial]:
+                    restart_length[trial] = fast_restart
+                # down: detection, then a maintenance window, a replacement or a repair
+                detect = 0.0
+                planned = 0.0
+                wait = 0.0
+                replaced = -1
+                if stop == FAILURE:
+                    detect = mode_detect_hours[mode]
+                    replaced = mode
+                elif stop == EVICT_NOW or stop == CORRUPTION_FOUND:
+                    replaced = mode
+                elif stop == MAINTENANCE_NOW:
+                    planned = maintenance_hours
+                    maintenances[trial] += 1
+                else:  # at a checkpoint: the windows and evictions that waited for it
+                    if pending_stop[trial] & STOP_MAINTENANCE:
+                        planned = maintenance_hours
+                        maintenances[trial] += 1
+                    if pending_stop[trial] & STOP_EVICTION:
+                        replaced = evict_mode[trial]
+                        repair = evict_repair[trial]
+                        interruptions_by_mode[trial, replaced] += 1
+                    pending_stop[trial] = NO_STOP
+                if replaced >= 0:
+                    if mode_impact[replaced] == SLOW:
+                        _end_slow_degradations(trial, degradation_end, degradation_row,
+                                               degradation_count, degradations_by_row)  # fmt: skip
+                    noticed = e_fail + idle[trial] + detect
+                    wait = repair
+                    if mode_self_healing[replaced]:  # back by itself `repair` after it
+                        wait = max(0.0, repair - detect)
+                    elif mode_uses_spares[replaced]:
+                        wait = _spare_wait(
+                            trial, mode_spares_needed[replaced], mode_spare_domain[replaced],
+                            spare_return_hours, spares_away, spare_domain_return_hours,
+                            spare_domains_away, spares_used, noticed, repair,
+                        )  # fmt: skip
+                wait = max(0.0, wait - planned)  # a replacement during the window
+                if idle_failures and exponential_rate > 0.0:
+                    wait += _idle_failures(
+                        trial, e_fail + idle[trial], detect + planned + wait, modes, rng_state,
+                        failures_by_mode, degradation_end, degradation_row, degradation_count,
+                        degradations_by_row, overflow, spare_return_hours, spares_away,
+                        spare_domain_return_hours, spare_domains_away, spares_used,
+                    )  # fmt: skip
+                over = e_fail + idle[trial] + detect + planned + wait - wall_horizon
+                if over > 0.0:  # the calendar window ends while the job is down
+                    cut = min(over, wait)
+                    wait -= cut
+                    cut_planned = min(over - cut, planned)
+                    planned -= cut_planned
+                    detect -= over - cut - cut_planned
+                buckets[trial, B_DETECT] += detect
+                buckets[trial, B_MAINTENANCE] += planned
+                buckets[trial, B_WAITING] += wait
+                if trial == traced:
+                    down = e_fail + idle[trial]
+                    _emit(trace, down, down + detect, TRACE_DETECT, mode, 0.0, 0.0)
+                    _emit(trace, down + detect, down + detect + planned, TRACE_MAINTENANCE,
+                          mode, 0.0, 0.0)  # fmt: skip
+                    _emit(trace, down + detect + planned, down + detect + planned + wait,
+                          TRACE_WAIT, mode, 0.0, 0.0)  # fmt: skip
+                idle[trial] += detect + planned + wait
+                if planned > 0.0:  # the windows scheduled during this one are done with it
+                    while next_maintenance[trial] <= e_fail + idle[trial]:
+                        next_maintenance[trial] += maintenance_every
+                if over > 0.0:
+                    wall_hours[trial] = wall_horizon
+                    phase[trial] = FINISHED
+                    if trial == traced:
+                        _emit(trace, wall_horizon, wall_horizon, TRACE_FINISH, 0.0, 0.0, 0.0)
                     break
+                phase[trial] = RESTARTING
+                phase_start[trial] = e_fail
                 slowdown = _current_slowdown(trial, degradations_by_row, slowdown_table)
                 continue
 
@@ -1469,7 +1430,10 @@ def walk_trial_slots(
             if impact == ELASTIC:
                 wait = repair
                 if mode_uses_spares[mode]:
-                    wait = _spare_wait(trial, mode, modes, state, begin + idle[trial], repair)
+                    wait = _spare_wait(trial, mode_spares_needed[mode], mode_spare_domain[mode],
+                                       spare_return_hours, spares_away,
+                                       spare_domain_return_hours, spare_domains_away,
+                                       spares_used, begin + idle[trial], repair)  # fmt: skip
                 duration = wait + mode_soft_hours[mode]  # soft hours: the rejoin
             elif impact == TRANSIENT:
                 duration = mode_soft_hours[mode]
