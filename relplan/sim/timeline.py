@@ -47,9 +47,17 @@ a numba parallel loop); :func:`walk_trials` spreads them over the cores with Pyt
 threads. As the body of a ``prange`` loop it compiled about 10 s slower (numba's parallel
 passes), for no gain in speed. Only the small helpers of the hot path are inlined into the
 walk (``inline="always"``: segment arithmetic, the slowdown, the slowed-stretch
-bookkeeping); the larger ones that run once per failure or restart (spare-pool waits, held
-hours, trace rows) stay separate functions: inlining every helper made the first compile
-28 s on two cores against about 18 s, for about 12% more speed on degraded-heavy configs.
+bookkeeping, the choice of spare pool); the larger ones that run once per failure or
+restart and take only scalars or a few arrays (the spare-pool heap, held hours, trace
+rows, failures while down) stay separate functions. The stop of a job (a crash, an
+eviction, a corruption found, a maintenance window) stays in the walk: as a function of
+its own it compiled 15 s faster, but the reference counts of the many arrays it touches
+cost about a microsecond per failure, ten times the walk's cost per event. The first
+compile takes about 40 s on two cores.
+
+Planned and delayed events join the failures: maintenance windows on a wall-clock
+schedule, the detection of a fail-slow unit or of a corruption, and the checkpoint a
+planned stop waits for (see :class:`relplan.sim.compiled.TrialState`).
 """
 
 from __future__ import annotations
