@@ -26,6 +26,17 @@ CONFIGS = REPO / "configs"
 SHIPPED_STUDIES = sorted(path for path in (REPO / "studies").glob("*.toml")
                          if "[study]" in path.read_text())  # fmt: skip
 """The shipped studies (``relplan sweep``); the plans beside them run with ``relplan plan``."""
+DOC_PAGES = sorted(path for path in (REPO / "docs").rglob("*.md")
+                   if not (path.parent / "provenance.json").exists()
+                   and "_build" not in path.parts)  # fmt: skip
+"""The documentation's hand-written pages (generated study reports left out)."""
+
+
+def docs_text() -> str:
+    """The README and every documentation page, one text (what the docs promise)."""
+    return "\n".join(path.read_text() for path in [REPO / "README.md", *DOC_PAGES])
+
+
 MINUTE = 1 / 60
 """One minute, in hours."""
 

@@ -338,10 +338,10 @@ def test_optimize_and_study_outputs_name_their_provenance(tmp_path: Path, sweep_
 
 
 def test_readme_gallery_shows_every_figure_type(simulate_out: Path, sweep_out) -> None:
-    readme = (REPO / "README.md").read_text()
-    shown = re.findall(r"\]\((docs/gallery/[^)]+\.png)\)", readme)
+    gallery = (REPO / "docs" / "gallery.md").read_text()
+    shown = re.findall(r"\]\((gallery/[^)]+\.png)\)", gallery)
     for path in shown:
-        image = REPO / path
+        image = REPO / "docs" / path
         assert image.exists(), path
         assert 5_000 < image.stat().st_size < 200_000, path  # small PNGs
     stems = {Path(path).stem for path in shown}
