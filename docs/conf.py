@@ -20,7 +20,7 @@ from relplan.version import __version__  # noqa: E402
 
 project = "relplan"
 author = "the relplan developers"
-copyright = "the relplan developers, Apache-2.0"  # noqa: A001
+copyright = "the relplan developers, Apache-2.0"
 release = __version__
 version = __version__
 

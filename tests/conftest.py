@@ -1,4 +1,4 @@
-"""Shared fixtures: the minimal config of the core-engine issue, and model builders."""
+"""Shared fixtures: the minimal config of the design's first example, and model builders."""
 
 from __future__ import annotations
 
@@ -82,13 +82,13 @@ MINIMAL_RAW: dict[str, Any] = {
 
 @pytest.fixture
 def minimal_raw() -> dict[str, Any]:
-    """The issue's minimal config as a mutable mapping."""
+    """The minimal config as a mutable mapping."""
     return copy.deepcopy(MINIMAL_RAW)
 
 
 @pytest.fixture
 def minimal_config_file(tmp_path: Path) -> Path:
-    """The issue's minimal config written as TOML, exactly as the issue shows it."""
+    """The minimal config written as TOML, exactly as first specified."""
     path = tmp_path / "minimal.toml"
     path.write_text(MINIMAL_TOML)
     return path

@@ -1,4 +1,4 @@
-"""Issue 11, items 3, 4 and 7: checks before the work, warnings, one consistent CLI."""
+"""Checks before the work, warnings, one consistent CLI."""
 
 from __future__ import annotations
 
