@@ -1,31 +1,28 @@
 """How much memory a run needs, estimated before it starts, and a check that it fits.
 
-A run keeps a few numbers per trial (the wall time, the hours in each bucket, the failures
-and interruptions of each mode, the spares used) and, while it runs, works through blocks
-of :data:`~relplan.sim.engine.BLOCK_TRIALS` trials with their events pre-drawn in windows.
-What it needs at its peak is therefore a cost per trial times the trials, plus a fixed
-cost per block in flight. The per-trial cost counts 8-byte numbers:
+A run keeps a few numbers per trial, compactly (:func:`relplan.sim.engine.collect_outcomes`):
+the wall time, the hours in each bucket and the restart's start-up as float64, a corruption
+flag, and counts (failures and interruptions of each mode, spares, maintenance windows, the
+per-unit counts of modes whose units have a history) in the smallest integer type that holds
+them. Summaries make their per-trial columns one at a time (a column, the one it is made
+from and the sorted copy of a percentile) and ``trials.parquet`` is written
+:data:`~relplan.output.files.PARQUET_ROWS` trials at a time, so the peak is
 
-* ``K = 2 + buckets + 2 x modes + 4 x tracked`` numbers kept per trial (``tracked``: the
-  modes whose units have a history, with their four per-unit counts); joining the blocks
-  into one array holds them twice (``2 K``);
-* the per-trial table (``F = 7 + buckets + modes`` columns, and ``2 + 4 x tracked`` more
-  with tracked modes) for summaries (``K + F``;
-  a sweep's points also copy it for their statistics: ``K + 2 F``); writing
-  ``trials.parquet`` holds the table about four times over (its columns, the DataFrame,
-  the Arrow table and its encoding): ``K + 4 F``;
-* ``optimize`` keeps the wall time of every interval it tries (up to
-  :data:`OPTIMIZE_RUNS`; :data:`TIER_RUNS` with a fast tier) and its bootstrap copies
-  them a few times (:data:`OPTIMIZE_COPIES`);
-* ``compare`` holds two scenarios' results at once and a summary table: ``3 K + F``,
-  and ``2 K + F`` more per scenario in flight beyond the first (``--workers``).
+* the kept bytes per trial times the trials, plus a few float64 columns made while
+  summarising (:data:`SUMMARY_COLUMNS`);
+* ``optimize`` also keeps the goodput of every interval it tries (up to
+  :data:`OPTIMIZE_RUNS`; :data:`TIER_RUNS` with a fast tier) and its bootstrap copies them
+  a few times (:data:`OPTIMIZE_COPIES`);
+* ``compare`` holds a result per scenario in flight and the one it compares them with;
+  ``sweep`` a result per point in flight;
 
-A block in flight holds its trials' full state (the spare-server heap, the slots of
-concurrent degradations, the random streams) and its window of pre-drawn failures
-(about :data:`BYTES_PER_EVENT` bytes an event). The estimate is an upper bound of what
-was measured on the shipped configs (within a factor of 2), not a promise: the
-Python interpreter and the libraries take a few hundred MB more, counted as
-:data:`BASE_BYTES`.
+plus what does not grow with the trials: the blocks in flight (their trials' state and
+their window of pre-drawn failures, :data:`BYTES_PER_EVENT` bytes an event; a block holds
+at most about :data:`~relplan.sim.engine.BLOCK_EVENTS` events, whatever the model), the
+pieces of ``trials.parquet`` being written, and the interpreter with its libraries
+(:data:`BASE_BYTES`). The constants were measured on the shipped configs and a 4,096-server
+fleet with lemons (peak RSS, ``benchmarks/memory.py``): the estimate is meant to be within
+a factor of 2 of the peak, not a promise.
 """
 
 from __future__ import annotations
@@ -34,21 +31,42 @@ import math
 from dataclasses import dataclass
 
 from relplan.errors import ConfigError
-from relplan.sim.engine import BLOCK_TRIALS, degradation_slots, first_window_hours
+from relplan.sim.compiled import MAX_EVENTS_PER_TRIAL
+from relplan.sim.engine import (
+    block_trials,
+    degradation_slots,
+    expected_exposure_hours,
+    window_events_per_trial,
+)
 from relplan.sim.model import SimulationModel
 from relplan.units import format_bytes
 from relplan.vocab import BUCKETS, UNIT_STATS
 
 NUMBER_BYTES = 8
-"""Bytes of one per-trial number (float64 or int64)."""
+"""Bytes of one float64 or int64 number."""
 
-BYTES_PER_EVENT = 12 * NUMBER_BYTES
-"""Bytes of one pre-drawn failure in a window: its trial, time, mode and repair, their
-concatenation, the sort order and the sorted copies."""
+BYTES_PER_EVENT = 168
+"""Bytes of one pre-drawn failure of a block in flight: its trial, time, mode, repair and
+ordinal as drawn, joined and sorted, the sort order, and the followed unit it comes from
+(measured: about 165 bytes an event on a 4,096-server fleet with lemons)."""
 
-BASE_BYTES = 400 * 2**20
-"""Memory of the interpreter and the libraries a run imports (numpy, numba, pandas,
-pyarrow, matplotlib), bytes."""
+BASE_BYTES = 200 * 2**20
+"""Memory of the interpreter and the libraries a run imports (numpy, numba and the compiled
+engine, pandas, pyarrow), bytes; measured at about 190 MB for a few trials."""
+
+FIGURE_BYTES = 150 * 2**20
+"""What ``simulate --out`` adds for its figures and report (matplotlib), bytes."""
+
+SUMMARY_COLUMNS = 3
+"""Float64 columns a summary holds at once beside the kept ones: a metric, the column it
+is made from and the sorted copy of a percentile."""
+
+PARQUET_COPIES = 4
+"""Copies of a piece of ``trials.parquet`` held while it is written: its columns, the
+DataFrame, the Arrow table and its encoding."""
+
+PARQUET_ROWS = 100_000
+"""Trials per piece (row group) of ``trials.parquet``, which is written a piece at a time."""
 
 OPTIMIZE_RUNS = 32
 """Intervals ``optimize`` simulates at most: a coarse grid of 15, 12 around its best
@@ -58,12 +76,8 @@ TIER_RUNS = 81
 """Pairs of (fast interval, durable cadence) ``optimize`` simulates with a fast tier."""
 
 OPTIMIZE_COPIES = 5
-"""Copies ``optimize`` holds of its (trials x intervals) wall times: the times, the
-goodput, a bootstrap resample, and the percentiles' sorted copies."""
-
-WINDOW_FACTOR = 1.2
-"""The first window of pre-drawn failures as a multiple of the expected exposure (the
-engine's default ``window_factor``)."""
+"""Copies ``optimize`` holds of its (trials x intervals) goodput: the values, a bootstrap
+resample, and the percentiles' sorted copies."""
 
 
 @dataclass(frozen=True)
@@ -97,11 +111,37 @@ def _tracked_modes(model: SimulationModel) -> int:
     return sum(mode.history is not None for mode in model.modes)
 
 
-def kept_numbers(model: SimulationModel) -> int:
-    """Numbers kept per trial by the engine: wall time, spares used, the restart's start-up,
-    maintenance windows, a corruption flag, buckets, two per mode, and the per-unit counts
-    of each mode whose units have a history."""
-    return 5 + len(BUCKETS) + 2 * len(model.modes) + len(UNIT_STATS) * _tracked_modes(model)
+def count_bytes(model: SimulationModel) -> int:
+    """Bytes of one kept count: the smallest integer type that holds three times the
+    failures a trial expects, and some (what :func:`relplan.sim.engine.narrow_counts`
+    will most likely pick).
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> from relplan.sim.model import build_model
+    >>> count_bytes(build_model(load_config("configs/small.toml")))
+    1
+    """
+    try:
+        failures = expected_exposure_hours(model) * sum(m.job_rate_per_hour for m in model.modes)
+    except OverflowError:
+        failures = math.inf
+    likely = 3 * min(failures, MAX_EVENTS_PER_TRIAL) + 10
+    return next(size for size, top in ((1, 127), (2, 32_767), (4, 2**31 - 1), (8, math.inf))
+                if likely <= top)  # fmt: skip
+
+
+def kept_counts(model: SimulationModel) -> int:
+    """Counts kept per trial: spares used, maintenance windows, two per mode, and the
+    per-unit counts of each mode whose units have a history."""
+    return 2 + 2 * len(model.modes) + len(UNIT_STATS) * _tracked_modes(model)
+
+
+def kept_bytes(model: SimulationModel) -> int:
+    """Bytes kept per trial by the engine: the wall time, the buckets and the restart's
+    start-up (float64), a corruption flag, and the counts (:func:`count_bytes` each)."""
+    return NUMBER_BYTES * (2 + len(BUCKETS)) + 1 + count_bytes(model) * kept_counts(model)
 
 
 def table_columns(model: SimulationModel) -> int:
@@ -112,7 +152,8 @@ def table_columns(model: SimulationModel) -> int:
 
 
 def block_bytes(model: SimulationModel) -> float:
-    """Bytes of one block of trials in flight: the trials' state and its failure window.
+    """Bytes of one block of trials in flight: the trials' state, their window of failures
+    and the block's outcomes before they are kept compactly.
 
     Examples
     --------
@@ -122,15 +163,12 @@ def block_bytes(model: SimulationModel) -> float:
     True
     """
     modes = len(model.modes)
-    state = (25 + len(BUCKETS) + 5 * modes + model.job.spares + model.job.spare_domains
-             + 2 * degradation_slots(model) + 5)  # fmt: skip
-    window_rate = sum(m.job_rate_per_hour for m in model.modes
-                      if m.lifetime.kind != "exponential" or m.history is not None)  # fmt: skip
-    try:
-        events = WINDOW_FACTOR * first_window_hours(model) * window_rate
-    except OverflowError:
-        events = math.inf
-    return BLOCK_TRIALS * (NUMBER_BYTES * state + BYTES_PER_EVENT * events)
+    trial_state = (25 + len(BUCKETS) + 5 * modes + model.job.spares + model.job.spare_domains
+                   + 2 * degradation_slots(model) + 5 + 4)  # fmt: skip
+    outcomes = 2 * modes + len(UNIT_STATS) * _tracked_modes(model)  # before they are kept
+    state = trial_state + outcomes
+    events = window_events_per_trial(model)
+    return block_trials(model) * (NUMBER_BYTES * state + BYTES_PER_EVENT * events)
 
 
 def estimate_memory(
@@ -151,7 +189,8 @@ def estimate_memory(
     workers : int
         Blocks (``sweep`` and ``compare``: points) in flight at once.
     write_trials : bool
-        Whether ``trials.parquet`` is written (``simulate --out``).
+        Whether ``trials.parquet``, the figures and the report are written
+        (``simulate --out``).
 
     Returns
     -------
@@ -164,24 +203,28 @@ def estimate_memory(
     >>> from relplan.sim.model import build_model
     >>> model = build_model(load_config("configs/small.toml"))
     >>> estimate = estimate_memory([model], "simulate")
-    >>> estimate.per_trial  # 2 x (5 + 9 buckets + 2 x 8 modes) numbers of 8 bytes
-    480.0
+    >>> estimate.per_trial  # 11 float64, a flag, 18 one-byte counts; 3 float64 columns
+    131.0
     """
-    kept = max(kept_numbers(m) for m in models)
-    columns = max(table_columns(m) for m in models)
+    kept = max(kept_bytes(m) for m in models)
+    summary = NUMBER_BYTES * SUMMARY_COLUMNS
+    fixed = BASE_BYTES
     if command == "simulate":
-        numbers = kept + max(kept, (4 if write_trials else 1) * columns)
+        per_trial = kept + summary
+        if write_trials:
+            columns = max(table_columns(m) for m in models)
+            fixed += FIGURE_BYTES + PARQUET_COPIES * PARQUET_ROWS * NUMBER_BYTES * columns
     elif command in ("optimize", "tiers"):
         runs = OPTIMIZE_RUNS + (TIER_RUNS if command == "tiers" else 0)
-        numbers = 2 * kept + OPTIMIZE_COPIES * runs
+        per_trial = kept + summary + NUMBER_BYTES * OPTIMIZE_COPIES * runs
     elif command == "compare":
-        numbers = (2 * workers + 1) * kept + workers * columns
+        per_trial = (workers + 1) * kept + workers * summary
     elif command == "sweep":
-        numbers = workers * (kept + max(kept, 2 * columns + 2))
+        per_trial = workers * (kept + summary)
     else:
         raise ValueError(f"unknown command {command!r}")
-    blocks = workers * max(block_bytes(m) for m in models)
-    return MemoryEstimate(per_trial=float(NUMBER_BYTES * numbers), fixed=BASE_BYTES + blocks)
+    fixed += workers * max(block_bytes(m) for m in models)
+    return MemoryEstimate(per_trial=float(per_trial), fixed=float(fixed))
 
 
 def available_memory() -> float:

@@ -225,8 +225,8 @@ class SimulationResult:
         if name == "repeat_units":
             return stats[:, :, UNIT_STATS.index("repeat_units")].sum(axis=1, dtype=np.int64)
         if name == "max_failures_per_unit":
-            return stats[:, :, UNIT_STATS.index("max_failures_per_unit")].max(axis=1).astype(
-                np.int64)
+            most = stats[:, :, UNIT_STATS.index("max_failures_per_unit")].max(axis=1)
+            return most.astype(np.int64)
         tracked = [m for m, tracks in zip(outcomes.mode_names, outcomes.mode_tracks_units,
                                           strict=True) if tracks]  # fmt: skip
         for position, mode in enumerate(tracked):

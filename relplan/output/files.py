@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from relplan.analysis.memory import PARQUET_ROWS
 from relplan.analysis.results import SimulationResult
 from relplan.errors import ConfigError
 
@@ -120,10 +121,6 @@ def write_parquet(frame: Any, path: Path, provenance: dict[str, Any]) -> None:
     metadata.update({str(k).encode(): str(v).encode() for k, v in provenance.items()})
     table = table.replace_schema_metadata(metadata)
     write_atomic(path, lambda temporary: pq.write_table(table, temporary))
-
-
-PARQUET_ROWS = 1_000_000
-"""Trials per row group of ``trials.parquet``: the table is written a piece at a time."""
 
 
 def write_parquet_chunks(chunks: Iterable[dict[str, Any]], path: Path,
