@@ -82,28 +82,53 @@ resample, and the percentiles' sorted copies."""
 
 @dataclass(frozen=True)
 class MemoryEstimate:
-    """What a run needs at its peak: ``per_trial`` bytes a trial plus ``fixed`` bytes.
+    """What a run needs at its peak: ``fixed`` bytes, ``per_trial`` bytes a trial, and
+    ``in_flight_per_trial`` bytes for each trial in flight (at most ``in_flight_trials``:
+    the blocks under way; a run of fewer trials has only those in flight).
 
     Attributes
     ----------
     per_trial : float
-        Bytes per trial, at the peak of the run.
+        Bytes kept per trial, at the peak of the run.
     fixed : float
-        Bytes that do not grow with the trials: the blocks in flight and the
-        interpreter with its libraries.
+        Bytes that do not grow with the trials: the interpreter with its libraries, and
+        the pieces of the files being written.
+    in_flight_per_trial : float
+        Bytes of one trial of a block under way: its state and its pre-drawn failures.
+    in_flight_trials : int
+        Trials under way at once: the workers times the trials of a block.
+
+    Examples
+    --------
+    >>> estimate = MemoryEstimate(per_trial=100.0, fixed=1e6, in_flight_per_trial=1e4,
+    ...                           in_flight_trials=50)
+    >>> estimate.bytes(10), estimate.bytes(1000)  # 10 trials in flight, then 50
+    (1101000.0, 1600000.0)
+    >>> estimate.trials_that_fit(1101000.0), estimate.trials_that_fit(1600000.0)
+    (10, 1000)
     """
 
     per_trial: float
     fixed: float
+    in_flight_per_trial: float = 0.0
+    in_flight_trials: int = 0
 
     def bytes(self, trials: int) -> float:
         """Bytes needed for ``trials`` trials."""
-        return self.fixed + self.per_trial * trials
+        in_flight = self.in_flight_per_trial * min(trials, self.in_flight_trials)
+        return self.fixed + in_flight + self.per_trial * trials
 
     def trials_that_fit(self, available: float) -> int:
         """The most trials that fit in ``available`` bytes (0 when none do)."""
-        fit = (available - self.fixed) / self.per_trial
-        return max(0, math.floor(fit)) if math.isfinite(fit) else 0
+        room = available - self.fixed
+        full = self.in_flight_per_trial * self.in_flight_trials
+        if room >= full + self.per_trial * self.in_flight_trials:  # beyond the blocks
+            fit = (room - full) / self.per_trial if self.per_trial > 0 else math.inf
+        else:  # fewer trials than the blocks in flight hold
+            fit = room / (self.per_trial + self.in_flight_per_trial)
+        if math.isnan(fit) or fit == math.inf:
+            return 0 if math.isnan(fit) else 2**63 - 1
+        return max(0, math.floor(fit))
 
 
 def _tracked_modes(model: SimulationModel) -> int:
@@ -151,15 +176,15 @@ def table_columns(model: SimulationModel) -> int:
     return 13 + len(BUCKETS) + len(model.modes) + per_unit
 
 
-def block_bytes(model: SimulationModel) -> float:
-    """Bytes of one block of trials in flight: the trials' state, their window of failures
-    and the block's outcomes before they are kept compactly.
+def in_flight_bytes_per_trial(model: SimulationModel) -> float:
+    """Bytes of one trial of a block under way: its state, its window of pre-drawn failures
+    and its outcomes before they are kept compactly.
 
     Examples
     --------
     >>> from relplan.config.loading import load_config
     >>> from relplan.sim.model import build_model
-    >>> 1e6 < block_bytes(build_model(load_config("configs/small.toml"))) < 1e9
+    >>> 100 < in_flight_bytes_per_trial(build_model(load_config("configs/small.toml"))) < 1e4
     True
     """
     modes = len(model.modes)
@@ -167,8 +192,13 @@ def block_bytes(model: SimulationModel) -> float:
                    + 2 * degradation_slots(model) + 5 + 4)  # fmt: skip
     outcomes = 2 * modes + len(UNIT_STATS) * _tracked_modes(model)  # before they are kept
     state = trial_state + outcomes
-    events = window_events_per_trial(model)
-    return block_trials(model) * (NUMBER_BYTES * state + BYTES_PER_EVENT * events)
+    return NUMBER_BYTES * state + BYTES_PER_EVENT * window_events_per_trial(model)
+
+
+def block_bytes(model: SimulationModel) -> float:
+    """Bytes of one full block of trials in flight (:func:`in_flight_bytes_per_trial` times
+    :func:`relplan.sim.engine.block_trials`)."""
+    return block_trials(model) * in_flight_bytes_per_trial(model)
 
 
 def estimate_memory(
@@ -223,8 +253,13 @@ def estimate_memory(
         per_trial = workers * (kept + summary)
     else:
         raise ValueError(f"unknown command {command!r}")
-    fixed += workers * max(block_bytes(m) for m in models)
-    return MemoryEstimate(per_trial=float(per_trial), fixed=float(fixed))
+    heaviest = max(models, key=block_bytes)
+    return MemoryEstimate(
+        per_trial=float(per_trial),
+        fixed=float(fixed),
+        in_flight_per_trial=in_flight_bytes_per_trial(heaviest),
+        in_flight_trials=workers * block_trials(heaviest),
+    )
 
 
 def available_memory() -> float:
@@ -267,8 +302,7 @@ def check_memory(estimate: MemoryEstimate, trials: int, key: str,
     if needed <= available:
         return
     fit = estimate.trials_that_fit(available)
-    advice = (f"at most {fit:,} trials fit" if fit >= 1
-              else "not even one block of trials fits")  # fmt: skip
+    advice = f"at most {fit:,} trials fit" if fit >= 1 else "not even one trial fits"
     raise ConfigError(
         key,
         f"{trials:,} trials need about {format_bytes(needed)} of memory but "

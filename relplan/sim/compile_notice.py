@@ -1,8 +1,10 @@
 """What the first run says while numba compiles the engine: a live count of seconds.
 
 On a terminal the notice is one line that counts the elapsed seconds until the compile is
-done, then says how long it took; anywhere else (a log, a pipe) it is a single line
-written when the compile is done, so that logs hold no carriage returns.
+done, then says how long it took. Under a live display (the CLI's progress bar, which
+redirects stderr and counts the elapsed seconds itself) it is a line when the compile
+starts and one when it is done. Anywhere else (a log, a pipe) it is a single line written
+when the compile is done, so that logs hold no carriage returns.
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TextIO
 
-NOTICE = "relplan: compiling the simulation engine for first use (cached afterwards)"
-"""The words of the notice; the elapsed seconds follow them."""
+NOTICE = "relplan: compiling the engine for first use (cached afterwards)"
+"""The words of the notice; the elapsed seconds follow them (the whole fits 80 columns)."""
 
 TICK_SECONDS = 1.0
 """How often the live notice counts, seconds."""
@@ -47,10 +49,11 @@ def compiling_notice(stream: TextIO | None = None,
     >>> with compiling_notice(out):
     ...     pass
     >>> out.getvalue()
-    'relplan: compiling the simulation engine for first use (cached afterwards): done in 0 s\\n'
+    'relplan: compiling the engine for first use (cached afterwards): done in 0 s\\n'
     """
     stream = sys.stderr if stream is None else stream
-    live = _is_terminal(stream)
+    under_display = hasattr(stream, "rich_proxied_file")  # rich's stderr under a live bar
+    live = _is_terminal(stream) and not under_display
     start = time.monotonic()
     done = threading.Event()
 
@@ -64,6 +67,9 @@ def compiling_notice(stream: TextIO | None = None,
         stream.write(f"{NOTICE}: 0 s")
         stream.flush()
         ticker.start()
+    elif under_display:
+        stream.write(f"{NOTICE}...\n")
+        stream.flush()
     try:
         yield
     finally:

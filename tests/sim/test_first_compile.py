@@ -20,7 +20,7 @@ from relplan.sim.engine import walk_is_compiled, walk_trial
 from relplan.sim.rng import seed_states
 from tests.conftest import REPO, make_model
 
-NOTICE = "relplan: compiling the simulation engine for first use"
+NOTICE = "relplan: compiling the engine for first use"
 
 
 def _simulate(config: Path, cache: Path) -> subprocess.CompletedProcess:
@@ -80,3 +80,20 @@ def test_on_a_terminal_the_notice_counts_the_seconds_until_the_compile_is_done()
     assert all(part.startswith(NOTICE) for part in counts)
     assert counts[-1].endswith("done in 0 s\n")
     assert text.count("\n") == 1
+
+
+class _UnderProgressBar(_Terminal):
+    """What rich puts in place of stderr while a progress bar is live (a FileProxy)."""
+
+    rich_proxied_file = None
+
+
+def test_under_a_progress_bar_the_notice_is_a_line_at_the_start_and_one_at_the_end() -> None:
+    stream = _UnderProgressBar()
+    with compiling_notice(stream, tick_seconds=0.05):
+        time.sleep(0.2)
+    assert "\r" not in stream.getvalue()
+    lines = stream.getvalue().splitlines()
+    done = f"{NOTICE} (cached afterwards): done in 0 s"
+    assert lines == [f"{NOTICE} (cached afterwards)...", done]
+    assert len(done) + 2 <= 80  # 80 columns even at "done in 999 s"
