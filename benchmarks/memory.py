@@ -6,7 +6,8 @@ processes on every shipped config and an AIReSim-sized fleet (:data:`AIRESIM_OVE
 (:func:`benchmarks.scaling.peak_rss_of_cli`) and sets the estimate relplan checks before
 a run (:func:`relplan.analysis.memory.estimate_memory`) against it.
 :func:`memory_markdown` renders the table that ``benchmarks/RESULTS.md`` and the docs'
-Performance page quote; ``python -m benchmarks.memory --json PATH`` runs it all.
+Performance page quote; ``python -m benchmarks.memory --json PATH`` runs it all (about 8
+minutes on 2 loaded cores) and ``--render PATH`` prints the table of a result again.
 """
 
 from __future__ import annotations
@@ -115,26 +116,18 @@ def memory_markdown(study: dict[str, Any]) -> str:
     >>> print(memory_markdown({"runs": [{"label": "small", "trials": 1000, "block_trials":
     ...     10000, "seconds": 2.0, "peak_rss_bytes": 2**28, "estimate_bytes": 2**29,
     ...     "estimate_over_peak": 2.0}]}))
-    | run | trials | trials per block | peak RSS | per trial | estimate | estimate / peak |
-    |---|--:|--:|--:|--:|--:|--:|
-    | small | 1,000 | 10,000 | 256 MiB | - | 512 MiB | 2.00 |
+    | run | trials | trials per block | peak RSS | estimate | estimate / peak |
+    |---|--:|--:|--:|--:|--:|
+    | small | 1,000 | 10,000 | 256 MiB | 512 MiB | 2.00 |
     """
     lines = [
-        "| run | trials | trials per block | peak RSS | per trial | estimate | estimate / peak |",
-        "|---|--:|--:|--:|--:|--:|--:|",
+        "| run | trials | trials per block | peak RSS | estimate | estimate / peak |",
+        "|---|--:|--:|--:|--:|--:|",
     ]
-    smallest: dict[str, dict[str, Any]] = {}
     for run in study["runs"]:
-        first = smallest.setdefault(run["label"], run)
-        per_trial = "-"
-        if run is not first and run["trials"] > first["trials"]:
-            extra = (run["peak_rss_bytes"] - first["peak_rss_bytes"]) / (
-                run["trials"] - first["trials"]
-            )
-            per_trial = f"{extra:,.0f} B"
         lines.append(
             f"| {run['label']} | {run['trials']:,} | {run['block_trials']:,} | "
-            f"{_mib(run['peak_rss_bytes'])} | {per_trial} | {_mib(run['estimate_bytes'])} | "
+            f"{_mib(run['peak_rss_bytes'])} | {_mib(run['estimate_bytes'])} | "
             f"{run['estimate_over_peak']:.2f} |"
         )
     return "\n".join(lines)
@@ -145,7 +138,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path, help="write the result here")
     parser.add_argument("--quick", action="store_true", help="the two smallest counts only")
+    parser.add_argument("--render", type=Path, help="print the table of a result written before")
     arguments = parser.parse_args()
+    if arguments.render:
+        print(memory_markdown(json.loads(arguments.render.read_text())))
+        return
     study = memory_against_trials(QUICK_CASES if arguments.quick else CASES)
     if arguments.json:
         arguments.json.write_text(json.dumps(study, indent=2) + "\n")
