@@ -28,9 +28,14 @@ writes when storage shares the fabric, in work that survives) and ``stall`` (sta
 in work that survives, and stalls that hold up a restart); see
 :mod:`relplan.sim.timeline`.
 
-Reproducibility. Trials are cut into canonical blocks of :data:`BLOCK_TRIALS`; block
-``b`` draws from ``SeedSequence(seed, spawn_key=(b,))``, so the numbers depend on
-the seed and the trial count, never on the number of workers.
+Reproducibility. Trials are cut into canonical blocks of :func:`block_trials` (
+:data:`BLOCK_TRIALS`, fewer for a model whose trials hold many pre-drawn failures); block
+``b`` draws from ``SeedSequence(seed, spawn_key=(b,))``, so the numbers depend on the
+model, the seed and the trial count, never on the number of workers or the machine.
+
+Memory. Blocks are gathered as they finish into one set of compact arrays
+(:func:`collect_outcomes`): a run holds its trials once, and a block in flight at most
+about :data:`BLOCK_EVENTS` pre-drawn failures.
 """
 
 from __future__ import annotations

@@ -154,3 +154,17 @@ def test_a_column_made_for_some_trials_is_that_part_of_the_whole_column() -> Non
         assert np.array_equal(result.column(name, slice(10, 25)), whole[10:25]), name
     with pytest.raises(KeyError):
         result.column("no_such_column")
+
+
+def test_the_trace_of_a_trial_in_a_small_block_is_that_trial(monkeypatch) -> None:
+    """The timeline of ``simulate --out`` re-runs the trial's own block: with blocks of 20
+    trials, trial 47 is trial 7 of block 2."""
+    from relplan.sim.trace import trace_trial
+
+    model = _lemon_model()
+    monkeypatch.setattr(engine, "BLOCK_EVENTS", 20 * window_events_per_trial(model))
+    outcomes = simulate(model, 50, seed=8)
+    for trial in (3, 47):
+        intervals, failures = trace_trial(model, seed=8, trial=trial, trials=50)
+        assert intervals.end_hours.max() == pytest.approx(outcomes.wall_hours[trial])
+        assert len(failures) == outcomes.failures_by_mode[trial].sum()
