@@ -207,16 +207,17 @@ def check_feasible(model: SimulationModel) -> None:
         )
 
 
-def block_sizes(trials: int, block_trials: int = BLOCK_TRIALS) -> list[int]:
-    """Trials in each canonical block: ``block_trials`` each, the remainder last.
+def block_sizes(trials: int, per_block: int = BLOCK_TRIALS) -> list[int]:
+    """Trials in each canonical block: ``per_block`` each (:func:`block_trials` of the
+    model), the remainder last.
 
     Examples
     --------
     >>> block_sizes(25_000), block_sizes(500, 200)
     ([10000, 10000, 5000], [200, 200, 100])
     """
-    full, rest = divmod(trials, block_trials)
-    return [block_trials] * full + ([rest] if rest else [])
+    full, rest = divmod(trials, per_block)
+    return [per_block] * full + ([rest] if rest else [])
 
 
 def window_events_per_trial(model: SimulationModel) -> float:
