@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from relplan.cli.common import JsonOption, print_warnings, warnings_of
+from relplan.cli.common import JsonOption
 from relplan.errors import ConfigError
 from relplan.units import HOURS_PER_YEAR, format_duration
 
@@ -314,12 +314,13 @@ def analyze_command(
         read_incident_log,
         recalibrated_config_text,
     )
+    from relplan.analysis.preflight import warn_config
     from relplan.config.loading import parse_config, read_toml
     from relplan.output.files import to_json
 
     _check_write_config(write_config)
     config = parse_config(read_toml(config_path, "--config"))
-    print_warnings(warnings_of(config))
+    warn_config(config)
     report = incident_report(read_incident_log(log_path), config, start, end)
     if write_config is not None:
         text = recalibrated_config_text(
