@@ -4,10 +4,11 @@ Every figure function takes plain data (pandas DataFrames, dicts, arrays) and re
 :class:`matplotlib.figure.Figure`: a new one, or, for the charts of one axes (the lost
 hours' histogram, CDF and buckets, interruptions by class, failures by mode, a metric by
 point, goodput against the interval), the figure of the ``ax=`` given, drawn on that axes
-(:func:`axes_for`), so that a notebook can place them in its own grid. Nothing here touches the engine or pyplot's global
-state: figures are built with the object API (``Figure()``), so they are never registered
-with a GUI backend and never leak; :func:`save_figure` renders them with the Agg (PNG) or
-vector (SVG, PDF) canvases and writes each file atomically.
+(:func:`axes_for`), so that a notebook can place them in its own grid. Nothing here
+touches the engine or pyplot's global state: figures are built with the object API
+(``Figure()``), so they are never registered with a GUI backend and never leak;
+:func:`save_figure` renders them with the Agg (PNG) or vector (SVG, PDF) canvases and
+writes each file atomically.
 
 Times are in hours throughout, as everywhere in relplan. Wall-clock buckets are named and
 coloured the same way in every figure (:data:`BUCKET_COLORS`).
