@@ -189,6 +189,8 @@ def validate_command(
 ) -> None:
     """Check a config: schema, units and consistency. Exit 0 when it is valid.
 
+    (relplan published checks relplan itself against published figures.)
+
     A legal but suspicious setting (switches short of ports, a checkpoint write longer
     than its interval, failures faster than a checkpoint cycle) is valid but gets one
     warning line on stderr naming the key, as from every command; with --strict that is
@@ -567,10 +569,12 @@ app.command("fit")(reports_errors(fit_command))
 app.command("analyze")(reports_errors(analyze_command))
 
 
-# relplan validation: relplan against published figures (issue 10, item 3)
+# relplan published: relplan against published figures. Its old name, "validation", read
+# too much like "validate" (which checks a config); it stays as a hidden alias.
 from relplan.cli.validation import validation_command  # noqa: E402
 
-app.command("validation")(reports_errors(validation_command))
+app.command("published")(reports_errors(validation_command))
+app.command("validation", hidden=True)(reports_errors(validation_command))
 
 # relplan plan: the best portfolio of redundancy options under a budget (issue 14)
 from relplan.cli.plan import plan_command  # noqa: E402

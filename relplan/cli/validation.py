@@ -74,6 +74,8 @@ def validation_command(
 ) -> None:
     """Check relplan against published figures: Daly, Meta, Llama 3, ByteRobust, HLAT.
 
+    (Was "relplan validation", still accepted. relplan validate checks a config.)
+
     Each case shows the published figure, relplan's with its 95% CI, the tolerance and
     the verdict (pass, fail, or explained: a figure relplan is not meant to match, with
     the reason). Exits 1 if a case fails. Fixed seed; well under a minute.
