@@ -576,7 +576,7 @@ from relplan.cli.validation import validation_command  # noqa: E402
 app.command("published")(reports_errors(validation_command))
 app.command("validation", hidden=True)(reports_errors(validation_command))
 
-# relplan plan: the best portfolio of redundancy options under a budget (issue 14)
+# relplan plan: the best portfolio of redundancy options under a budget
 from relplan.cli.plan import plan_command  # noqa: E402
 
 app.command("plan")(reports_errors(plan_command))
