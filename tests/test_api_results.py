@@ -114,8 +114,9 @@ def test_the_library_gives_the_config_warnings() -> None:
         warnings.simplefilter("always")
         relplan.simulate(CONFIGS / "small.toml", trials=10, seed=0,
                          overrides={"job.checkpoint.write": "2h"})  # fmt: skip
-    given = [w.message for w in caught if issubclass(w.category, RelplanWarning)]
-    assert [w.key for w in given] == ["job.checkpoint.write"]
+    given = [w for w in caught if issubclass(w.category, RelplanWarning)]
+    assert [w.message.key for w in given] == ["job.checkpoint.write"]
+    assert given[0].filename == __file__  # the warning names the caller's line
 
 
 def test_the_command_line_prints_each_warning_once() -> None:
@@ -184,3 +185,11 @@ def test_a_result_is_short_to_print_draws_on_given_axes_and_writes(tmp_path) -> 
     files = catalog.write(tmp_path / "catalog")
     assert json.loads(files[0].read_text()) == catalog.summary()
     assert len(catalog.to_frame()) == len(catalog.summary()["entries"])
+
+
+def test_the_optimum_draws_on_given_axes() -> None:
+    optimum = relplan.optimize_interval(CONFIGS / "small.toml", trials=10, seed=0)
+    figure = Figure()
+    axes = figure.add_subplot()
+    assert optimum.plot(ax=axes) is figure and axes.get_gid() == "goodput"
+    assert len(optimum.plot().axes) >= 1

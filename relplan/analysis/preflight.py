@@ -47,7 +47,8 @@ def warnings_of(config: RelplanConfig) -> list[RelplanWarning]:
     return config_warnings(config, model.job_mtti_hours, check_port_budget(model.inventory))
 
 
-def warn_config(config: RelplanConfig, where: str = "") -> list[RelplanWarning]:
+def warn_config(config: RelplanConfig, where: str = "",
+                stacklevel: int = 2) -> list[RelplanWarning]:  # fmt: skip
     """Give each warning of a config with :func:`warnings.warn`.
 
     Parameters
@@ -56,6 +57,9 @@ def warn_config(config: RelplanConfig, where: str = "") -> list[RelplanWarning]:
         A valid config.
     where : str
         Appended to each message, e.g. `` (scenario dual-ToR)``.
+    stacklevel : int
+        As :func:`warnings.warn`'s, counted from the caller of this function: the frame
+        whose line the warning names (2: the caller's caller).
 
     Returns
     -------
@@ -75,11 +79,12 @@ def warn_config(config: RelplanConfig, where: str = "") -> list[RelplanWarning]:
     """
     given = [RelplanWarning(w.key, w.message + where) for w in warnings_of(config)]
     for warning in given:
-        warnings.warn(warning, stacklevel=2)
+        warnings.warn(warning, stacklevel=stacklevel + 1)
     return given
 
 
-def warn_configs(labelled: Sequence[tuple[str, RelplanConfig]]) -> list[RelplanWarning]:
+def warn_configs(labelled: Sequence[tuple[str, RelplanConfig]],
+                 stacklevel: int = 2) -> list[RelplanWarning]:  # fmt: skip
     """Give the warnings of several configs, one per key: the first one met, and how many
     other scenarios or points share the key.
 
@@ -87,6 +92,8 @@ def warn_configs(labelled: Sequence[tuple[str, RelplanConfig]]) -> list[RelplanW
     ----------
     labelled : sequence of (str, RelplanConfig)
         Each config with what names it (``"scenario dual-ToR"``, ``"study point ..."``).
+    stacklevel : int
+        As in :func:`warn_config`.
 
     Returns
     -------
@@ -119,7 +126,7 @@ def warn_configs(labelled: Sequence[tuple[str, RelplanConfig]]) -> list[RelplanW
             key, f"{warning.message} ({label}{f' and {more} more' if more else ''})"
         ))  # fmt: skip
     for warning in given:
-        warnings.warn(warning, stacklevel=2)
+        warnings.warn(warning, stacklevel=stacklevel + 1)
     return given
 
 

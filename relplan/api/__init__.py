@@ -68,8 +68,8 @@ def _config(config: ConfigSource, overrides: Overrides = None,
         else:
             loaded = load_config(config, list(items))
         name = loaded.name or Path(config).stem
-    if warn:
-        preflight.warn_config(loaded)
+    if warn:  # the warning names the line of the caller's code that called the API
+        preflight.warn_config(loaded, stacklevel=3)
     return loaded, name
 
 
@@ -272,7 +272,8 @@ def compare(
         specs.append(ScenarioSpec(Path(label), (), label))
         loaded.append(loaded[0].with_overrides(items or []))
     preflight.warn_configs([(f"scenario {scenario_name(spec, config)}", config)
-                            for spec, config in zip(specs, loaded, strict=True)])  # fmt: skip
+                            for spec, config in zip(specs, loaded, strict=True)],
+                           stacklevel=2)  # fmt: skip
     trials, seed, _, key = _settings(loaded[0], trials, seed, None)
     preflight.check_run(loaded, "compare", trials, key, 1 if workers is None else workers)
     data = compare_scenarios(specs, trials, seed, workers, configs=loaded)
@@ -356,7 +357,7 @@ def run_study(
     loaded = study if isinstance(study, Study) else load_study(study)
     points = loaded.points()
     preflight.warn_configs([(f"study point {label}", loaded.config(items))
-                            for label, _, items in points])  # fmt: skip
+                            for label, _, items in points], stacklevel=2)  # fmt: skip
     per_point = trials or loaded.spec.trials
     results = run_study_points(loaded, per_point, workers, dask_address)
     answer = answer_sentence(loaded, results, per_point)
@@ -527,7 +528,7 @@ def check(config: ConfigSource, overrides: Overrides = None) -> Result:
     from relplan.sim.model import build_model
 
     loaded, name = _config(config, overrides, warn=False)
-    given = preflight.warn_config(loaded)
+    given = preflight.warn_config(loaded, stacklevel=2)
     model = build_model(loaded)
     data = {
         "valid": True,

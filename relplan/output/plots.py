@@ -308,6 +308,8 @@ def lost_hours_histogram(
         ``gpu_hours_lost`` is present too, a second x-axis shows GPU-hours.
     config_name : str
         Name of the config, shown in the title.
+    ax : matplotlib.axes.Axes, optional
+        Draw on these axes, in their figure (which is returned); by default a new figure.
 
     Returns
     -------
@@ -371,6 +373,8 @@ def lost_hours_cdf(
         (GPU-hours) is present too, a second x-axis on top shows GPU-hours lost.
     config_name : str
         Name of the config, shown in the title.
+    ax : matplotlib.axes.Axes, optional
+        Draw on these axes, in their figure (which is returned); by default a new figure.
 
     Returns
     -------
@@ -473,6 +477,8 @@ def lost_hours_by_bucket(
     reference : str, optional
         Label of a row that is a bound, not a candidate (such as failure-free running):
         drawn as a dashed line across the bars, not as a bar.
+    ax : matplotlib.axes.Axes, optional
+        Draw on these axes, in their figure (which is returned); by default a new figure.
 
     Returns
     -------
@@ -586,6 +592,8 @@ def interruptions_by_class(
         of :meth:`relplan.analysis.results.SimulationResult.summary`), in counts per trial.
     config_name : str
         Name of the config, shown in the title.
+    ax : matplotlib.axes.Axes, optional
+        Draw on these axes, in their figure (which is returned); by default a new figure.
 
     Returns
     -------
@@ -642,6 +650,8 @@ def failures_by_mode(
         :func:`relplan.output.report.failure_table`.
     config_name : str
         Name of the config, shown in the title.
+    ax : matplotlib.axes.Axes, optional
+        Draw on these axes, in their figure (which is returned); by default a new figure.
 
     Returns
     -------
@@ -756,6 +766,8 @@ def metric_by_point(
         dashed line, not as a candidate.
     labels : mapping of str to str, optional
         Axis label by metric name, overriding the built-in ones.
+    ax : matplotlib.axes.Axes, optional
+        Draw on these axes, in their figure (which is returned); by default a new figure.
 
     Returns
     -------
@@ -1224,6 +1236,8 @@ def goodput_vs_interval(
         The interval minimising the P95 wall time, hours.
     p95_optimal_ci95 : sequence of two floats, optional
         Its 95% confidence interval, hours.
+    ax : matplotlib.axes.Axes, optional
+        Draw on these axes, in their figure (which is returned); by default a new figure.
 
     Returns
     -------
