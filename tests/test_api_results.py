@@ -193,3 +193,13 @@ def test_the_optimum_draws_on_given_axes() -> None:
     axes = figure.add_subplot()
     assert optimum.plot(ax=axes) is figure and axes.get_gid() == "goodput"
     assert len(optimum.plot().axes) >= 1
+
+
+def test_a_comparison_draws_its_scenarios_on_given_axes() -> None:
+    result = relplan.compare([CONFIGS / "small.toml"], {"no spares": ["job.spares=0"]},
+                             trials=20, seed=0, workers=1)  # fmt: skip
+    figure = Figure()
+    axes = figure.add_subplot()
+    assert result.plot(ax=axes) is figure
+    labels = [tick.get_text().split("\n")[0] for tick in axes.get_yticklabels()]
+    assert sorted(labels) == ["no spares", "small"]

@@ -82,6 +82,20 @@ def _settings(config: RelplanConfig, trials: int | None, seed: int | None,
             "trials" if trials is not None else "simulation.trials")  # fmt: skip
 
 
+def _own_figure(kind: str, draw: Any) -> Any:
+    """A plotter for a figure of several axes, which cannot go on the caller's ``ax``."""
+
+    def plotter(ax: Any) -> Any:
+        if ax is not None:
+            from relplan.errors import ConfigError
+
+            raise ConfigError("ax", f"the {kind} figure lays out its own axes: call "
+                                    f"plot({kind!r}) without ax")  # fmt: skip
+        return draw()
+
+    return plotter
+
+
 def simulate(
     config: ConfigSource,
     trials: int | None = None,
@@ -285,9 +299,9 @@ def compare(
         "compare", headline, data, None, frame=lambda: frame.copy(),
         plots={"goodput": lambda ax: plots.metric_by_point(
             frame.rename(columns={"scenario": "label"}).assign(
-                goodput_mean=frame["goodput"], goodput_ci_low=frame["goodput_ci95"].str[0],
-                goodput_ci_high=frame["goodput_ci95"].str[1]),
-            "goodput", "comparison", reference=specs[0].label, ax=ax)},
+                goodput_ci95_low=frame["goodput_ci95"].str[0],
+                goodput_ci95_high=frame["goodput_ci95"].str[1]),
+            "goodput", "comparison", ax=ax)},
         writer=lambda folder: write_comparison_files(data, folder),
     )  # fmt: skip
 
@@ -428,8 +442,8 @@ def plan(
     return Result(
         "plan", answer, data, None,
         frame=(lambda: pd.json_normalize(result[frame_key])) if frame_key else None,
-        plots={"frontier": lambda ax: frontier_figure(result),
-               "attribution": lambda ax: attribution_figure(result)},
+        plots={"frontier": _own_figure("frontier", lambda: frontier_figure(result)),
+               "attribution": _own_figure("attribution", lambda: attribution_figure(result))},
         writer=lambda folder: write_plan_outputs(result, folder),
     )  # fmt: skip
 

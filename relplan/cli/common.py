@@ -118,8 +118,7 @@ def duration_override(option: str, key: str, value: str | None) -> list[str]:
     """
     if value is None:
         return []
-    import json
-
+    from relplan.config.toml_text import toml_value
     from relplan.units import UnitError, parse_duration_hours
 
     try:
@@ -128,7 +127,7 @@ def duration_override(option: str, key: str, value: str | None) -> list[str]:
         raise ConfigError(option, str(error)) from None
     if hours <= 0:
         raise ConfigError(option, f"must be greater than 0 (got {value!r})")
-    return [f"{key}={json.dumps(value)}"]
+    return [f"{key}={toml_value(value)}"]
 
 
 def interval_override(interval: str | None) -> list[str]:
