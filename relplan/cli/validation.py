@@ -1,4 +1,4 @@
-"""``relplan validation``: relplan against published figures (the validation suite).
+"""``relplan published``: relplan against published figures (the validation suite).
 
 Thin: parse, call :func:`relplan.analysis.validation.run_validation`, render a table of 80
 columns, print JSON, or write the table as CSV, JSON and Markdown. Like the rest of
