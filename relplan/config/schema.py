@@ -17,6 +17,7 @@ from pydantic import (
     Discriminator,
     Field,
     PlainSerializer,
+    SerializationInfo,
     Tag,
     ValidationError,
     ValidationInfo,
@@ -44,15 +45,25 @@ from relplan.vocab import (
     SERVER_CLASSES,
 )
 
+WITH_UNITS = {"units": True}
+"""The serialization context of :meth:`RelplanConfig.to_document`: durations, sizes and
+bandwidths as config text with their unit. Without it (a plain ``model_dump``, the config
+digest) they stay numbers in hours, bytes and bytes per second."""
 
-def _hours_text(hours: float) -> str:
-    """A duration in hours as config text that reads back exactly (``"0.25h"``)."""
-    return f"{hours!r}h"
+
+def _with_unit(unit: str) -> Any:
+    """A serializer writing a number as config text in ``unit`` when asked to
+    (:data:`WITH_UNITS`): ``repr`` keeps every digit, so that it reads back exactly."""
+
+    def write(value: Any, info: SerializationInfo) -> Any:
+        if value == "auto" or not (info.context or {}).get("units"):
+            return value
+        return f"{value!r}{unit}"
+
+    return PlainSerializer(write, when_used="json")
 
 
-Hours = Annotated[
-    float, BeforeValidator(parse_duration_hours), PlainSerializer(_hours_text, when_used="json")
-]
+Hours = Annotated[float, BeforeValidator(parse_duration_hours), _with_unit("h")]
 Fraction = Annotated[float, BeforeValidator(parse_fraction)]
 
 DEFAULT_PEER_BANDWIDTH = 25e9
@@ -299,14 +310,9 @@ class ClusterConfig(_Strict):
 
 
 BytesPerSecond = Annotated[
-    float,
-    BeforeValidator(parse_bandwidth_bytes_per_s),
-    PlainSerializer(lambda rate: f"{rate!r}B/s", when_used="json"),
+    float, BeforeValidator(parse_bandwidth_bytes_per_s), _with_unit("B/s")
 ]
-Bytes = Annotated[
-    float, BeforeValidator(parse_size_bytes), PlainSerializer(lambda size: f"{size!r}B",
-                                                              when_used="json"),
-]
+Bytes = Annotated[float, BeforeValidator(parse_size_bytes), _with_unit("B")]
 
 
 class FailoverConfig(_Strict):
@@ -517,8 +523,7 @@ class RestartConfig(_Strict):
     load: Annotated[
         Literal["auto"] | float,
         BeforeValidator(_auto_or_hours),
-        PlainSerializer(lambda load: load if load == "auto" else _hours_text(load),
-                        when_used="json"),
+        _with_unit("h"),
     ] = Field(default=0.0)
 
     @model_validator(mode="after")
@@ -755,7 +760,7 @@ class RelplanConfig(_Strict):
         >>> load_config("configs/small.toml").to_document()["job"]["checkpoint"]["interval"]
         '1.0h'
         """
-        return self.model_dump(mode="json", exclude_none=True)
+        return self.model_dump(mode="json", exclude_none=True, context=WITH_UNITS)
 
     def to_toml(self) -> str:
         """The config as TOML text (every key set; comments are not kept).
