@@ -43,6 +43,17 @@ def test_every_study_point_reads_back_from_its_toml(path: Path) -> None:
         assert relplan.loads_config(config.to_toml()) == config
 
 
+def test_a_default_stays_a_default_through_with_overrides_and_to_toml() -> None:
+    # "every core" for points needs simulation.workers to stay unset (configured_workers)
+    from relplan.analysis.executor import configured_workers
+
+    config = relplan.load_config(CONFIGS / "small.toml")
+    assert configured_workers(config) is None
+    assert configured_workers(config.with_overrides(["job.spares=1"])) is None
+    assert configured_workers(relplan.loads_config(config.to_toml())) is None
+    assert configured_workers(config.with_overrides(["simulation.workers=3"])) == 3
+
+
 def test_units_are_written_only_into_the_toml_not_into_the_digest() -> None:
     # the config digest hashes model_dump(mode="json"): numbers in hours, as before
     config = relplan.load_config(CONFIGS / "small.toml", ["job.checkpoint.interval=30min"])

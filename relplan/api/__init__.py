@@ -272,6 +272,7 @@ def compare(
     ['small', 'no spares']
     """
     from relplan.analysis.compare import ScenarioSpec, compare_scenarios, scenario_name
+    from relplan.analysis.executor import configured_workers, default_workers
     from relplan.output import plots
     from relplan.output.files import write_comparison_files
 
@@ -289,7 +290,8 @@ def compare(
                             for spec, config in zip(specs, loaded, strict=True)],
                            stacklevel=2)  # fmt: skip
     trials, seed, _, key = _settings(loaded[0], trials, seed, None)
-    preflight.check_run(loaded, "compare", trials, key, 1 if workers is None else workers)
+    at_once = default_workers(workers if workers is not None else configured_workers(loaded[0]))
+    preflight.check_run(loaded, "compare", trials, key, min(at_once, len(loaded)))
     data = compare_scenarios(specs, trials, seed, workers, configs=loaded)
     frame = pd.json_normalize(data["scenarios"])
     best = max(data["scenarios"], key=lambda row: row["goodput"])
@@ -364,15 +366,22 @@ def run_study(
     """
     import json
 
+    from relplan.analysis.executor import configured_workers, default_workers
     from relplan.analysis.sweep import run_study as run_study_points
     from relplan.output import plots
     from relplan.output.study_report import write_study_outputs
 
     loaded = study if isinstance(study, Study) else load_study(study)
-    points = loaded.points()
-    preflight.warn_configs([(f"study point {label}", loaded.config(items))
-                            for label, _, items in points], stacklevel=2)  # fmt: skip
+    configs = [(f"study point {label}", loaded.config(items))
+               for label, _, items in loaded.points()]
+    preflight.warn_configs(configs, stacklevel=2)
     per_point = trials or loaded.spec.trials
+    if dask_address is None or dask_address == "local":
+        at_once = default_workers(workers if workers is not None
+                                  else configured_workers(configs[0][1]))  # fmt: skip
+        preflight.check_run([config for _, config in configs], "sweep", per_point,
+                            "trials" if trials is not None else "study.trials",
+                            min(at_once, len(configs)))  # fmt: skip
     results = run_study_points(loaded, per_point, workers, dask_address)
     answer = answer_sentence(loaded, results, per_point)
     data = {

@@ -746,8 +746,10 @@ class RelplanConfig(_Strict):
             raise config_error(error, document=document, model=cls) from None
 
     def to_document(self) -> dict[str, Any]:
-        """The config as a TOML document: every key set, durations in hours (``"0.25h"``),
-        sizes in bytes (``"4e9B"``), bandwidths in bytes per second (``"5e10B/s"``).
+        """The config as a TOML document: the keys set (by the file, an override or a
+        copy; defaults are left out, so that they stay defaults), durations in hours
+        (``"0.25h"``), sizes in bytes (``"4e9B"``), bandwidths in bytes per second
+        (``"5e10B/s"``).
 
         Returns
         -------
@@ -760,10 +762,12 @@ class RelplanConfig(_Strict):
         >>> load_config("configs/small.toml").to_document()["job"]["checkpoint"]["interval"]
         '1.0h'
         """
-        return self.model_dump(mode="json", exclude_none=True, context=WITH_UNITS)
+        return self.model_dump(mode="json", exclude_unset=True, exclude_none=True,
+                               context=WITH_UNITS)
 
     def to_toml(self) -> str:
-        """The config as TOML text (every key set; comments are not kept).
+        """The config as TOML text (the keys set, see :meth:`to_document`; comments are
+        not kept).
 
         Returns
         -------
