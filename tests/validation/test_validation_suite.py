@@ -34,6 +34,9 @@ from relplan.cli.app import app
 from relplan.cli.validation import render_validation
 from tests.conftest import REPO
 
+# the whole validation suite runs once for the module (about 20 s)
+pytestmark = pytest.mark.slow
+
 runner = CliRunner()
 
 
