@@ -98,7 +98,10 @@ def _wrote(path: Path) -> None:
 
 
 def render_fit(data: dict[str, Any], console: Console | None = None) -> None:
-    """Print a ``relplan fit`` report (the ``--json`` object) as a table of 80 columns."""
+    """Print a ``relplan fit`` report (the ``--json`` object) as a table of 80 columns.
+
+    With ``--group`` the object holds ``groups``: one report each, printed one after another.
+    """
     from rich import box
     from rich.table import Table
     from rich.text import Text
@@ -106,39 +109,112 @@ def render_fit(data: dict[str, Any], console: Console | None = None) -> None:
     from relplan.cli import render
 
     out = console if console is not None else render.console
+    if "groups" in data:
+        for name, report in data["groups"].items():
+            out.print(f"Group {name}:", highlight=False, markup=False)
+            render_fit(report, out)
+            out.print()
+        return
     table = Table(
         title=f"Lifetime fits: {data['n']:,} units, {data['failures']:,} failed, "
         f"{data['censored']:,} censored",
-        caption="95% CIs: Wald on the log scale; ΔAIC: AIC - the best's AIC;\n"
-        "KM dist: max |Kaplan-Meier CDF - fitted CDF|",
+        caption="95% CIs: Wald on the log scale; ΔAIC: AIC - the smallest AIC;\n"
+        "KM dist: max |Kaplan-Meier CDF - fitted CDF|; ×exp: mean / exposure\n"
+        "estimate; ! the data do not support the family's mean",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
         show_edge=False,
         padding=(0, 1, 0, 0),
     )
     for index, column in enumerate(
-        ("family", "parameters [95% CI]", "ΔAIC", "KM dist", "mean life [95% CI]")
+        ("family", "parameters [95% CI]", "ΔAIC", "KM dist", "mean life [95% CI]", "×exp")
     ):
         table.add_column(column, justify="left" if index < 2 else "right")
-    best_aic = data["fits"][data["best"]]["aic"]
+    best_aic = data["fits"][data["aic_best"]]["aic"]
     for family, fit in data["fits"].items():
         params, ci95 = fit["params"], fit["ci95"]
         lines = []
         for name, value in params.items():
             label = name.removesuffix("_hours")
             lines.append(f"{label} " + _with_ci(value, *ci95[name], hours=name.endswith("_hours")))
+        marks = (" *" if family == data["best"] else "") + ("" if fit["trusted"] else " !")
+        ratio = fit["mean_to_exposure"]
         table.add_row(
-            Text(family + (" *" if family == data["best"] else "")),
+            Text(family + marks),
             Text("\n".join(lines)),
             f"{fit['aic'] - best_aic:.1f}",
             f"{fit['gof']['km_distance']:.3f}",
             Text(_with_ci(fit["mean_hours"], *fit["mean_ci95"], hours=True)),
+            _number(ratio) if ratio is not None else "inf",
         )
     out.print(table)
     out.print(
-        f"* best by AIC: {data['best']}. In a [failures.NAME] table:", highlight=False, markup=False
+        f"Exposure estimate (total time / failures): {_duration(data['exposure_mean_hours'])}; "
+        f"longest observation: {_duration(data['longest_hours'])}.",
+        highlight=False,
+        markup=False,
     )
+    for warning in data["warnings"]:
+        out.print(f"warning: {warning}", highlight=False, markup=False, style="yellow")
+    if data["best"] == data["aic_best"]:
+        chosen = f"* best by AIC: {data['best']}"
+    else:
+        chosen = f"* best: {data['best']}, the smallest AIC of the families the data support"
+    out.print(f"{chosen}. In a [failures.NAME] table:", highlight=False, markup=False)
     out.print(data["config"].rstrip("\n"), highlight=False, markup=False, soft_wrap=True)
+
+
+def _event_samples(
+    path: Path,
+    start: str | None,
+    end: str | None,
+    units: int | None,
+    unit_list: Path | None,
+) -> tuple[Any, dict[str, Any]]:
+    """The lifetime sample an event log (``unit,time`` records) gives, and its counts."""
+    from relplan.analysis.event_log import (
+        events_to_lifetimes,
+        parse_time,
+        read_records,
+        read_unit_list,
+    )
+
+    for option, value in (("--start", start), ("--end", end)):
+        if value is None:
+            raise ConfigError(option, "--events needs the window every unit was watched over")
+    window_start, window_end = parse_time(start, "--start"), parse_time(end, "--end")
+    ids: list[str] = []
+    times = []
+    for record in read_records(path, "CSV", ("unit", "time")):
+        unit = record.text("unit")
+        if unit is None:
+            raise ConfigError("unit", f"{record.where}: is empty")
+        try:
+            times.append(parse_time(record.text("time") or "", "time"))
+        except ConfigError as error:
+            raise ConfigError("time", f"{record.where}: {error.message}") from None
+        ids.append(unit)
+    listed = read_unit_list(unit_list) if unit_list is not None else None
+    built = events_to_lifetimes(ids, times, window_start, window_end, units, listed)
+    counts = {
+        "units": built.units,
+        "events": built.events,
+        "merged": built.merged,
+        "outside": built.outside,
+        "window_hours": built.window_hours,
+    }
+    return built.sample, counts
+
+
+def _config_text(reports: dict[str, Any], grouped: bool) -> str:
+    """The --write-config text: one line, or one [failures.GROUP] table per group."""
+    from relplan.analysis.incidents import toml_key
+
+    if not grouped:
+        return reports[""].config
+    return "\n".join(
+        f"[failures.{toml_key(name)}]\n{report.config}" for name, report in reports.items()
+    )
 
 
 def fit_command(
@@ -146,32 +222,138 @@ def fit_command(
         Path,
         typer.Argument(
             help="CSV with columns hours (time in service) and failed (1 failed then, "
-            "0 still running then: right-censored).",
+            "0 still running then: right-censored); with --events, records unit,time.",
             metavar="CSV",
             show_default=False,
         ),
     ],
     as_json: JsonOption = False,
     write_config: WriteConfigOption = None,
+    group: Annotated[
+        str | None,
+        typer.Option(
+            "--group",
+            metavar="COLUMN",
+            help="Fit each group apart: the groups are the values of this column.",
+            show_default=False,
+        ),
+    ] = None,
+    events: Annotated[
+        bool,
+        typer.Option(
+            "--events",
+            help="The CSV holds failure records, unit and time (ISO 8601): build the "
+            "censored times between failures from them (needs --start, --end and "
+            "--units or --unit-list).",
+        ),
+    ] = False,
+    start: Annotated[
+        str | None,
+        typer.Option(metavar="TIME", help="With --events: when watching began, ISO 8601.",
+                     show_default=False),
+    ] = None,
+    end: Annotated[
+        str | None,
+        typer.Option(metavar="TIME", help="With --events: when watching ended, ISO 8601.",
+                     show_default=False),
+    ] = None,
+    units: Annotated[
+        int | None,
+        typer.Option("--units", metavar="N", min=1,
+                     help="With --events: units watched (those without a record are "
+                     "censored at the whole window).", show_default=False),
+    ] = None,
+    unit_list: Annotated[
+        Path | None,
+        typer.Option("--unit-list", metavar="FILE",
+                     help="With --events: the units watched, one id a line.",
+                     show_default=False),
+    ] = None,
+    as_key: Annotated[
+        str,
+        typer.Option("--as", metavar="KEY",
+                     help="What --write-config writes: a lifetime or a repair line."),
+    ] = "lifetime",
+    force: Annotated[
+        bool,
+        typer.Option("--force",
+                     help="Write the best fit even where the data do not support its mean."),
+    ] = False,
 ) -> None:
-    """Fit exponential, Weibull and lognormal lifetimes to censored data; pick one by AIC.
+    """Fit exponential, Weibull and lognormal lifetimes to censored data; pick the best.
 
     Each family is fitted by maximum likelihood with right-censoring and reported with its
-    parameters and mean life (95% CIs), log-likelihood, AIC and the distance between the
-    Kaplan-Meier estimate and the fitted CDF. --write-config writes the best fit as a
-    TOML line, lifetime = { dist = ..., ... }, for a [failures.NAME] table.
+    parameters and mean life (95% CIs), AIC, the distance between the Kaplan-Meier
+    estimate and the fitted CDF, and its mean over the exposure estimate (total time /
+    failures). The best is the smallest AIC among the families whose mean is within 2x of
+    the exposure estimate and not beyond the longest observation. --write-config writes it
+    as a TOML line, lifetime = { dist = ..., ... } (or repair = with --as repair), and
+    refuses a best fit the data do not support unless --force.
     """
-    from relplan.analysis.fit import fit_lifetimes, read_lifetime_csv
+    from relplan.analysis.fit import (
+        CONFIG_KEYS,
+        fit_groups,
+        fit_lifetimes,
+        read_lifetime_csv,
+        read_lifetime_groups,
+    )
     from relplan.output.files import to_json
 
+    if as_key not in CONFIG_KEYS:
+        raise ConfigError("--as", f"must be one of {', '.join(CONFIG_KEYS)} (got {as_key!r})")
+    if not events:
+        for option, value in (("--start", start), ("--end", end), ("--units", units),
+                              ("--unit-list", unit_list)):  # fmt: skip
+            if value is not None:
+                raise ConfigError(option, "only with --events")
+    elif group is not None:
+        raise ConfigError("--group", "not with --events: fit each group's records apart")
     _check_write_config(write_config)
-    report = fit_lifetimes(read_lifetime_csv(csv_path))
-    data = report.to_dict()
+    counts = None
+    if events:
+        sample, counts = _event_samples(csv_path, start, end, units, unit_list)
+        reports = {"": fit_lifetimes(sample, as_key)}
+    elif group is not None:
+        reports = fit_groups(read_lifetime_groups(csv_path, group), as_key)
+    else:
+        reports = {"": fit_lifetimes(read_lifetime_csv(csv_path), as_key)}
+    if group is not None:
+        data: dict[str, Any] = {
+            "group": group,
+            "groups": {name: report.to_dict() for name, report in reports.items()},
+        }
+    else:
+        data = reports[""].to_dict()
+        if counts is not None:
+            data["events"] = counts
     if write_config is not None:
-        _write_config(write_config, report.config)
+        untrusted = {
+            name: report for name, report in reports.items() if not report.best_trusted
+        }
+        if untrusted and not force:
+            name, report = next(iter(untrusted.items()))
+            where = f"group {name!r}: " if name else ""
+            raise ConfigError(
+                "--write-config",
+                f"{where}refused: the best fit, {report.best}, has a mean the data do not "
+                f"support ({'; '.join(report.checks[report.best].reasons)}). Check that the "
+                "data hold every unit's time on test, censored units too; --force writes "
+                "it anyway",
+            )
+        _write_config(write_config, _config_text(reports, group is not None))
     if as_json:
         typer.echo(to_json(data))
     else:
+        if counts is not None:
+            from relplan.cli.render import error_console
+
+            error_console.print(
+                f"{counts['events']:,} failures of {counts['units']:,} units over "
+                f"{_duration(counts['window_hours'])}; {counts['merged']:,} simultaneous "
+                f"records merged, {counts['outside']:,} outside the window.",
+                highlight=False,
+                markup=False,
+            )
         render_fit(data)
     if write_config is not None and not as_json:
         _wrote(write_config)
