@@ -320,10 +320,12 @@ def events_to_lifetimes(
     --------
     >>> from datetime import datetime, UTC
     >>> day = lambda d: datetime(2024, 1, d, tzinfo=UTC)
-    >>> built = events_to_lifetimes(["a", "a", "b"], [day(3), day(5), day(3)], day(1), day(11),
-    ...                             units=3)
-    >>> built.sample.hours.tolist(), built.sample.failed.tolist()
-    ([48.0, 48.0, 144.0, 48.0, 192.0, 240.0], [True, True, False, True, False, False])
+    >>> built = events_to_lifetimes(["a", "a", "a", "b"], [day(3), day(6), day(3), day(4)],
+    ...                             day(1), day(11), units=3)
+    >>> built.sample.hours.tolist()
+    [48.0, 72.0, 120.0, 72.0, 168.0, 240.0]
+    >>> built.sample.failed.tolist(), built.events, built.merged
+    ([True, True, False, True, False, False], 3, 1)
     """
     if end <= start:
         raise ConfigError("--end", f"{end.isoformat()} is not after --start {start.isoformat()}")

@@ -481,16 +481,38 @@ def analyze_command(
     ] = None,
     as_json: JsonOption = False,
     write_config: WriteConfigOption = None,
+    ids: Annotated[
+        str,
+        typer.Option(
+            "--ids",
+            metavar="KIND",
+            help="What the log's unit ids name: auto (a unit of the row's own mode), "
+            "server, gpu, nic, link or switch.",
+        ),
+    ] = "auto",
+    category_map: Annotated[
+        Path | None,
+        typer.Option(
+            "--map",
+            metavar="FILE",
+            help="CSV with columns category (the log's) and mode (the config's), many to "
+            "one; mode - drops a category.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Measure an incident log's failure rates against a config's; find repeat offenders.
 
     Per failure mode: failures, the rate and MTBF per unit (units from the config's job)
     with exact Poisson 95% CIs, the ratio to the config's rate and whether the config's
     rate is inside the CI. For the job: the measured MTTI, interruptions a day and, with
-    downtimes, goodput. Units failing more often than their mode's rate allows are listed
-    with p-values. --write-config writes the config with each measured mode's lifetime
-    replaced by an exponential with the measured MTBF.
+    downtimes (merged where they overlap, clipped to the window), goodput. Units (or, with
+    --ids server, servers) failing more often than their mode's rate allows are listed with
+    p-values. Duplicated rows are dropped with a warning. The log is CSV or JSON lines.
+    --write-config writes the config with each measured mode's lifetime replaced by an
+    exponential with the measured MTBF.
     """
+    from relplan.analysis.event_log import read_category_map
     from relplan.analysis.incidents import (
         incident_report,
         read_incident_log,
@@ -498,11 +520,16 @@ def analyze_command(
     )
     from relplan.config.loading import parse_config, read_toml
     from relplan.output.files import to_json
+    from relplan.vocab import LOG_ID_KINDS
 
+    if ids not in LOG_ID_KINDS:
+        raise ConfigError("--ids", f"must be one of {', '.join(LOG_ID_KINDS)} (got {ids!r})")
     _check_write_config(write_config)
     config = parse_config(read_toml(config_path, "--config"))
     print_warnings(warnings_of(config))
-    report = incident_report(read_incident_log(log_path), config, start, end)
+    mapping = read_category_map(category_map) if category_map is not None else None
+    report = incident_report(read_incident_log(log_path), config, start, end, ids, mapping)
+    print_warnings(f"LOG: {warning}" for warning in report["warnings"])
     if write_config is not None:
         text = recalibrated_config_text(
             config_path.read_text(encoding="utf-8"), report, str(log_path)
@@ -514,3 +541,172 @@ def analyze_command(
         render_incidents(report, f"{log_path.name} against {config.name or config_path.stem}")
     if write_config is not None and not as_json:
         _wrote(write_config)
+
+
+def render_replay(data: dict[str, Any], title: str, console: Console | None = None) -> None:
+    """Print a ``relplan replay`` report (the ``--json`` object) in 80 columns."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    from relplan.cli import render
+    from relplan.vocab import BUCKETS
+
+    out = console if console is not None else render.console
+    window, log, policy = data["window"], data["log"], data["policy"]
+    table = Table(
+        title=f"{title}: {window['start'][:10]} to {window['end'][:10]} "
+        f"({_duration(window['hours'])}), {log['events']:,} failures",
+        caption=f"mean over {policy['samples']:,} job start times [2.5th, 97.5th percentiles]",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        show_edge=False,
+        padding=(0, 1, 0, 0),
+    )
+    for index, column in enumerate(("interval", "goodput", "lost hours", "interruptions")):
+        table.add_column(column, justify="left" if index == 0 else "right")
+    for interval in data["intervals"]:
+        goodput, lost = interval["goodput"], interval["lost_hours"]
+        stops = interval["interruptions"]
+        table.add_row(
+            Text(_duration(interval["interval_hours"])),
+            Text(f"{goodput['mean']:.4f} [{goodput['ci95'][0]:.4f}, {goodput['ci95'][1]:.4f}]"),
+            Text(f"{lost['mean']:,.1f} [{lost['ci95'][0]:,.1f}, {lost['ci95'][1]:,.1f}]"),
+            Text(f"{stops['mean']:.4g} [{stops['ci95'][0]:.4g}, {stops['ci95'][1]:.4g}]"),
+        )
+    out.print(table)
+    buckets = [
+        bucket
+        for bucket in BUCKETS
+        if bucket != "useful"
+        and any(interval["bucket_hours"][bucket] > 0 for interval in data["intervals"])
+    ]
+    if buckets:
+        lost_table = Table(
+            title="Hours lost per bucket (means over the start times)",
+            box=box.SIMPLE_HEAD,
+            pad_edge=False,
+            show_edge=False,
+            padding=(0, 1, 0, 0),
+        )
+        for index, column in enumerate(("interval", *buckets)):
+            lost_table.add_column(column, justify="left" if index == 0 else "right")
+        for interval in data["intervals"]:
+            lost_table.add_row(
+                Text(_duration(interval["interval_hours"])),
+                *(f"{interval['bucket_hours'][bucket]:,.1f}" for bucket in buckets),
+            )
+        out.print(lost_table)
+    out.print(
+        f"Checkpoint write {_duration(policy['write_hours'])}, restart "
+        f"{_duration(policy['restart_hours'])}; replayed: "
+        + (", ".join(f"{count:,} {impact}" for impact, count in log["replayed"].items())
+           or "none"),
+        highlight=False,
+        markup=False,
+    )
+
+
+def replay_command(
+    log_path: Annotated[
+        Path,
+        typer.Argument(
+            help="Incident log, CSV or JSON lines: time (ISO 8601), category (a failure mode "
+            "of the config, or the log's own with --map), optionally unit and "
+            "downtime_hours.",
+            metavar="LOG",
+            show_default=False,
+        ),
+    ],
+    config_path: Annotated[
+        Path,
+        typer.Option(
+            "--config",
+            metavar="CFG",
+            help="The config whose failure modes, checkpoint and restart the history is "
+            "replayed against.",
+            show_default=False,
+        ),
+    ],
+    start: Annotated[
+        str,
+        typer.Option(metavar="TIME", help="Start of the window, ISO 8601.", show_default=False),
+    ],
+    end: Annotated[
+        str,
+        typer.Option(metavar="TIME", help="End of the window, ISO 8601.", show_default=False),
+    ],
+    intervals: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--interval",
+            metavar="DUR",
+            help="A checkpoint interval to replay (repeat for more) [default: the config's].",
+            show_default=False,
+        ),
+    ] = None,
+    samples: Annotated[
+        int,
+        typer.Option("--samples", metavar="N", help="Job start times the bootstrap draws."),
+    ] = 1000,
+    seed: Annotated[
+        int | None,
+        typer.Option("--seed", metavar="SEED",
+                     help="Seed of the draw [default: the config's simulation.seed].",
+                     show_default=False),
+    ] = None,
+    category_map: Annotated[
+        Path | None,
+        typer.Option(
+            "--map",
+            metavar="FILE",
+            help="CSV with columns category (the log's) and mode (the config's), many to "
+            "one; mode - drops a category.",
+            show_default=False,
+        ),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Replay a log's real failures against the config's checkpoint and restart policy.
+
+    The job runs through the window and checkpoints every interval; each failure of a
+    fatal mode loses the work since the last checkpoint, then costs the mode's detection,
+    the wait the log's downtime adds, and the config's restart; a transient mode's failure
+    stalls the job. For each interval: goodput, lost hours per bucket and interruptions,
+    as the mean over job start times drawn across the window (the history wrapped around)
+    with the 2.5th and 97.5th percentiles.
+    """
+    from relplan.analysis.event_log import read_category_map
+    from relplan.analysis.incidents import read_incident_log
+    from relplan.analysis.replay import replay_log
+    from relplan.config.loading import parse_config, read_toml
+    from relplan.output.files import to_json
+    from relplan.units import UnitError, parse_duration_hours
+
+    intervals_hours = None
+    if intervals:
+        intervals_hours = []
+        for text in intervals:
+            try:
+                intervals_hours.append(parse_duration_hours(text))
+            except UnitError as error:
+                raise ConfigError("--interval", str(error)) from None
+    config = parse_config(read_toml(config_path, "--config"))
+    print_warnings(warnings_of(config))
+    mapping = read_category_map(category_map) if category_map is not None else None
+    report = replay_log(
+        read_incident_log(log_path),
+        config,
+        start,
+        end,
+        intervals_hours,
+        samples=samples,
+        seed=seed,
+        category_map=mapping,
+    )
+    print_warnings(f"LOG: {warning}" for warning in report.warnings)
+    data = report.to_dict()
+    if as_json:
+        typer.echo(to_json(data))
+    else:
+        render_replay(data, f"{log_path.name} against {config.name or config_path.stem}")
