@@ -23,11 +23,14 @@ Weibull through its one-dimensional profile score equation, the lognormal by Nel
   whose mean the data support: every family's mean is set next to the **exposure estimate**
   (total time on test / failures, the exponential's MTBF, which needs no shape) and the
   **longest observation**. A family whose mean differs from the exposure estimate by more
-  than :data:`MEAN_EXPOSURE_TOLERANCE` times either way, or lies beyond the longest time
-  observed, takes its mean from a tail the data never saw (a lognormal fitted to heavily
-  censored data can put it 15x off); it is not chosen while a family that passes exists,
-  and a warning says so. If none passes, the AIC's choice stands with a warning, and
-  ``--write-config`` refuses it unless forced.
+  than :data:`MEAN_EXPOSURE_TOLERANCE` times either way, or (a Weibull or lognormal) lies
+  beyond the longest time observed, takes its mean from a tail the data never saw (a
+  lognormal fitted to heavily censored data can put it 15x off); it is not chosen while a
+  family that passes exists, and a warning says so. If none passes, the AIC's choice
+  stands with a warning, and ``--write-config`` refuses it unless forced. The
+  exponential's mean is the exposure estimate itself; beyond the longest observation (a
+  fleet watched for less than one mean life) it is kept, with a warning that only its
+  constant hazard carries it there.
 
 Every duration is in hours.
 """
@@ -312,11 +315,16 @@ class FamilyCheck:
         Whether the mean lies beyond the longest time observed.
     reasons : tuple of str
         Why the family is not trusted (empty: it is).
+    notes : tuple of str
+        What to know about a trusted family's mean: the exponential's, beyond the longest
+        observation, rests on its constant hazard alone (the data cover less than one mean
+        life, so no shape can be told from them).
     """
 
     mean_to_exposure: float
     beyond_longest: bool
     reasons: tuple[str, ...]
+    notes: tuple[str, ...] = ()
 
     @property
     def trusted(self) -> bool:
@@ -346,10 +354,10 @@ def family_check(fit: LifetimeFit, exposure_hours: float, longest_hours: float) 
     >>> sample = lifetime_sample([100.0, 300.0, 600.0], [1, 1, 0])
     >>> family_check(fit_exponential(sample), 500.0, 600.0).trusted
     True
-    >>> for reason in family_check(fit_exponential(sample), 200.0, 400.0).reasons:
-    ...     print(reason)
-    its mean 500 h is 2.5x the exposure estimate 200 h
-    its mean 500 h lies beyond the longest observation, 400 h
+    >>> family_check(fit_exponential(sample), 200.0, 600.0).reasons
+    ('its mean 500 h is 2.5x the exposure estimate 200 h',)
+    >>> family_check(fit_weibull(sample), 500.0, 400.0).reasons[-1]
+    'its mean ... h lies beyond the longest observation, 400 h'
     """
     mean = fit.mean_hours
     ratio = mean / exposure_hours if math.isfinite(mean) else math.inf
@@ -359,11 +367,17 @@ def family_check(fit: LifetimeFit, exposure_hours: float, longest_hours: float) 
             f"its mean {mean:.4g} h is {ratio:.3g}x the exposure estimate {exposure_hours:.4g} h"
         )
     beyond = not mean <= longest_hours
+    notes = []
     if beyond:
-        reasons.append(
-            f"its mean {mean:.4g} h lies beyond the longest observation, {longest_hours:.4g} h"
-        )
-    return FamilyCheck(ratio, beyond, tuple(reasons))
+        text = f"its mean {mean:.4g} h lies beyond the longest observation, {longest_hours:.4g} h"
+        if fit.family == "exponential":
+            notes.append(
+                f"{text}: it is the exposure estimate, which assumes a constant hazard the "
+                "data cannot check"
+            )
+        else:
+            reasons.append(text)
+    return FamilyCheck(ratio, beyond, tuple(reasons), tuple(notes))
 
 
 @dataclass(frozen=True)
@@ -379,8 +393,8 @@ class FitReport:
     checks : dict of str to FamilyCheck
         Each family's mean against the exposure estimate and the longest observation.
     best : str
-        The family with the smallest AIC among the trusted ones (the smallest AIC of all
-        if none is trusted).
+        The family written: the one asked for, else the smallest AIC among the trusted
+        ones (the smallest AIC of all if none is trusted).
     aic_best : str
         The family with the smallest AIC of all.
     config : str
@@ -427,6 +441,7 @@ class FitReport:
                 "beyond_longest": check.beyond_longest,
                 "trusted": check.trusted,
                 "reasons": list(check.reasons),
+                "notes": list(check.notes),
             }
         return {
             "n": self.sample.n,
@@ -822,7 +837,9 @@ def lifetime_fragment(fit: LifetimeFit, key: str = "lifetime") -> str:
     return text
 
 
-def fit_lifetimes(sample: LifetimeSample, key: str = "lifetime") -> FitReport:
+def fit_lifetimes(
+    sample: LifetimeSample, key: str = "lifetime", family: str | None = None
+) -> FitReport:
     """Fit the exponential, Weibull and lognormal families; pick the best the data support.
 
     Parameters
@@ -831,6 +848,9 @@ def fit_lifetimes(sample: LifetimeSample, key: str = "lifetime") -> FitReport:
         Times in service, hours, with failure flags (see :func:`lifetime_sample`).
     key : {"lifetime", "repair"}
         What the config line sets (``repair`` for fitted repair times).
+    family : {"exponential", "weibull", "lognormal"}, optional
+        The family to write whatever the AIC says (a warning says so when the data do
+        not support its mean); by default the best one.
 
     Returns
     -------
@@ -841,7 +861,8 @@ def fit_lifetimes(sample: LifetimeSample, key: str = "lifetime") -> FitReport:
     Raises
     ------
     ConfigError
-        ``--as`` when ``key`` is neither ``lifetime`` nor ``repair``.
+        ``--as`` when ``key`` is neither ``lifetime`` nor ``repair``; ``--family`` for an
+        unknown family.
 
     Examples
     --------
@@ -855,6 +876,8 @@ def fit_lifetimes(sample: LifetimeSample, key: str = "lifetime") -> FitReport:
     """
     if key not in CONFIG_KEYS:
         raise ConfigError("--as", f"must be one of {', '.join(CONFIG_KEYS)} (got {key!r})")
+    if family is not None and family not in FAMILIES:
+        raise ConfigError("--family", f"must be one of {', '.join(FAMILIES)} (got {family!r})")
     fits = {
         "exponential": fit_exponential(sample),
         "weibull": fit_weibull(sample),
@@ -867,7 +890,14 @@ def fit_lifetimes(sample: LifetimeSample, key: str = "lifetime") -> FitReport:
     trusted = [family for family in by_aic if checks[family].trusted]
     aic_best = by_aic[0]
     warnings = []
-    if trusted:
+    if family is not None:
+        best = family
+        if not checks[best].trusted:
+            warnings.append(
+                f"{best} was asked for, but the data do not support its mean: "
+                f"{'; '.join(checks[best].reasons)}"
+            )
+    elif trusted:
         best = trusted[0]
         if best != aic_best:
             warnings.append(
@@ -882,6 +912,7 @@ def fit_lifetimes(sample: LifetimeSample, key: str = "lifetime") -> FitReport:
             f"{'; '.join(checks[best].reasons)}: check that every unit's time on test is in "
             "the data (censored units too)"
         )
+    warnings.extend(f"{best}: {note}" for note in checks[best].notes)
     return FitReport(
         sample,
         fits,
@@ -894,7 +925,9 @@ def fit_lifetimes(sample: LifetimeSample, key: str = "lifetime") -> FitReport:
     )
 
 
-def fit_groups(samples: dict[str, LifetimeSample], key: str = "lifetime") -> dict[str, FitReport]:
+def fit_groups(
+    samples: dict[str, LifetimeSample], key: str = "lifetime", family: str | None = None
+) -> dict[str, FitReport]:
     """Fit each group of a sample apart (``relplan fit --group COLUMN``).
 
     Parameters
@@ -903,6 +936,8 @@ def fit_groups(samples: dict[str, LifetimeSample], key: str = "lifetime") -> dic
         One sample per group (see :func:`read_lifetime_groups`).
     key : {"lifetime", "repair"}
         What each config line sets.
+    family : str, optional
+        The family to write for every group (default: each group's best).
 
     Returns
     -------
@@ -919,7 +954,7 @@ def fit_groups(samples: dict[str, LifetimeSample], key: str = "lifetime") -> dic
     reports = {}
     for name, sample in samples.items():
         try:
-            reports[name] = fit_lifetimes(sample, key)
+            reports[name] = fit_lifetimes(sample, key, family)
         except ConfigError as error:
             raise ConfigError(error.key, f"group {name!r}: {error.message}") from None
     return reports

@@ -119,15 +119,15 @@ def render_fit(data: dict[str, Any], console: Console | None = None) -> None:
         title=f"Lifetime fits: {data['n']:,} units, {data['failures']:,} failed, "
         f"{data['censored']:,} censored",
         caption="95% CIs: Wald on the log scale; ΔAIC: AIC - the smallest AIC;\n"
-        "KM dist: max |Kaplan-Meier CDF - fitted CDF|; ×exp: mean / exposure\n"
-        "estimate; ! the data do not support the family's mean",
+        "KM dist: max |Kaplan-Meier CDF - fitted CDF|; ! a mean more than 2x\n"
+        "off the exposure estimate, or beyond the longest observation",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
         show_edge=False,
         padding=(0, 1, 0, 0),
     )
     for index, column in enumerate(
-        ("family", "parameters [95% CI]", "ΔAIC", "KM dist", "mean life [95% CI]", "×exp")
+        ("family", "parameters [95% CI]", "ΔAIC", "KM dist", "mean life [95% CI]")
     ):
         table.add_column(column, justify="left" if index < 2 else "right")
     best_aic = data["fits"][data["aic_best"]]["aic"]
@@ -138,14 +138,12 @@ def render_fit(data: dict[str, Any], console: Console | None = None) -> None:
             label = name.removesuffix("_hours")
             lines.append(f"{label} " + _with_ci(value, *ci95[name], hours=name.endswith("_hours")))
         marks = (" *" if family == data["best"] else "") + ("" if fit["trusted"] else " !")
-        ratio = fit["mean_to_exposure"]
         table.add_row(
             Text(family + marks),
             Text("\n".join(lines)),
             f"{fit['aic'] - best_aic:.1f}",
             f"{fit['gof']['km_distance']:.3f}",
             Text(_with_ci(fit["mean_hours"], *fit["mean_ci95"], hours=True)),
-            _number(ratio) if ratio is not None else "inf",
         )
     out.print(table)
     out.print(
@@ -154,8 +152,6 @@ def render_fit(data: dict[str, Any], console: Console | None = None) -> None:
         highlight=False,
         markup=False,
     )
-    for warning in data["warnings"]:
-        out.print(f"warning: {warning}", highlight=False, markup=False, style="yellow")
     if data["best"] == data["aic_best"]:
         chosen = f"* best by AIC: {data['best']}"
     else:
@@ -274,10 +270,16 @@ def fit_command(
         typer.Option("--as", metavar="KEY",
                      help="What --write-config writes: a lifetime or a repair line."),
     ] = "lifetime",
+    family: Annotated[
+        str | None,
+        typer.Option("--family", metavar="NAME",
+                     help="Write this family (exponential, weibull or lognormal) "
+                     "[default: the best].", show_default=False),
+    ] = None,
     force: Annotated[
         bool,
         typer.Option("--force",
-                     help="Write the best fit even where the data do not support its mean."),
+                     help="Write the fit even where the data do not support its mean."),
     ] = False,
 ) -> None:
     """Fit exponential, Weibull and lognormal lifetimes to censored data; pick the best.
@@ -286,9 +288,10 @@ def fit_command(
     parameters and mean life (95% CIs), AIC, the distance between the Kaplan-Meier
     estimate and the fitted CDF, and its mean over the exposure estimate (total time /
     failures). The best is the smallest AIC among the families whose mean is within 2x of
-    the exposure estimate and not beyond the longest observation. --write-config writes it
-    as a TOML line, lifetime = { dist = ..., ... } (or repair = with --as repair), and
-    refuses a best fit the data do not support unless --force.
+    the exposure estimate and (Weibull, lognormal) not beyond the longest observation.
+    --write-config writes it (or the --family asked for) as a TOML line, lifetime = {
+    dist = ..., ... } (or repair = with --as repair), and refuses a fit the data do not
+    support unless --force.
     """
     from relplan.analysis.fit import (
         CONFIG_KEYS,
@@ -312,11 +315,16 @@ def fit_command(
     counts = None
     if events:
         sample, counts = _event_samples(csv_path, start, end, units, unit_list)
-        reports = {"": fit_lifetimes(sample, as_key)}
+        reports = {"": fit_lifetimes(sample, as_key, family)}
     elif group is not None:
-        reports = fit_groups(read_lifetime_groups(csv_path, group), as_key)
+        reports = fit_groups(read_lifetime_groups(csv_path, group), as_key, family)
     else:
-        reports = {"": fit_lifetimes(read_lifetime_csv(csv_path), as_key)}
+        reports = {"": fit_lifetimes(read_lifetime_csv(csv_path), as_key, family)}
+    print_warnings(
+        f"{'group ' + name + ': ' if name else ''}{warning}"
+        for name, report in reports.items()
+        for warning in report.warnings
+    )
     if group is not None:
         data: dict[str, Any] = {
             "group": group,
@@ -335,7 +343,7 @@ def fit_command(
             where = f"group {name!r}: " if name else ""
             raise ConfigError(
                 "--write-config",
-                f"{where}refused: the best fit, {report.best}, has a mean the data do not "
+                f"{where}refused: {report.best} has a mean the data do not "
                 f"support ({'; '.join(report.checks[report.best].reasons)}). Check that the "
                 "data hold every unit's time on test, censored units too; --force writes "
                 "it anyway",

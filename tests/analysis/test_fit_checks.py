@@ -16,6 +16,7 @@ from relplan.analysis.fit import (
     fit_exponential,
     fit_groups,
     fit_lifetimes,
+    fit_weibull,
     lifetime_sample,
     read_lifetime_groups,
 )
@@ -65,24 +66,42 @@ def test_a_tail_driven_lognormal_is_not_chosen_and_a_warning_says_why() -> None:
 
 
 def test_the_check_bounds_are_the_tolerance_and_the_longest_observation() -> None:
-    fit = fit_exponential(lifetime_sample([100.0, 300.0, 600.0], [1, 1, 0]))  # mean 500 h
+    sample = lifetime_sample([100.0, 300.0, 600.0], [1, 1, 0])
+    fit = fit_exponential(sample)  # mean 500 h
     assert family_check(fit, 500.0 / MEAN_EXPOSURE_TOLERANCE, 600.0).trusted  # exactly 2x
     assert family_check(fit, 500.0 * MEAN_EXPOSURE_TOLERANCE, 600.0).trusted  # exactly 1/2
     assert not family_check(fit, 500.0 / MEAN_EXPOSURE_TOLERANCE * 0.999, 600.0).trusted
     assert family_check(fit, 500.0, 500.0).trusted  # at the longest observation
+    # the exponential beyond the longest observation: kept, with a note
     beyond = family_check(fit, 500.0, 499.0)
-    assert beyond.beyond_longest and len(beyond.reasons) == 1
+    assert beyond.beyond_longest and beyond.trusted and len(beyond.notes) == 1
+    # a shape family beyond it: not trusted
+    weibull = fit_weibull(sample)
+    shaped = family_check(weibull, weibull.mean_hours, weibull.mean_hours * 0.99)
+    assert shaped.beyond_longest and not shaped.trusted
 
 
-def test_without_a_supported_family_the_aic_choice_stands_with_a_warning() -> None:
+def test_a_fleet_watched_for_less_than_a_mean_life_keeps_the_exponential_with_a_warning() -> None:
     # 8 units watched 100 h without failing and two failures: exposure (800 + 50 + 60) / 2
-    # = 455 h, beyond the longest observation (100 h), for every family
+    # = 455 h, beyond the longest observation (100 h)
     sample = lifetime_sample([100.0] * 8 + [50.0, 60.0], [0] * 8 + [1, 1])
     report = fit_lifetimes(sample)
     assert report.exposure_mean_hours == pytest.approx(455.0)
-    assert not any(check.trusted for check in report.checks.values())
-    assert report.best == report.aic_best and not report.best_trusted
-    assert "no family" in report.warnings[0]
+    assert not report.checks["weibull"].trusted and not report.checks["lognormal"].trusted
+    assert report.best == "exponential" and report.best_trusted
+    assert any("constant hazard" in warning for warning in report.warnings)
+
+
+def test_a_family_asked_for_that_the_data_do_not_support_is_flagged() -> None:
+    units, times = bursty_node_log(5, nodes=128)
+    built = events_to_lifetimes(units, times, START, START + timedelta(hours=YEAR_HOURS),
+                                units=128)  # fmt: skip
+    report = fit_lifetimes(built.sample, family="lognormal")
+    assert report.best == "lognormal" and not report.best_trusted
+    assert report.warnings[0].startswith("lognormal was asked for")
+    with pytest.raises(ConfigError) as caught:
+        fit_lifetimes(built.sample, family="gamma")
+    assert caught.value.key == "--family"
 
 
 def test_groups_are_fitted_apart() -> None:
