@@ -404,6 +404,9 @@ class FitReport:
         Why the best is not the AIC's choice, or why it is not trusted.
     key : {"lifetime", "repair"}
         What the config line sets.
+    chosen_by : {"aic", "aic among supported", "asked"}
+        How ``best`` was chosen: the smallest AIC of all, the smallest AIC among the
+        families the data support, or asked for (``--family``).
     """
 
     sample: LifetimeSample
@@ -414,6 +417,7 @@ class FitReport:
     config: str
     warnings: tuple[str, ...] = ()
     key: str = "lifetime"
+    chosen_by: str = "aic"
 
     @property
     def exposure_mean_hours(self) -> float:
@@ -454,6 +458,7 @@ class FitReport:
             "best": self.best,
             "aic_best": self.aic_best,
             "best_trusted": self.best_trusted,
+            "chosen_by": self.chosen_by,
             "warnings": list(self.warnings),
             "as": self.key,
             "config": self.config,
@@ -913,6 +918,10 @@ def fit_lifetimes(
             "the data (censored units too)"
         )
     warnings.extend(f"{best}: {note}" for note in checks[best].notes)
+    if family is not None:
+        chosen_by = "asked"
+    else:
+        chosen_by = "aic" if best == aic_best else "aic among supported"
     return FitReport(
         sample,
         fits,
@@ -922,6 +931,7 @@ def fit_lifetimes(
         lifetime_fragment(fits[best], key),
         tuple(warnings),
         key,
+        chosen_by,
     )
 
 
@@ -960,7 +970,9 @@ def fit_groups(
     return reports
 
 
-def read_lifetime_groups(path: str | Path, column: str) -> dict[str, LifetimeSample]:
+def read_lifetime_groups(
+    path: str | Path, column: str
+) -> tuple[dict[str, LifetimeSample], dict[str, str]]:
     """Read a lifetime CSV and split it by the values of one column.
 
     Parameters
@@ -972,30 +984,38 @@ def read_lifetime_groups(path: str | Path, column: str) -> dict[str, LifetimeSam
 
     Returns
     -------
-    dict of str to LifetimeSample
-        One checked sample per group, in order of first appearance.
+    samples : dict of str to LifetimeSample
+        One checked sample per group that can be fitted, in order of first appearance.
+    skipped : dict of str to str
+        Groups with too few failures to fit, and why.
 
     Raises
     ------
     ConfigError
-        ``--group`` when the column is missing or empty on a line; as
-        :func:`read_lifetime_csv` otherwise, naming the group.
+        ``--group`` when the column is missing or empty on a line, or when no group can
+        be fitted; as :func:`read_lifetime_csv` otherwise, naming the group.
 
     Examples
     --------
-    >>> sorted(read_lifetime_groups("tests/data/lifetimes_batches.csv", "batch"))
-    ['A', 'B']
+    >>> samples, skipped = read_lifetime_groups("tests/data/lifetimes_batches.csv", "batch")
+    >>> sorted(samples), skipped
+    (['A', 'B'], {})
     """
     hours, failed, groups = _read_lifetime_rows(path, column)
-    samples: dict[str, tuple[list[float], list[float]]] = {}
+    rows: dict[str, tuple[list[float], list[float]]] = {}
     for value, flag, group in zip(hours, failed, groups, strict=True):
-        lists = samples.setdefault(str(group), ([], []))
+        lists = rows.setdefault(str(group), ([], []))
         lists[0].append(value)
         lists[1].append(flag)
     checked = {}
-    for name, (group_hours, group_failed) in samples.items():
+    skipped = {}
+    for name, (group_hours, group_failed) in rows.items():
         try:
             checked[name] = lifetime_sample(group_hours, group_failed)
         except ConfigError as error:
-            raise ConfigError(error.key, f"group {name!r}: {error.message}") from None
-    return checked
+            if error.key != "failed":
+                raise ConfigError(error.key, f"group {name!r}: {error.message}") from None
+            skipped[name] = error.message
+    if not checked:
+        raise ConfigError("--group", f"no group of {column!r} has enough failures to fit")
+    return checked, skipped

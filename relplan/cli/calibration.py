@@ -115,8 +115,9 @@ def render_fit(data: dict[str, Any], console: Console | None = None) -> None:
             render_fit(report, out)
             out.print()
         return
+    what = "times between failures" if "events" in data else "units"
     table = Table(
-        title=f"Lifetime fits: {data['n']:,} units, {data['failures']:,} failed, "
+        title=f"Lifetime fits: {data['n']:,} {what}, {data['failures']:,} failed, "
         f"{data['censored']:,} censored",
         caption="95% CIs: Wald on the log scale; ΔAIC: AIC - the smallest AIC;\n"
         "KM dist: max |Kaplan-Meier CDF - fitted CDF|; ! a mean more than 2x\n"
@@ -152,11 +153,14 @@ def render_fit(data: dict[str, Any], console: Console | None = None) -> None:
         highlight=False,
         markup=False,
     )
-    if data["best"] == data["aic_best"]:
-        chosen = f"* best by AIC: {data['best']}"
+    if data["chosen_by"] == "asked":
+        chosen = f"* asked for: {data['best']}. In a [failures.NAME] table:"
+    elif data["chosen_by"] == "aic":
+        chosen = f"* best by AIC: {data['best']}. In a [failures.NAME] table:"
     else:
-        chosen = f"* best: {data['best']}, the smallest AIC of the families the data support"
-    out.print(f"{chosen}. In a [failures.NAME] table:", highlight=False, markup=False)
+        chosen = (f"* best: {data['best']}, the smallest AIC of the families the data "
+                  "support.\nIn a [failures.NAME] table:")  # fmt: skip
+    out.print(chosen, highlight=False, markup=False)
     out.print(data["config"].rstrip("\n"), highlight=False, markup=False, soft_wrap=True)
 
 
@@ -317,7 +321,9 @@ def fit_command(
         sample, counts = _event_samples(csv_path, start, end, units, unit_list)
         reports = {"": fit_lifetimes(sample, as_key, family)}
     elif group is not None:
-        reports = fit_groups(read_lifetime_groups(csv_path, group), as_key, family)
+        samples, skipped = read_lifetime_groups(csv_path, group)
+        print_warnings(f"group {name}: not fitted: {why}" for name, why in skipped.items())
+        reports = fit_groups(samples, as_key, family)
     else:
         reports = {"": fit_lifetimes(read_lifetime_csv(csv_path), as_key, family)}
     print_warnings(
@@ -329,6 +335,7 @@ def fit_command(
         data: dict[str, Any] = {
             "group": group,
             "groups": {name: report.to_dict() for name, report in reports.items()},
+            "skipped": skipped,
         }
     else:
         data = reports[""].to_dict()

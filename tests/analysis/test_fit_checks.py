@@ -106,7 +106,8 @@ def test_a_family_asked_for_that_the_data_do_not_support_is_flagged() -> None:
 
 def test_groups_are_fitted_apart() -> None:
     path = REPO / "tests" / "data" / "lifetimes_batches.csv"
-    groups = read_lifetime_groups(path, "batch")
+    groups, skipped = read_lifetime_groups(path, "batch")
+    assert skipped == {}
     reports = fit_groups(groups)
     rows = np.genfromtxt(path, delimiter=",", names=True, dtype=None, encoding="utf-8")
     for batch in ("A", "B"):
@@ -181,3 +182,15 @@ def test_a_unit_list_names_each_unit_once(tmp_path) -> None:
     path.write_text("a\nb # spare\n\na\n")
     with pytest.raises(ConfigError, match="twice: a"):
         read_unit_list(path)
+
+
+def test_a_group_with_too_few_failures_is_skipped_and_named(tmp_path) -> None:
+    path = tmp_path / "groups.csv"
+    path.write_text("hours,failed,kind\n10,1,a\n20,1,a\n30,0,a\n5,1,b\n7,0,b\n")
+    samples, skipped = read_lifetime_groups(path, "kind")
+    assert list(samples) == ["a"] and list(skipped) == ["b"]
+    assert "fewer than two distinct failure times" in skipped["b"]
+    path.write_text("hours,failed,kind\n5,1,b\n7,0,b\n")
+    with pytest.raises(ConfigError) as caught:
+        read_lifetime_groups(path, "kind")
+    assert caught.value.key == "--group"
