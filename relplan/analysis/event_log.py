@@ -313,8 +313,9 @@ def events_to_lifetimes(
     Raises
     ------
     ConfigError
-        ``--end`` for an empty window, ``--units`` for too few units, ``--unit-list`` for a
-        unit not in the list, ``--units`` when neither is given.
+        ``--end`` for an empty window, ``--start`` for a window without records,
+        ``--units`` for too few units, ``--unit-list`` for a unit not in the list,
+        ``--units`` when neither is given.
 
     Examples
     --------
@@ -344,6 +345,12 @@ def events_to_lifetimes(
             continue
         records += 1
         per_unit.setdefault(unit, set()).add((time - start).total_seconds() / 3600.0)
+    if records == 0:
+        raise ConfigError(
+            "--start",
+            f"no record between {start.isoformat()} and {end.isoformat()} "
+            f"({outside} records outside)",
+        )
     watched = len(listed) if listed is not None else int(units)  # type: ignore[arg-type]
     if watched < len(per_unit):
         raise ConfigError(

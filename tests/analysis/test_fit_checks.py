@@ -168,6 +168,7 @@ def test_exponential_mtbf_from_events_is_units_times_window_over_failures() -> N
         ({"unit_list": ["a"]}, "--unit-list"),  # b is not in it
         ({}, "--units"),  # neither
         ({"units": 2, "end": START}, "--end"),
+        ({"units": 2, "end": hours(0.5)}, "--start"),  # no record in the window
     ],
 )
 def test_bad_event_inputs_name_the_option(kwargs: dict, key: str) -> None:
