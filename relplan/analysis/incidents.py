@@ -84,12 +84,31 @@ class IncidentLog:
         The id of the unit that failed, where given.
     downtime_hours : tuple of (float or None)
         The job's downtime from each failure, hours, where given.
+    sides : tuple of (str or None)
+        For a link or optic failure, which side it was on, where given: ``server`` (a
+        server's link) or ``fabric`` (a link between switches). Empty: none given.
     """
 
     times: tuple[datetime, ...]
     categories: tuple[str, ...]
     units: tuple[str | None, ...]
     downtime_hours: tuple[float | None, ...]
+    sides: tuple[str | None, ...] = ()
+
+    def side_of(self, row: int) -> str | None:
+        """The side of row ``row`` (0-based), None where not given."""
+        return self.sides[row] if self.sides else None
+
+
+LINK_SIDES = ("server", "fabric")
+"""What a log's ``side`` column may say of a link or optic failure."""
+
+
+def _side(value: Any, where: str) -> str | None:
+    text = _optional_text(value)
+    if text is not None and text not in LINK_SIDES:
+        raise ConfigError("side", f"{where}: must be server or fabric (got {text!r})")
+    return text
 
 
 def _optional_text(value: str | None) -> str | None:
@@ -103,6 +122,7 @@ def incident_log(
     categories: Sequence[str],
     units: Sequence[str | None] | None = None,
     downtime_hours: Sequence[str | float | None] | None = None,
+    sides: Sequence[str | None] | None = None,
 ) -> IncidentLog:
     """Check and pack failures into an :class:`IncidentLog`.
 
@@ -116,6 +136,8 @@ def incident_log(
         The id of the unit that failed (None or empty where unknown).
     downtime_hours : sequence of float or None, optional
         The job's downtime from each failure, hours (None or empty where unknown).
+    sides : sequence of str or None, optional
+        For link and optic failures, ``server`` or ``fabric`` (None where unknown).
 
     Returns
     -------
@@ -136,10 +158,12 @@ def incident_log(
     count = len(times)
     units = list(units) if units is not None else [None] * count
     downtime_hours = list(downtime_hours) if downtime_hours is not None else [None] * count
+    side_values = list(sides) if sides is not None else []
     for column, values in (
         ("category", categories),
         ("unit", units),
         ("downtime_hours", downtime_hours),
+        *((("side", side_values),) if sides is not None else ()),
     ):
         if len(values) != count:
             raise ConfigError(column, f"{len(values)} values for {count} times")
@@ -157,6 +181,7 @@ def incident_log(
             hours_value(hours, "downtime_hours", f"row {row}")
             for row, hours in enumerate(downtime_hours, start=1)
         ),
+        sides=tuple(_side(side, f"row {row}") for row, side in enumerate(side_values, start=1)),
     )
 
 
@@ -190,6 +215,7 @@ def read_incident_log(path: str | Path) -> IncidentLog:
     categories: list[str] = []
     units: list[str | None] = []
     downtimes: list[float | None] = []
+    sides: list[str | None] = []
     for record in read_records(path, "LOG", ("time", "category")):
         try:
             times.append(parse_time(record.text("time") or "", "time"))
@@ -202,7 +228,14 @@ def read_incident_log(path: str | Path) -> IncidentLog:
         units.append(record.text("unit"))
         downtimes.append(hours_value(record.values.get("downtime_hours"), "downtime_hours",
                                      record.where))  # fmt: skip
-    return IncidentLog(tuple(times), tuple(categories), tuple(units), tuple(downtimes))
+        sides.append(_side(record.values.get("side"), record.where))
+    return IncidentLog(
+        tuple(times),
+        tuple(categories),
+        tuple(units),
+        tuple(downtimes),
+        tuple(sides) if any(side is not None for side in sides) else (),
+    )
 
 
 def poisson_rate_ci(count: int, exposure: float) -> tuple[float, float]:
@@ -306,6 +339,7 @@ def map_categories(log: IncidentLog, mapping: dict[str, str], modes: Sequence[st
         categories=tuple(mapping[category] for category in kept(log.categories)),
         units=kept(log.units),
         downtime_hours=kept(log.downtime_hours),
+        sides=kept(log.sides) if log.sides else (),
     )
     return mapped, len(keep) - sum(keep)
 
@@ -322,26 +356,33 @@ def drop_duplicates(log: IncidentLog) -> tuple[IncidentLog, int]:
     """
     seen: set[tuple[Any, ...]] = set()
     rows = []
-    for row in zip(log.times, log.categories, log.units, log.downtime_hours, strict=True):
+    sides = log.sides or (None,) * len(log.times)
+    for row in zip(log.times, log.categories, log.units, log.downtime_hours, sides,
+                   strict=True):  # fmt: skip
         if row not in seen:
             seen.add(row)
             rows.append(row)
     if len(rows) == len(log.times):
         return log, 0
-    columns = list(zip(*rows, strict=True)) if rows else [(), (), (), ()]
-    return IncidentLog(*(tuple(column) for column in columns)), len(log.times) - len(rows)
+    columns = [tuple(column) for column in zip(*rows, strict=True)] if rows else [()] * 5
+    deduplicated = IncidentLog(*columns[:4], sides=columns[4] if log.sides else ())
+    return deduplicated, len(log.times) - len(rows)
 
 
 def _servers_in_job(config: RelplanConfig) -> int:
     return build_model(config).inventory.job_servers
 
 
-def _category_units(config: RelplanConfig, ids: str) -> dict[str, dict[str, Any]]:
+def _category_units(
+    config: RelplanConfig, ids: str, fabric_logged: frozenset[str] = frozenset()
+) -> dict[str, dict[str, Any]]:
     """Per failure mode of the config: job units, fatal units, impacts, units per log id.
 
     With ``ids = "server"`` a link or optic mode counts its server part only (the log's
-    server ids cannot name a fabric link). ``units_per_id`` is how many of the mode's
-    units one id of the log names (None: the mode's failures cannot be put on an id).
+    server ids cannot name a fabric link), unless the log marks some of its rows
+    ``side = fabric`` (the modes in ``fabric_logged``). ``units_per_id`` is how many of
+    the mode's server units one id of the log names (None: the mode's failures cannot
+    be put on an id).
     """
     if config.job.recovery == "failure-free":
         raise ConfigError(
@@ -353,14 +394,15 @@ def _category_units(config: RelplanConfig, ids: str) -> dict[str, dict[str, Any]
     for name in config.failures:
         unit = config.failure_unit(name)
         parts = [mode for mode in model.modes if mode.name in (name, f"{name}.fabric")]
-        if ids == "server":
+        server_units = sum(mode.job_units for mode in parts if mode.name == name)
+        if ids == "server" and name not in fabric_logged:
             parts = [mode for mode in parts if mode.name == name]
         impacts = list(dict.fromkeys(mode.impact for mode in parts))
         units = sum(mode.job_units for mode in parts)
         if ids == "auto" or (ids != "server" and unit in LOG_ID_CLASSES[ids]):
             per_id: float | None = 1.0
         elif ids == "server" and (unit in SERVER_CLASSES or unit in ("link", "optic")):
-            per_id = units / servers if servers else None
+            per_id = server_units / servers if servers else None
         else:
             per_id = None
         categories[name] = {
@@ -389,8 +431,13 @@ def _repeat_offenders(
     """
     per_id = Counter(
         (category, unit)
-        for category, unit, inside in zip(log.categories, log.units, in_window, strict=True)
-        if inside and unit is not None and categories[category]["units_per_id"] is not None
+        for row, (category, unit, inside) in enumerate(
+            zip(log.categories, log.units, in_window, strict=True)
+        )
+        if inside
+        and unit is not None
+        and categories[category]["units_per_id"] is not None
+        and not (id_count is not None and log.side_of(row) == "fabric")
     )
     seen = Counter(category for category, _ in per_id)
     offenders = []
@@ -577,7 +624,12 @@ def incident_report(
     counts = Counter(
         category for category, inside in zip(log.categories, in_window, strict=True) if inside
     )
-    modes = _category_units(config, ids)
+    fabric_logged = frozenset(
+        category
+        for row, category in enumerate(log.categories)
+        if log.side_of(row) == "fabric"
+    )
+    modes = _category_units(config, ids, fabric_logged)
     missing = sorted(name for name in counts if modes[name]["units"] == 0)
     if missing:
         raise ConfigError("category", f"no units in the job's footprint for: {', '.join(missing)}")
