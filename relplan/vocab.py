@@ -155,3 +155,7 @@ LOG_ID_CLASSES: dict[str, tuple[str, ...]] = {
 }
 """Per kind of log id other than ``auto`` and ``server``: the component classes whose
 failures it names one unit of."""
+
+LINK_SIDES: tuple[str, ...] = ("server", "fabric")
+"""What an incident log's optional ``side`` column may say of a link or optic failure: a
+server's link, or a link between switches."""

@@ -52,7 +52,7 @@ from relplan.config.schema import RelplanConfig
 from relplan.errors import ConfigError
 from relplan.sim.model import build_model
 from relplan.units import HOURS_PER_YEAR, format_duration
-from relplan.vocab import LOG_ID_CLASSES, LOG_ID_KINDS, SERVER_CLASSES
+from relplan.vocab import LINK_SIDES, LOG_ID_CLASSES, LOG_ID_KINDS, SERVER_CLASSES
 
 __all__ = [
     "IncidentLog",
@@ -98,10 +98,6 @@ class IncidentLog:
     def side_of(self, row: int) -> str | None:
         """The side of row ``row`` (0-based), None where not given."""
         return self.sides[row] if self.sides else None
-
-
-LINK_SIDES = ("server", "fabric")
-"""What a log's ``side`` column may say of a link or optic failure."""
 
 
 def _side(value: Any, where: str) -> str | None:
