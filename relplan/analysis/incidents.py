@@ -56,14 +56,17 @@ from relplan.vocab import LINK_SIDES, LOG_ID_CLASSES, LOG_ID_KINDS, SERVER_CLASS
 
 __all__ = [
     "IncidentLog",
+    "drop_duplicates",
     "incident_log",
     "incident_report",
     "map_categories",
+    "merged_downtime_hours",
     "parse_time",
     "poisson_rate_ci",
     "read_incident_log",
     "recalibrated_config_text",
     "toml_document",
+    "toml_key",
 ]
 
 REPEAT_OFFENDER_ALPHA = 0.01
