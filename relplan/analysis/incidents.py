@@ -10,12 +10,20 @@ and fabric parts together). From that:
 - each category's rate per unit with an exact (Garwood) Poisson 95% interval, its MTBF per
   unit, and whether the config's rate (1 / its lifetime's mean) lies inside the interval;
 - the job's measured mean time to interruption (window / failures of fatal modes) and,
-  where downtimes are given, its goodput ``1 - sum(downtime) / window``;
+  where downtimes are given, its goodput ``1 - downtime / window``, the downtime being the
+  union of the rows' ``[time, time + downtime]`` (merged where they overlap, clipped to
+  the window); downtimes adding up to more than the window are refused;
 - repeat offenders: units with more failures than the category's Poisson rate allows
   (``P(X >= k)`` with ``X ~ Poisson(count / units)``, flagged below 0.01 after a
-  Bonferroni correction over the category's units);
+  Bonferroni correction over the category's units). The log's ids may name servers
+  (``ids = "server"``): a server is then expected to fail as often as all of its units of
+  the category together, and link and optic categories count server links only unless
+  the log marks rows ``side = fabric``;
 - the config recalibrated to the log: each category's lifetime replaced by an exponential
   with the measured MTBF.
+
+Rows repeating an earlier row exactly are dropped (and counted); a category map renames
+the log's own categories onto the config's modes, many to one (:func:`map_categories`).
 
 The default window starts and ends on an event, which overstates every rate by about
 ``2 / events`` (the gaps before the first and after the last event are cut off); give the
