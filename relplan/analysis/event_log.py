@@ -444,3 +444,58 @@ def hours_value(value: Any, column: str, where: str) -> float | None:
     if not math.isfinite(hours) or hours < 0:
         raise ConfigError(column, f"{where}: must be a finite number >= 0 (got {value!r})")
     return hours
+
+
+def read_event_lifetimes(
+    path: str | Path,
+    start: str | None,
+    end: str | None,
+    units: int | None = None,
+    unit_list: str | Path | None = None,
+) -> tuple[LifetimeSample, dict[str, Any]]:
+    """The censored lifetimes an event log (``unit,time`` records) gives, and its counts.
+
+    Parameters
+    ----------
+    path : str or Path
+        CSV or JSON lines with ``unit`` and ``time`` (ISO 8601) per failure record.
+    start, end : str
+        The window every unit was watched over (ISO 8601); both are needed.
+    units : int, optional
+        How many units were watched (those never in the log never failed).
+    unit_list : str or Path, optional
+        A file listing the watched units, one a line (instead of ``units``).
+
+    Returns
+    -------
+    tuple of (LifetimeSample, dict)
+        The times between failures (the last of each unit censored at ``end``) and the
+        counts: ``units``, ``events``, ``merged`` (simultaneous records), ``outside`` (out
+        of the window), ``window_hours``.
+    """
+
+    for option, value in (("--start", start), ("--end", end)):
+        if value is None:
+            raise ConfigError(option, "--events needs the window every unit was watched over")
+    window_start, window_end = parse_time(start, "--start"), parse_time(end, "--end")
+    ids: list[str] = []
+    times = []
+    for record in read_records(path, "CSV", ("unit", "time")):
+        unit = record.text("unit")
+        if unit is None:
+            raise ConfigError("unit", f"{record.where}: is empty")
+        try:
+            times.append(parse_time(record.text("time") or "", "time"))
+        except ConfigError as error:
+            raise ConfigError("time", f"{record.where}: {error.message}") from None
+        ids.append(unit)
+    listed = read_unit_list(unit_list) if unit_list is not None else None
+    built = events_to_lifetimes(ids, times, window_start, window_end, units, listed)
+    counts = {
+        "units": built.units,
+        "events": built.events,
+        "merged": built.merged,
+        "outside": built.outside,
+        "window_hours": built.window_hours,
+    }
+    return built.sample, counts

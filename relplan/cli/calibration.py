@@ -158,48 +158,6 @@ def render_fit(data: dict[str, Any], console: Console | None = None) -> None:
     out.print(data["config"].rstrip("\n"), highlight=False, markup=False, soft_wrap=True)
 
 
-def _event_samples(
-    path: Path,
-    start: str | None,
-    end: str | None,
-    units: int | None,
-    unit_list: Path | None,
-) -> tuple[Any, dict[str, Any]]:
-    """The lifetime sample an event log (``unit,time`` records) gives, and its counts."""
-    from relplan.analysis.event_log import (
-        events_to_lifetimes,
-        parse_time,
-        read_records,
-        read_unit_list,
-    )
-
-    for option, value in (("--start", start), ("--end", end)):
-        if value is None:
-            raise ConfigError(option, "--events needs the window every unit was watched over")
-    window_start, window_end = parse_time(start, "--start"), parse_time(end, "--end")
-    ids: list[str] = []
-    times = []
-    for record in read_records(path, "CSV", ("unit", "time")):
-        unit = record.text("unit")
-        if unit is None:
-            raise ConfigError("unit", f"{record.where}: is empty")
-        try:
-            times.append(parse_time(record.text("time") or "", "time"))
-        except ConfigError as error:
-            raise ConfigError("time", f"{record.where}: {error.message}") from None
-        ids.append(unit)
-    listed = read_unit_list(unit_list) if unit_list is not None else None
-    built = events_to_lifetimes(ids, times, window_start, window_end, units, listed)
-    counts = {
-        "units": built.units,
-        "events": built.events,
-        "merged": built.merged,
-        "outside": built.outside,
-        "window_hours": built.window_hours,
-    }
-    return built.sample, counts
-
-
 def _config_text(reports: dict[str, Any], grouped: bool) -> str:
     """The --write-config text: one line, or one [failures.GROUP] table per group."""
     from relplan.config.toml_text import toml_key
@@ -291,6 +249,7 @@ def fit_command(
     dist = ..., ... } (or repair = with --as repair), and refuses a fit the data do not
     support unless --force.
     """
+    from relplan.analysis.event_log import read_event_lifetimes
     from relplan.analysis.fit import (
         CONFIG_KEYS,
         fit_groups,
@@ -312,7 +271,7 @@ def fit_command(
     _check_write_config(write_config)
     counts = None
     if events:
-        sample, counts = _event_samples(csv_path, start, end, units, unit_list)
+        sample, counts = read_event_lifetimes(csv_path, start, end, units, unit_list)
         reports = {"": fit_lifetimes(sample, as_key, family)}
     elif group is not None:
         samples, skipped = read_lifetime_groups(csv_path, group)
