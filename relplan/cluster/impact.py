@@ -15,8 +15,10 @@ of the network (README, "The model"), unless the config overrides it:
   flow loses its path's share (one of the leaf's equal-cost paths, one of an aggregation
   switch's core uplinks, a member of its bundle) and ECMP rehashes onto what is left.
 - transient modes (flaps, reroutes): a stall for detection plus failover (BFD
-  interval x multiplier + ECMP reconvergence on the fabric, LACP's timeout on a
-  bundle, the flap itself where nothing fails over). A stall as long as the transport's
+  interval x multiplier + ECMP reconvergence on the fabric; on a server's bundle or
+  dual-ToR pair, the PHY-down detection for a link that goes down and LACP's timeout
+  only for a partner that stops sending with its link up; the flap itself where nothing
+  fails over). A stall as long as the transport's
   retry window (about 30 s) or the collective timeout is fatal: the job crashes when the
   window runs out, then restarts. A soft phase after the stall (PFC congestion
   spreading) runs at a slowdown derived from ``network.pfc_pause_share``.
@@ -32,8 +34,9 @@ from dataclasses import dataclass
 
 from relplan.cluster.topology import Inventory
 from relplan.comm.inputs import CapacityScale, workload_model
-from relplan.comm.step import slowdown, step_time
-from relplan.config.derived import data_parallel_degree
+from relplan.comm.step import leaf_crossing_flows, slowdown
+from relplan.comm.work import healthy_step_hours
+from relplan.config.derived import data_parallel_degree, links_per_nic
 from relplan.config.schema import (
     DEFAULT_FAIL_SLOW_SLOWDOWN,
     FailureModeConfig,
@@ -41,6 +44,10 @@ from relplan.config.schema import (
     RelplanConfig,
 )
 from relplan.vocab import FABRIC_CLASSES, SERVER_CLASSES
+
+LACP_TIMEOUT_HOURS = {"fast": 3.0 / 3600.0, "slow": 90.0 / 3600.0}
+"""LACP's partner timeout by ``network.failover.lacp_rate``, hours: three missed LACPDUs
+at 1 s (fast) or 30 s (slow) (IEEE 802.1AX; Linux ``bond_3ad.c``)."""
 
 MAX_CONCURRENT = 16
 """Concurrent losses of one mode tabulated where they compound (spines, elastic replicas);
@@ -126,8 +133,7 @@ def _degraded(
 
 
 def job_step_hours(config: RelplanConfig) -> float | None:
-    """One training step of the job, hours: ``job.step``, else the workload's step time
-    (compute plus exposed communication, :func:`relplan.comm.step.step_time`), else None.
+    """One training step of the job, hours (:func:`relplan.comm.work.healthy_step_hours`).
 
     Examples
     --------
@@ -135,13 +141,7 @@ def job_step_hours(config: RelplanConfig) -> float | None:
     >>> round(job_step_hours(load_config("configs/small.toml", ["job.step=6s"])), 6)
     0.001667
     """
-    if config.job.step is not None:
-        return config.job.step
-    inputs = workload_model(config)
-    if inputs is None:
-        return None
-    training, parallelism, hardware, overlap = inputs
-    return step_time(training, parallelism, hardware, overlap=overlap) / 3600.0
+    return healthy_step_hours(config)
 
 
 def _fatal_or_elastic(config: RelplanConfig, unit: str, reason: str) -> Impact:
@@ -177,8 +177,7 @@ def _server_side(config: RelplanConfig, inventory: Inventory, unit: str) -> Impa
     NIC over NVLink (that NIC then carries two GPUs' flows: half each).
     """
     members, min_links = inventory.server_lacp_members, inventory.server_lacp_min_links
-    legs = 2 if inventory.dual_tor else 1
-    links = members * legs
+    links = links_per_nic(config.network)
     if unit == "nic":
         if config.network.nic_failover == "pxn" and inventory.nics_per_server > 1:
             return _degraded(config, [CapacityScale(server_nic=0.5)],
@@ -206,8 +205,10 @@ def _fabric_side(config: RelplanConfig, inventory: Inventory, unit: str) -> Impa
     equal-cost paths (ECMP rehashes onto them); a lost fat-tree core takes one of the
     ``k/2`` uplinks of the aggregation switches it serves; a lost fabric link takes one
     path from its leaf; a lost member of a fabric bundle leaves the flows hashed onto
-    that bundle ``(M - 1)/M`` of it (while ``min_links`` hold) under static ECMP, while
-    adaptive routing spreads the load over the leaf's ``P x M - 1`` links left.
+    that bundle ``(M - 1)/M`` of it (while ``min_links`` hold) under static ECMP, a
+    slowdown weighted by the probability that the job's flows hashed onto that member
+    (:func:`lag_member_hit_probability`), while adaptive routing spreads the load over
+    the leaf's ``P x M - 1`` links left.
 
     Spines are shared by every leaf, so concurrent spine losses compound (``k`` lost
     leave ``P - k`` paths) and losing every spine is fatal. A core, a fabric link or a
@@ -230,8 +231,11 @@ def _fabric_side(config: RelplanConfig, inventory: Inventory, unit: str) -> Impa
             return _degraded(config, [CapacityScale(fabric=(links - 1) / links)],
                              f"LACP fabric bundle, adaptive routing: {links - 1} of the "
                              f"leaf's {links} uplinks left")  # fmt: skip
-        return _degraded(config, [CapacityScale(fabric=(members - 1) / members)],
-                         f"LACP fabric bundle: {members - 1} of {members} members left")
+        hit = lag_member_hit_probability(config, paths, members)
+        slowed = capacity_slowdown(config, CapacityScale(fabric=(members - 1) / members))
+        return Impact("degraded", (1.0 + hit * (slowed - 1.0),),
+                      reason=f"LACP fabric bundle: {members - 1} of {members} members left; "
+                             f"the job's flows hashed onto it with probability {hit:.2f}")
     if paths <= 1:
         return Impact("fatal", reason=f"no other {unit} path")
     if unit in FABRIC_CLASSES:
@@ -241,6 +245,30 @@ def _fabric_side(config: RelplanConfig, inventory: Inventory, unit: str) -> Impa
                          survivable_count=paths - 1)  # fmt: skip
     loss = CapacityScale(fabric=1.0 - 1.0 / paths, fabric_paths_lost=1)
     return _degraded(config, [loss], f"ECMP: one of {paths} uplink paths lost")
+
+
+def lag_member_hit_probability(config: RelplanConfig, bundles: int, members: int) -> float:
+    """Probability that a lost fabric LAG member carried some of the job's flows.
+
+    A leaf's crossing flows hash onto its ``bundles x members`` uplinks, each member a
+    path of its own; the job's ``F`` flows leaving one leaf
+    (:func:`relplan.comm.step.leaf_crossing_flows`) miss a given member with probability
+    ``(1 - 1 / (bundles x members))^F``. Only a member that carried some of them slows
+    the job (its flows rehash onto the bundle's other members). Without a ``[workload]``:
+    1 (the pessimistic bound).
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> config = load_config("configs/seed-dense-175b.toml", ["network.fabric_lacp.members=2"])
+    >>> round(lag_member_hit_probability(config, 32, 2), 4)  # 8 flows over 64 members
+    0.1184
+    """
+    inputs = workload_model(config)
+    if inputs is None:
+        return 1.0
+    flows = leaf_crossing_flows(*inputs[:3])
+    return 1.0 - (1.0 - 1.0 / (bundles * members)) ** flows
 
 
 def pfc_soft_slowdown(config: RelplanConfig) -> float:
@@ -256,14 +284,36 @@ def pfc_soft_slowdown(config: RelplanConfig) -> float:
 
 def default_stall_hours(config: RelplanConfig, inventory: Inventory, unit: str,
                         mode: FailureModeConfig, fabric: bool) -> float:  # fmt: skip
-    """Detection plus failover of a transient on this kind of unit, hours."""
+    """Detection plus failover of a transient on this kind of unit, hours.
+
+    On the fabric: BFD detection plus ECMP reconvergence. On a server with another link
+    to fail over to (LACP members, a dual-ToR leg): a link, optic or leaf that goes down
+    (PHY down) leaves the bundle within ``failover.phy_down``; LACP's timeout (3 s fast,
+    90 s slow) applies only to a partner that stops sending while its link stays up (a
+    transient of a NIC or host). Where nothing fails over, the stall is the flap itself
+    (the mode's repair time).
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> from relplan.cluster.topology import build_inventory
+    >>> config = load_config("configs/seed-moe-10k.toml", [
+    ...     "network.server_lacp.members=2", 'network.failover.lacp_rate="slow"'])
+    >>> flap = config.failures["link_flap"]
+    >>> inventory = build_inventory(config)
+    >>> round(default_stall_hours(config, inventory, "link", flap, False) * 3600, 3)
+    0.1
+    >>> round(default_stall_hours(config, inventory, "nic", flap, False) * 3600, 3)
+    90.0
+    """
     failover = config.network.failover
     bfd = failover.bfd_interval * failover.bfd_multiplier + failover.ecmp_reconvergence
     if fabric or unit in FABRIC_CLASSES:
         return bfd
     if inventory.dual_tor or inventory.server_lacp_members > 1:
-        lacp = 3.0 / 3600.0 if failover.lacp_rate == "fast" else 90.0 / 3600.0
-        return lacp
+        if unit in ("link", "optic", "leaf"):
+            return failover.phy_down  # PHY down: the member leaves at the next link poll
+        return LACP_TIMEOUT_HOURS[failover.lacp_rate]  # partner silent, carrier up
     return mode.repair.mean_hours  # nothing fails over: the flap itself
 
 
