@@ -67,7 +67,8 @@ def _run_point(document: dict[str, Any], overrides: list[str], trials: int, seed
     row: dict[str, Any] = {"job_mtti_hours": result.model.job_mtti_hours,
                            "config_sha256": result.config_sha256,
                            "step_time_s": step_hours * 3600.0 if step_hours else None,
-                           "work_hours": result.model.job.work_hours}
+                           "work_hours": result.model.job.work_hours,
+                           "job_gpus": result.model.job.gpus}
     for metric in METRICS:
         stats = summarize(frame[metric].to_numpy())
         row[metric] = stats["mean"]

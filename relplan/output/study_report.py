@@ -67,6 +67,12 @@ def results_tables(study: Study, results: pd.DataFrame) -> list[tuple[str, pd.Da
                                  for v in results["step_time_s"]],
             "failure-free hours": [round(float(v), 1) for v in results["work_hours"]],
         })  # fmt: skip
+        if "job_gpus" in results.columns:
+            speed["GPUs"] = [int(v) for v in results["job_gpus"]]
+            speed["GPU-hours (mean wall x GPUs)"] = [
+                f"{float(w) * int(g):,.0f}"
+                for w, g in zip(results["wall_hours"], results["job_gpus"], strict=True)
+            ]
         tables.insert(0, ("Healthy step time and failure-free hours of each point", speed))
     return tables
 

@@ -44,7 +44,7 @@ def test_a_malformed_variant_names_the_option() -> None:
 
 
 def test_compare_in_steps_prices_the_slower_step() -> None:
-    """Issue 18: 175B in 20,000 steps, failure-free, checkpoints free. A 4:1 leaf slows the
+    """175B in 20,000 steps, failure-free, checkpoints free. A 4:1 leaf slows the
     healthy step, so its failure-free hours, wall hours and GPU-hours grow by 20,000 x the
     step difference; the saving against the first is minus that x 5,000 GPUs."""
     dense = CONFIGS / "seed-dense-175b.toml"

@@ -238,7 +238,7 @@ def test_plan_command_json_contract_and_files(tmp_path) -> None:
     data = json.loads(result.stdout)
     for point in data["frontier"]:
         assert set(point) == {"options", "hardware_cost", "objective", "ci95", "step_time_s",
-                              "work_hours"}  # issue 18: each portfolio's speed
+                              "work_hours"}  # each portfolio's speed
         assert point["work_hours"] == pytest.approx(30 * 24)  # small.toml: job.work = "30d"
     assert set(data["best"]) == {"options", "hardware_cost", "objective", "gain",
                                  "step_time_s", "work_hours"}

@@ -147,7 +147,7 @@ def test_a_slow_lacp_blackhole_crashes_the_job(minimal_raw) -> None:
 
 def test_a_flap_leaves_the_bundle_at_phy_down_not_at_the_lacp_timeout(minimal_raw) -> None:
     """A flapping link goes down (PHY down): the bonding driver drops it at its next 100 ms
-    link poll, whatever LACP's rate (issue 18, item 5)."""
+    link poll, whatever LACP's rate."""
     for rate in ("slow", "fast"):
         config = _config(minimal_raw, {"servers_per_leaf": 4, "server_lacp": {"members": 2},
                                        "failover": {"lacp_rate": rate}},

@@ -1,4 +1,4 @@
-"""Work in steps or tokens, step compute from the MFU (issue 18, items 1 and 2).
+"""Work in steps or tokens, step compute from the MFU.
 
 Every expectation is worked by hand in the test from the config's own numbers.
 """
