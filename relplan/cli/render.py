@@ -301,6 +301,16 @@ def _bubble(baseline: dict[str, Any]) -> str:
     return f" + pipeline bubble {format_seconds(bubble)}" if bubble > 0 else ""
 
 
+def render_failure_free_work(work_hours: float, step_hours: float | None) -> None:
+    """Print the job's failure-free hours, and the steps they hold at its healthy step."""
+    steps = ""
+    if step_hours:
+        steps = (f" ({work_hours / step_hours:,.0f} steps of "
+                 f"{format_seconds(step_hours * 3600.0)})")  # fmt: skip
+    console.print(f"Work: {work_hours:,.1f} h failure-free at this design's healthy speed"
+                  f"{steps}", highlight=False)  # fmt: skip
+
+
 def render_step_baseline(baseline: dict[str, float]) -> None:
     """Print the one-line step baseline ``simulate`` shows before its summary."""
     console.print(
