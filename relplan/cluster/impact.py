@@ -33,9 +33,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from relplan.cluster.topology import Inventory
-from relplan.comm.inputs import CapacityScale, workload_model
-from relplan.comm.step import leaf_crossing_flows, slowdown
-from relplan.comm.work import healthy_step_hours
+from relplan.comm.inputs import CapacityScale
+from relplan.comm.work import StepModel, step_model
 from relplan.config.derived import data_parallel_degree, links_per_nic
 from relplan.config.schema import (
     DEFAULT_FAIL_SLOW_SLOWDOWN,
@@ -111,23 +110,17 @@ def capacity_slowdown(config: RelplanConfig, loss: CapacityScale) -> float:
     Returns
     -------
     float
-        The slowdown; 1 at full capacity. Without a ``[workload]``:
-        ``1 + comm_share x (1 / min(fabric, server_nic) - 1)``.
+        The slowdown; 1 at full capacity (:meth:`relplan.comm.work.StepModel.slowdown`).
     """
-    inputs = workload_model(config)
-    if inputs is None:
-        share = config.network.comm_share
-        return 1.0 + share * (1.0 / min(loss.fabric, loss.server_nic) - 1.0)
-    training, parallelism, hardware, overlap = inputs
-    return slowdown(training, parallelism, hardware, loss, overlap)
+    return step_model(config).slowdown(loss)
 
 
 def _degraded(
-    config: RelplanConfig, losses: list[CapacityScale], reason: str,
+    step: StepModel, losses: list[CapacityScale], reason: str,
     survivable_count: int | None = None,
 ) -> Impact:  # fmt: skip
     return Impact(
-        "degraded", tuple(capacity_slowdown(config, loss) for loss in losses),
+        "degraded", tuple(step.slowdown(loss) for loss in losses),
         survivable_count=survivable_count, reason=reason,
     )  # fmt: skip
 
@@ -141,10 +134,10 @@ def job_step_hours(config: RelplanConfig) -> float | None:
     >>> round(job_step_hours(load_config("configs/small.toml", ["job.step=6s"])), 6)
     0.001667
     """
-    return healthy_step_hours(config)
+    return step_model(config).step_hours
 
 
-def _fatal_or_elastic(config: RelplanConfig, unit: str, reason: str) -> Impact:
+def _fatal_or_elastic(config: RelplanConfig, step: StepModel, unit: str, reason: str) -> Impact:
     job = config.job
     if job.recovery == "in-process" and unit in SERVER_CLASSES:
         in_process = job.in_process or InProcessConfig()
@@ -153,7 +146,7 @@ def _fatal_or_elastic(config: RelplanConfig, unit: str, reason: str) -> Impact:
         steps = tuple(data / (data - k) for k in range(1, most + 1))
         return Impact(
             "elastic", steps, stall_hours=in_process.reconfigure, survivable_count=most,
-            rework_hours=job_step_hours(config) or 0.0,
+            rework_hours=step.step_hours or 0.0,
             reason="in-process: swap or drop the replica, redo the step",
         )  # fmt: skip
     if job.recovery == "elastic" and job.elastic is not None and unit in SERVER_CLASSES:
@@ -166,7 +159,8 @@ def _fatal_or_elastic(config: RelplanConfig, unit: str, reason: str) -> Impact:
     return Impact("fatal", reason=reason)
 
 
-def _server_side(config: RelplanConfig, inventory: Inventory, unit: str) -> Impact:
+def _server_side(config: RelplanConfig, inventory: Inventory, step: StepModel,
+                 unit: str) -> Impact:  # fmt: skip
     """A NIC card, a leaf (ToR), and a server link or its optic.
 
     A NIC's links are ``members`` LACP members to each of its legs (two with dual-ToR). A
@@ -180,25 +174,26 @@ def _server_side(config: RelplanConfig, inventory: Inventory, unit: str) -> Impa
     links = links_per_nic(config.network)
     if unit == "nic":
         if config.network.nic_failover == "pxn" and inventory.nics_per_server > 1:
-            return _degraded(config, [CapacityScale(server_nic=0.5)],
+            return _degraded(step, [CapacityScale(server_nic=0.5)],
                              "NIC lost: PXN through a neighbour's NIC")  # fmt: skip
-        return _fatal_or_elastic(config, "nic", "NIC card lost (all its ports)")
+        return _fatal_or_elastic(config, step, "nic", "NIC card lost (all its ports)")
     if inventory.dual_tor:
-        return _degraded(config, [CapacityScale(server_nic=(links - 1) / links)],
+        return _degraded(step, [CapacityScale(server_nic=(links - 1) / links)],
                          f"dual-ToR: one of {links} links of the NIC lost")  # fmt: skip
     if unit in ("link", "optic") and members > 1 and members - 1 >= min_links:
         return _degraded(
-            config, [CapacityScale(server_nic=(members - 1) / members)],
+            step, [CapacityScale(server_nic=(members - 1) / members)],
             f"LACP: {members - 1} of {members} members left (min_links {min_links})",
         )  # fmt: skip
     if unit in ("link", "optic") and members > 1:
         return _fatal_or_elastic(
-            config, "nic", f"LACP: {members - 1} members left < min_links {min_links}"
+            config, step, "nic", f"LACP: {members - 1} members left < min_links {min_links}"
         )
-    return _fatal_or_elastic(config, "nic" if unit != "leaf" else unit, "single-homed")
+    return _fatal_or_elastic(config, step, "nic" if unit != "leaf" else unit, "single-homed")
 
 
-def _fabric_side(config: RelplanConfig, inventory: Inventory, unit: str) -> Impact:
+def _fabric_side(config: RelplanConfig, inventory: Inventory, step: StepModel,
+                 unit: str) -> Impact:  # fmt: skip
     """Spine, core, and a fabric link (or its optic): ECMP routes around them.
 
     The slowest flow sets the pace: a lost spine leaves every leaf ``P - 1`` of its ``P``
@@ -221,18 +216,18 @@ def _fabric_side(config: RelplanConfig, inventory: Inventory, unit: str) -> Impa
         if half <= 1:
             return Impact("fatal", reason="no other core path")
         loss = CapacityScale(fabric=1.0 - 1.0 / half, fabric_paths_lost=1)
-        return _degraded(config, [loss], f"fat-tree: an aggregation switch loses one of "
+        return _degraded(step, [loss], f"fat-tree: an aggregation switch loses one of "
                                          f"{half} core uplinks")  # fmt: skip
     members, min_links = inventory.fabric_lacp_members, inventory.fabric_lacp_min_links
     if unit not in FABRIC_CLASSES and members > 1 and members - 1 >= min_links:
         if config.network.load_balancing == "adaptive":
             # load-aware routing weighs the thinner bundle down
             links = paths * members
-            return _degraded(config, [CapacityScale(fabric=(links - 1) / links)],
+            return _degraded(step, [CapacityScale(fabric=(links - 1) / links)],
                              f"LACP fabric bundle, adaptive routing: {links - 1} of the "
                              f"leaf's {links} uplinks left")  # fmt: skip
-        hit = lag_member_hit_probability(config, paths, members)
-        slowed = capacity_slowdown(config, CapacityScale(fabric=(members - 1) / members))
+        hit = lag_member_hit_probability(config, paths, members, step)
+        slowed = step.slowdown(CapacityScale(fabric=(members - 1) / members))
         return Impact("degraded", (1.0 + hit * (slowed - 1.0),),
                       reason=f"LACP fabric bundle: {members - 1} of {members} members left; "
                              f"the job's flows hashed onto it with probability {hit:.2f}")
@@ -241,13 +236,14 @@ def _fabric_side(config: RelplanConfig, inventory: Inventory, unit: str) -> Impa
     if unit in FABRIC_CLASSES:
         losses = [CapacityScale(fabric=1.0 - k / paths, fabric_paths_lost=k)
                   for k in range(1, min(paths - 1, MAX_CONCURRENT) + 1)]  # fmt: skip
-        return _degraded(config, losses, f"ECMP: one of {paths} spine paths lost",
+        return _degraded(step, losses, f"ECMP: one of {paths} spine paths lost",
                          survivable_count=paths - 1)  # fmt: skip
     loss = CapacityScale(fabric=1.0 - 1.0 / paths, fabric_paths_lost=1)
-    return _degraded(config, [loss], f"ECMP: one of {paths} uplink paths lost")
+    return _degraded(step, [loss], f"ECMP: one of {paths} uplink paths lost")
 
 
-def lag_member_hit_probability(config: RelplanConfig, bundles: int, members: int) -> float:
+def lag_member_hit_probability(config: RelplanConfig, bundles: int, members: int,
+                               step: StepModel | None = None) -> float:  # fmt: skip
     """Probability that a lost fabric LAG member carried some of the job's flows.
 
     A leaf's crossing flows hash onto its ``bundles x members`` uplinks, each member a
@@ -264,14 +260,13 @@ def lag_member_hit_probability(config: RelplanConfig, bundles: int, members: int
     >>> round(lag_member_hit_probability(config, 32, 2), 4)  # 8 flows over 64 members
     0.1184
     """
-    inputs = workload_model(config)
-    if inputs is None:
+    flows = (step or step_model(config)).crossing_flows()
+    if flows is None:
         return 1.0
-    flows = leaf_crossing_flows(*inputs[:3])
     return 1.0 - (1.0 - 1.0 / (bundles * members)) ** flows
 
 
-def pfc_soft_slowdown(config: RelplanConfig) -> float:
+def pfc_soft_slowdown(config: RelplanConfig, step: StepModel | None = None) -> float:
     """Slowdown while PFC congestion spreads after a flap, from the communication model.
 
     Links the pauses spread to carry traffic ``1 - network.pfc_pause_share`` of the time,
@@ -279,7 +274,7 @@ def pfc_soft_slowdown(config: RelplanConfig) -> float:
     healthy one. ``soft_slowdown`` in a failure mode overrides it.
     """
     left = 1.0 - config.network.pfc_pause_share
-    return capacity_slowdown(config, CapacityScale(fabric=left, server_nic=left))
+    return (step or step_model(config)).slowdown(CapacityScale(fabric=left, server_nic=left))
 
 
 def default_stall_hours(config: RelplanConfig, inventory: Inventory, unit: str,
@@ -318,8 +313,9 @@ def default_stall_hours(config: RelplanConfig, inventory: Inventory, unit: str,
 
 
 def resolve_impact(
-    config: RelplanConfig, inventory: Inventory, name: str, fabric: bool = False
-) -> Impact:
+    config: RelplanConfig, inventory: Inventory, name: str, fabric: bool = False,
+    step: StepModel | None = None,
+) -> Impact:  # fmt: skip
     """The impact of failure mode ``name`` (its fabric part when ``fabric``).
 
     Parameters
@@ -332,6 +328,8 @@ def resolve_impact(
         The mode's key in ``[failures]``.
     fabric : bool
         For link and optic modes: the switch-to-switch part instead of the server part.
+    step : StepModel, optional
+        The job's step model, when already built (:func:`relplan.comm.work.step_model`).
 
     Returns
     -------
@@ -341,22 +339,23 @@ def resolve_impact(
     mode = config.failures[name]
     unit = config.failure_unit(name)
     kind = mode.impact
+    step = step or step_model(config)
     if kind == "auto":
         if unit in FABRIC_CLASSES or (fabric and unit in ("link", "optic")):
-            impact = _fabric_side(config, inventory, unit)
+            impact = _fabric_side(config, inventory, step, unit)
         elif unit in ("nic", "leaf", "link", "optic"):
-            impact = _server_side(config, inventory, unit)
+            impact = _server_side(config, inventory, step, unit)
         else:
-            impact = _fatal_or_elastic(config, unit, "no redundancy for this class")
+            impact = _fatal_or_elastic(config, step, unit, "no redundancy for this class")
     elif kind == "fatal":
-        impact = _fatal_or_elastic(config, unit, "set in the config")
+        impact = _fatal_or_elastic(config, step, unit, "set in the config")
     elif kind == "degraded":
         if mode.slowdown is not None:
             impact = Impact("degraded", (mode.slowdown,), reason="slowdown set in the config")
         elif unit in FABRIC_CLASSES or fabric:
-            impact = _fabric_side(config, inventory, unit)
+            impact = _fabric_side(config, inventory, step, unit)
         else:
-            impact = _degraded(config, [CapacityScale(server_nic=0.5)], "half a server's NICs")
+            impact = _degraded(step, [CapacityScale(server_nic=0.5)], "half a server's NICs")
     elif kind == "slow":
         impact = Impact(
             "slow", (mode.slowdown or DEFAULT_FAIL_SLOW_SLOWDOWN,),
@@ -378,7 +377,7 @@ def resolve_impact(
         soft_hours = mode.soft_duration or 0.0
         soft = mode.soft_slowdown
         if soft is None:
-            soft = pfc_soft_slowdown(config) if soft_hours > 0 else 1.0
+            soft = pfc_soft_slowdown(config, step) if soft_hours > 0 else 1.0
         impact = Impact(
             "transient", stall_hours=stall, soft_slowdown=soft, soft_hours=soft_hours,
             reason="stall for detection + failover",
