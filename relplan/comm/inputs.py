@@ -236,7 +236,7 @@ def step_compute_seconds(config: RelplanConfig) -> float:
     Examples
     --------
     >>> from relplan.config.loading import load_config, parse_config
-    >>> document = load_config("configs/seed-dense-175b.toml").source_document
+    >>> document = load_config("configs/seed-dense-175b.toml").to_document()
     >>> del document["workload"]["step_compute"]
     >>> config = parse_config(document, ["workload.mfu=0.4", "cluster.gpu_peak_flops=989e12"])
     >>> round(step_compute_seconds(config), 4)  # 6 x 175e9 x 3.2e6 / (5000 x 989e12 x 0.4)

@@ -45,6 +45,7 @@ def server_legs(network: NetworkConfig) -> int:
 
     Examples
     --------
+    >>> from relplan.config.schema import NetworkConfig
     >>> server_legs(NetworkConfig(dual_tor=True)), server_legs(NetworkConfig())
     (2, 1)
     """
@@ -56,6 +57,7 @@ def links_per_nic(network: NetworkConfig) -> int:
 
     Examples
     --------
+    >>> from relplan.config.schema import NetworkConfig
     >>> links_per_nic(NetworkConfig(dual_tor=True, server_lacp={"members": 2}))
     4
     """
@@ -68,6 +70,7 @@ def server_link_speed(network: NetworkConfig) -> float:
 
     Examples
     --------
+    >>> from relplan.config.schema import NetworkConfig
     >>> server_link_speed(NetworkConfig(link_speed="400Gbps", server_link_speed="200Gbps"))
     25000000000.0
     """
@@ -80,6 +83,7 @@ def fabric_link_speed(network: NetworkConfig) -> float:
 
     Examples
     --------
+    >>> from relplan.config.schema import NetworkConfig
     >>> fabric_link_speed(NetworkConfig(link_speed="400Gbps"))
     50000000000.0
     """

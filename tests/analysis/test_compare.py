@@ -48,7 +48,7 @@ def test_compare_in_steps_prices_the_slower_step() -> None:
     healthy step, so its failure-free hours, wall hours and GPU-hours grow by 20,000 x the
     step difference; the saving against the first is minus that x 5,000 GPUs."""
     dense = CONFIGS / "seed-dense-175b.toml"
-    document = load_config(dense).source_document
+    document = load_config(dense).to_document()
     assert "size" in document["job"]["checkpoint"]  # size / bandwidth: set the write instead
     settings = ["job.steps=20000", 'job.recovery="failure-free"',
                 "job.checkpoint.bandwidth=1e30B/s"]

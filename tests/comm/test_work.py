@@ -89,7 +89,7 @@ def test_setting_steps_drops_the_configs_work() -> None:
 
 
 def test_mfu_gives_the_dense_step_compute() -> None:
-    document = load_config(DENSE_175B).source_document
+    document = load_config(DENSE_175B).to_document()
     del document["workload"]["step_compute"]
     config = parse_config(document, ["workload.mfu=0.4", "cluster.gpu_peak_flops=989e12"])
     flops = 6 * 175e9 * 3.2e6
@@ -100,7 +100,7 @@ def test_mfu_gives_the_dense_step_compute() -> None:
 
 def test_mfu_counts_top_k_experts_of_a_moe() -> None:
     """Seed MoE: 50e9 dense + 950e9 over 256 experts (EP 256), top-2: 57.42e9 active."""
-    document = load_config(SEED_MOE).source_document
+    document = load_config(SEED_MOE).to_document()
     del document["workload"]["step_compute"]
     config = parse_config(document, ["workload.mfu=0.5", "cluster.gpu_peak_flops=989e12"])
     active = 50e9 + 950e9 * 2 / 256
@@ -114,7 +114,7 @@ def test_mfu_counts_top_k_experts_of_a_moe() -> None:
 
 def test_more_gpus_shorten_the_mfu_step() -> None:
     """Twice the data parallelism at the same MFU halves the compute of a step."""
-    document = load_config(DENSE_175B).source_document
+    document = load_config(DENSE_175B).to_document()
     del document["workload"]["step_compute"]
     base = ["workload.mfu=0.4", "cluster.gpu_peak_flops=989e12"]
     small = parse_config(document, base)
@@ -182,7 +182,7 @@ def test_steps_without_a_step_time_name_job_steps(minimal_raw) -> None:
 
 
 def test_mfu_without_peak_flops_names_workload_mfu() -> None:
-    document = load_config(DENSE_175B).source_document
+    document = load_config(DENSE_175B).to_document()
     del document["workload"]["step_compute"]
     with pytest.raises(ConfigError) as caught:
         parse_config(document, ["workload.mfu=0.4"])
