@@ -287,12 +287,18 @@ def simulate_command(
             data["baseline"] = baseline
         typer.echo(to_json(data))
         return
-    from relplan.cli.render import render_simulation, render_step_baseline
+    from relplan.cli.render import (
+        render_failure_free_work,
+        render_simulation,
+        render_step_baseline,
+    )
     from relplan.units import format_duration
 
     if baseline is not None:
         render_step_baseline(baseline)
     job = result.model.job
+    if job.horizon_hours is None:
+        render_failure_free_work(job.work_hours, result.model.step_hours)
     # a calendar window takes the place of the write in the title (80 columns)
     window = f"write {format_duration(job.write_hours)}"
     if job.horizon_hours is not None:

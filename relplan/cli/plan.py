@@ -48,13 +48,18 @@ def render_plan(result: dict[str, Any], answer: str, console: Console | None = N
     table.add_column("portfolio", justify="left", overflow="fold")
     table.add_column("cost", justify="right", no_wrap=True)
     table.add_column("objective [95% CI]", justify="right", no_wrap=True)
+    table.add_column("step s", justify="right", no_wrap=True)
+    table.add_column("failure-free h", justify="right", no_wrap=True)
     best = result["best"]
     for point in result["frontier"]:
         mark = " *" if point["options"] == best["options"] else ""
         table.add_row(" + ".join(point["options"]) + mark if point["options"] else "base" + mark,
                       format_money(point["hardware_cost"]),
                       f"{format_money(point['objective'])} [{format_money(point['ci95'][0])}, "
-                      f"{format_money(point['ci95'][1])}]")  # fmt: skip
+                      f"{format_money(point['ci95'][1])}]",
+                      "-" if point.get("step_time_s") is None else f"{point['step_time_s']:.3f}",
+                      "-" if point.get("work_hours") is None
+                      else f"{point['work_hours']:,.1f}")  # fmt: skip
     out.print(table)
     if result["attribution"]:
         worth = render.compact_table(

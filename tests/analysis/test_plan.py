@@ -237,8 +237,11 @@ def test_plan_command_json_contract_and_files(tmp_path) -> None:
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     for point in data["frontier"]:
-        assert set(point) == {"options", "hardware_cost", "objective", "ci95"}
-    assert set(data["best"]) == {"options", "hardware_cost", "objective", "gain"}
+        assert set(point) == {"options", "hardware_cost", "objective", "ci95", "step_time_s",
+                              "work_hours"}  # each portfolio's speed
+        assert point["work_hours"] == pytest.approx(30 * 24)  # small.toml: job.work = "30d"
+    assert set(data["best"]) == {"options", "hardware_cost", "objective", "gain",
+                                 "step_time_s", "work_hours"}
     assert sum(data["attribution"].values()) == pytest.approx(data["best"]["gain"])
     costs = [p["hardware_cost"] for p in data["frontier"]]
     assert costs == sorted(costs)
