@@ -141,3 +141,7 @@ METRIC_LABELS: dict[str, tuple[str, str, str]] = {
     "work_done_hours": ("work done", "h", "{:,.1f}"),
 }
 """Per metric: its name in prose, its unit and the one number format every report uses."""
+
+UNITLESS_METRIC_UNITS: tuple[str, ...] = ("fraction of wall time", "count")
+"""The units of :data:`METRIC_LABELS` that a table heading leaves out (a fraction, a count):
+the others (h, GPU-h) follow the metric's name in brackets."""

@@ -96,9 +96,24 @@ IntervalOption = Annotated[
 ]  # fmt: skip
 
 
+YesOption = Annotated[
+    bool,
+    typer.Option("--yes", help="Run even when the run has more than 100,000 points."),
+]
+
+
+def _folder(text: str) -> Path:
+    """An ``--out`` value as a folder; an empty one is refused (it would be the current
+    folder, by accident)."""
+    if not text.strip():
+        raise ValueError("is empty: name a folder (. for the current one)")
+    return Path(text)
+
+
 def out_option(what: str) -> Any:
     """The ``--out DIR`` option of a command that writes ``what`` there."""
-    return typer.Option("--out", metavar=DIR, show_default=False, help=f"Write {what}.")
+    return typer.Option("--out", metavar=DIR, show_default=False, help=f"Write {what}.",
+                        parser=_folder)  # fmt: skip
 
 
 def duration_override(option: str, key: str, value: str | None) -> list[str]:
