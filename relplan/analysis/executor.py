@@ -58,6 +58,10 @@ WAIT_SECONDS = 0.25
 """How long the calling process waits for a finished point at a time, seconds (so that
 a Ctrl-C is handled at once)."""
 
+MANAGER_JOIN_SECONDS = 5
+"""How long an interrupted pool waits for its executor's manager thread to end, seconds
+(a hang guard: it ends within milliseconds of its workers)."""
+
 PRELOAD = ("relplan.analysis.sweep", "relplan.analysis.plan", "relplan.analysis.compare")
 """Modules the fork server imports once, so that every worker starts with them loaded."""
 
@@ -345,12 +349,18 @@ class PointPool:
             pool.shutdown(wait=True)
             return
         workers = list(getattr(pool, "_processes", {}).values())
+        # the executor's manager thread notices the killed workers and closes its wake-up
+        # pipe; joined here, it cannot be closing it while the interpreter's exit hook
+        # writes to it (an "Exception ignored ... Bad file descriptor" after "interrupted")
+        manager = getattr(pool, "_executor_manager_thread", None)
         pool.shutdown(wait=False, cancel_futures=True)
         for process in workers:
             if process.is_alive():
                 process.kill()
         for process in workers:
             process.join(timeout=5)
+        if manager is not None and manager is not threading.current_thread():
+            manager.join(timeout=MANAGER_JOIN_SECONDS)
 
     def __enter__(self) -> PointPool:
         return self

@@ -202,6 +202,13 @@ def validate_command(
     config = _load(config_path, [*(overrides or []), *interval_override(interval)], warn=False)
     problems = warnings_of(config)
     print_warnings(problems)
+    if strict and problems:
+        from relplan.cli.render import error_console
+
+        error_console.print(f"[bold red]error:[/] --strict: {config_path} is valid but has "
+                            f"{len(problems)} warning{'s' if len(problems) > 1 else ''}",
+                            highlight=False, soft_wrap=True)  # fmt: skip
+        raise typer.Exit(code=1)
     model = build_model(config)
     console.print(
         f"[green]ok[/]: {config_path} is valid: {config.job.gpus} GPUs on "
@@ -209,8 +216,6 @@ def validate_command(
         f"job MTTI {format_duration(model.job_mtti_hours)}",
         highlight=False,
     )
-    if strict and problems:
-        raise typer.Exit(code=1)
 
 
 @app.command("catalog")

@@ -23,7 +23,7 @@ from pydantic import (
     model_validator,
 )
 
-from relplan.config.loading import config_error, parse_config, read_toml
+from relplan.config.loading import config_error, config_hint, parse_config, read_toml
 from relplan.config.schema import RelplanConfig
 from relplan.errors import ConfigError
 
@@ -270,6 +270,10 @@ def load_plan(path: str | Path, overrides: list[str] | None = None,
     """
     file = Path(path)
     document = read_toml(file, "PLAN")
+    if "study" in document and "plan" not in document:
+        raise ConfigError("PLAN", f"{file} is a study: run it with relplan sweep")
+    if "plan" not in document:
+        raise ConfigError("PLAN", f"{file} is not a plan (no [plan] table){config_hint(document)}")
     if set(document) != {"plan"}:
         extra = sorted(set(document) - {"plan"}) or ["plan"]
         raise ConfigError(extra[0], "a plan file holds one [plan] table")

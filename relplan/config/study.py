@@ -17,7 +17,13 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from relplan.config.loading import apply_overrides, config_error, parse_config, read_toml
+from relplan.config.loading import (
+    apply_overrides,
+    config_error,
+    config_hint,
+    parse_config,
+    read_toml,
+)
 from relplan.config.schema import RelplanConfig
 from relplan.errors import ConfigError
 from relplan.vocab import METRICS
@@ -228,6 +234,9 @@ def load_study(
     document = read_toml(file, "STUDY")
     if "plan" in document and "study" not in document:
         raise ConfigError("STUDY", f"{file} is a plan: run it with relplan plan")
+    if "study" not in document:
+        raise ConfigError("STUDY", f"{file} is not a study (no [study] table)"
+                                   f"{config_hint(document)}")
     if set(document) != {"study"}:
         extra = sorted(set(document) - {"study"}) or ["study"]
         raise ConfigError(extra[0], "a study file holds one [study] table")
