@@ -530,10 +530,13 @@ def compare_command(
     scenarios += [parse_variant(text, config_paths[0], items) for text in variant or []]
     configs = load_scenarios(scenarios)
     names = [scenario_name(spec, config) for spec, config in zip(scenarios, configs, strict=True)]
-    repeated = sorted({name for name in names if names.count(name) > 1})
+    # a variant's label names its rows: two of one name cannot be told apart (the same
+    # config given twice keeps its name, as before)
+    labels = names[len(config_paths):]
+    repeated = sorted({label for label in labels if names.count(label) > 1})
     if repeated:
-        raise ConfigError("--variant" if variant else "CONFIG...",
-                          f"two scenarios are named {repeated[0]!r}: give each its own label")
+        raise ConfigError("--variant", f"two scenarios are named {repeated[0]!r}: give each "
+                                       "variant its own label")
     _print_grouped_warnings([(f"scenario {name}", config)
                              for name, config in zip(names, configs, strict=True)])
     if out is not None:

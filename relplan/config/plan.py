@@ -223,18 +223,18 @@ def _check_overrides(spec: PlanSpec, uncertainty: UncertaintySpec, overrides: li
         key = item.partition("=")[0].strip()
         option_name = sources.get(key, "--set")
         if key in uncertainty.inputs:
-            raise ConfigError(option_name, f"{key} is an uncertain input of the plan "
-                                           f"(plan.uncertainty.{key}), drawn for each sample: "
-                                           "change it in the plan file instead")
+            raise ConfigError(key, f"given by {option_name} but an uncertain input of the "
+                                   f"plan (plan.uncertainty.{key}), drawn for each sample: "
+                                   "change it in the plan file instead")
         setting = [option.label for option in spec.options
                    if any(i.partition("=")[0].strip() == key
                           for level in option.level_overrides() for i in level)]  # fmt: skip
         if setting:
             names = ", ".join(repr(label) for label in setting)
-            raise ConfigError(option_name, f"{key} is also set by the plan's option"
-                                           f"{'s' if len(setting) > 1 else ''} {names}, whose "
-                                           "value would win in the portfolios that buy it: "
-                                           "change it in the plan file instead")
+            raise ConfigError(key, f"given by {option_name} but also set by the plan's option"
+                                   f"{'s' if len(setting) > 1 else ''} {names}, whose value "
+                                   "would win in the portfolios that buy it: change it in "
+                                   "the plan file instead")
 
 
 def load_plan(path: str | Path, overrides: list[str] | None = None,

@@ -217,7 +217,7 @@ def load_study(
         fault; every point's config is validated before anything runs. An axis without
         values is named (``study.axes.KEY``). An override whose key a scenario also sets
         is refused (the scenario's value would win on its points, silently), naming the
-        key, the option that gave it (``sources``) and the scenarios.
+        key, and in the message the option that gave it (``sources``) and the scenarios.
     validate_points : bool
         Whether to validate every point's config now (False: later, with
         :meth:`Study.configs`, e.g. after the points are counted).
@@ -251,15 +251,15 @@ def load_study(
         key = item.partition("=")[0].strip()
         option = (sources or {}).get(key, "--set")
         if key in spec.axes:
-            raise ConfigError(option, f"{key} is an axis of the study: each point sets it, so "
-                                      "it cannot be overridden for all of them")
+            raise ConfigError(key, f"is an axis of the study: each point sets it, so {option} "
+                                   "cannot override it for all of them")
         setting = [scenario.label for scenario in spec.scenarios
                    if any(i.partition("=")[0].strip() == key for i in scenario.set)]  # fmt: skip
         if setting:
             names = ", ".join(repr(label) for label in setting)
-            raise ConfigError(option, f"{key} is also set by the study's scenario"
-                                      f"{'s' if len(setting) > 1 else ''} {names}, whose value "
-                                      "would win there: change it in the study file instead")
+            raise ConfigError(key, f"given by {option} but also set by the study's scenario"
+                                   f"{'s' if len(setting) > 1 else ''} {names}, whose value "
+                                   "would win there: change it in the study file instead")
     update: dict[str, Any] = {"set": [*spec.set, *(overrides or [])]}
     if seed is not None:
         update["seed"] = seed

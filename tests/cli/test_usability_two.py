@@ -42,9 +42,9 @@ def _error_names(result, option: str) -> None:
 
 def test_sweep_refuses_a_set_key_that_a_scenario_sets() -> None:
     result = runner.invoke(app, ["sweep", STRATEGIES, "--set", "job.spares=2", "--trials", "2"])
-    _error_names(result, "--set")
-    # the key, and where it is set: the three scenarios that set job.spares
-    assert "job.spares" in result.stderr
+    _error_names(result, "job.spares")
+    # the option, and where else the key is set: the three scenarios that set job.spares
+    assert "given by --set" in result.stderr
     for label in ("restart on a hot spare", "wait for the repair", "elastic continue"):
         assert repr(label) in result.stderr
     assert "failure-free" not in result.stderr
@@ -63,8 +63,8 @@ set = ['job.checkpoint.interval="30min"']
 label = "b"
 """)
     result = runner.invoke(app, ["sweep", str(study), "--interval", "45min", "--trials", "2"])
-    _error_names(result, "--interval")
-    assert "job.checkpoint.interval" in result.stderr and "'a'" in result.stderr
+    _error_names(result, "job.checkpoint.interval")
+    assert "given by --interval" in result.stderr and "'a'" in result.stderr
 
 
 def test_sweep_accepts_a_set_key_no_scenario_sets(tmp_path) -> None:
@@ -80,9 +80,8 @@ def test_sweep_accepts_a_set_key_no_scenario_sets(tmp_path) -> None:
 ])  # fmt: skip
 def test_plan_refuses_a_set_key_that_an_option_or_input_sets(item, where) -> None:
     result = runner.invoke(app, ["plan", PLAN, "--set", item, "--trials", "2"])
-    _error_names(result, "--set")
-    assert item.partition("=")[0] in result.stderr
-    assert where.split("'")[0] in result.stderr
+    _error_names(result, item.partition("=")[0])
+    assert "given by --set" in result.stderr and where in result.stderr
 
 
 def test_plan_applies_a_set_key_to_every_portfolio() -> None:
@@ -380,7 +379,7 @@ BAD_OUT = "BAD_OUT"  # replaced by a file's path
     (["sweep", STRATEGIES, "--trials", "0"], "--trials"),
     (["sweep", STRATEGIES, "--seed", "-1"], "--seed"),
     (["sweep", STRATEGIES, "--interval", "0min"], "--interval"),
-    (["sweep", STRATEGIES, "--set", "job.spares=2"], "--set"),
+    (["sweep", STRATEGIES, "--set", "job.spares=2"], "job.spares"),
     (["sweep", STRATEGIES, "--workers", "0"], "--workers"),
     (["sweep", STRATEGIES, "--dask", "nonsense"], "--dask"),
     (["sweep", STRATEGIES, "--out", BAD_OUT], "--out"),
@@ -400,7 +399,7 @@ BAD_OUT = "BAD_OUT"  # replaced by a file's path
     (["plan", PLAN, "--trials", "0"], "--trials"),
     (["plan", PLAN, "--seed", "-1"], "--seed"),
     (["plan", PLAN, "--workers", "0"], "--workers"),
-    (["plan", PLAN, "--set", "job.spares=3"], "--set"),
+    (["plan", PLAN, "--set", "job.spares=3"], "job.spares"),
     (["plan", PLAN, "--out", BAD_OUT], "--out"),
     (["plan", PLAN, "--out", ""], "--out"),
     (["validate", "/dev/null"], "CONFIG"),
