@@ -66,7 +66,11 @@ class RunSize:
         --------
         >>> RunSize(1200, 500, 2.5e9, 3600.0).sentence()
         '1,200 points x 500 trials: about 2.5 GB of memory and 1 h (rough estimate)'
+        >>> RunSize(1, 500, 2.5e9, 3600.0).sentence("portfolios").split(":")[0]
+        '1 portfolio x 500 trials'
         """
+        if self.points == 1 and what.endswith("s"):
+            what = what[:-1]
         return (f"{self.points:,} {what} x {self.trials:,} trials: about "
                 f"{format_bytes(self.memory_bytes)} of memory and "
                 f"{format_duration(self.seconds / 3600.0)} (rough estimate)")  # fmt: skip

@@ -427,7 +427,10 @@ def sweep_command(
     per_point = trials or study.spec.trials
     key = "--trials" if trials is not None else "study.trials"
     count = study.spec.point_count()
-    base = study.config(list(study.spec.set))
+    try:  # the estimate's representative point: the base with the study's own set
+        base = study.config(list(study.spec.set))
+    except ConfigError:  # valid only with each point's own keys: the first point
+        base = study.config(study.points()[0][2])
     workers = point_workers(workers, base)
     announce_points(build_model(base), count, per_point, workers, yes)
     points = study.points()

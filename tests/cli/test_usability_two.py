@@ -327,6 +327,30 @@ def test_a_small_study_runs_without_yes_and_says_its_count(tmp_path) -> None:
     assert result.stderr.splitlines()[0].startswith("4 points x 2 trials: about ")
 
 
+def test_a_study_whose_base_is_valid_only_with_its_points_keys_is_counted(tmp_path) -> None:
+    """The estimate's representative point is the base with the study's own set, or,
+    when only each point's keys make it valid, the first point."""
+    study = tmp_path / "elastic.toml"
+    study.write_text(f"""[study]
+name = "el"
+question = "q?"
+base = "{CONFIGS / 'small.toml'}"
+set = ['job.recovery="elastic"']
+[[study.scenarios]]
+label = "a"
+set = ['job.elastic={{ data_parallel = 64, reconfigure = "2min", rejoin = "5min" }}']
+""")
+    from relplan.config.study import load_study
+
+    loaded = load_study(study, validate_points=False)
+    with pytest.raises(ConfigError):  # the base with the study's own set alone
+        loaded.config(list(loaded.spec.set))
+    result = runner.invoke(app, ["sweep", str(study), "--trials", "2", "--workers", "1",
+                                 "--out", str(tmp_path / "out")])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert result.stderr.startswith("1 point x 2 trials: about ")
+
+
 def test_the_count_of_a_study_is_its_grid_plus_its_scenarios() -> None:
     from relplan.config.study import load_study
 
