@@ -34,8 +34,7 @@ from relplan.cli.common import (
     TrialsOption,
     WorkersOption,
     YesOption,
-    horizon_override,
-    interval_override,
+    command_overrides,
     out_option,
     points_progress,
     print_warnings,
@@ -199,7 +198,7 @@ def validate_command(
     from relplan.sim.model import build_model
     from relplan.units import format_duration
 
-    config = _load(config_path, [*(overrides or []), *interval_override(interval)], warn=False)
+    config = _load(config_path, command_overrides(overrides, interval), warn=False)
     problems = warnings_of(config)
     print_warnings(problems)
     if strict and problems:
@@ -268,8 +267,7 @@ def simulate_command(
     from relplan.analysis.scenarios import run_scenario
     from relplan.output.files import to_json
 
-    config = _load(config_path, [*(overrides or []), *interval_override(interval),
-                                 *horizon_override(horizon)])  # fmt: skip
+    config = _load(config_path, command_overrides(overrides, interval, horizon))
     if out is not None:
         from relplan.output.files import check_output_dir
 
@@ -346,7 +344,7 @@ def optimize_command(
     from relplan.output.files import to_json
     from relplan.sim.model import build_model
 
-    config = _load(config_path, [*(overrides or []), *horizon_override(horizon)])
+    config = _load(config_path, command_overrides(overrides, horizon=horizon))
     if out is not None:
         from relplan.output.files import check_output_dir
 
@@ -419,7 +417,7 @@ def sweep_command(
     from relplan.sim.model import build_model
 
     workers_key = "--workers" if workers is not None else "simulation.workers"
-    items = [*(overrides or []), *interval_override(interval)]
+    items = command_overrides(overrides, interval)
     sources = {"job.checkpoint.interval": "--interval"} if interval is not None else {}
     study = load_study(study_path, items, seed, validate_points=False, sources=sources)
     directory = out if out is not None else Path("out") / study.spec.name
@@ -528,7 +526,7 @@ def compare_command(
     from relplan.output.files import check_output_dir, to_json
 
     workers_key = "--workers" if workers is not None else "simulation.workers"
-    items = [*(overrides or []), *interval_override(interval)]
+    items = command_overrides(overrides, interval)
     scenarios = [ScenarioSpec(path, tuple(items)) for path in config_paths]
     scenarios += [parse_variant(text, config_paths[0], items) for text in variant or []]
     configs = load_scenarios(scenarios)

@@ -172,6 +172,37 @@ def horizon_override(horizon: str | None) -> list[str]:
     return duration_override("--horizon", "job.horizon", horizon)
 
 
+def command_overrides(overrides: list[str] | None, interval: str | None = None,
+                      horizon: str | None = None) -> list[str]:  # fmt: skip
+    """A command's ``--set`` items followed by those of ``--interval`` and ``--horizon``.
+
+    Raises
+    ------
+    ConfigError
+        Naming the key when ``--set`` sets it too (one of the two would be lost), or the
+        option when its value is not a positive duration.
+
+    Examples
+    --------
+    >>> command_overrides(["job.spares=2"], interval="45min")
+    ['job.spares=2', 'job.checkpoint.interval="45min"']
+    >>> command_overrides(["job.checkpoint.interval=1h"], interval="45min")
+    Traceback (most recent call last):
+    ...
+    relplan.errors.ConfigError: job.checkpoint.interval: given by --set and by --interval: ...
+    """
+    items = list(overrides or [])
+    keys = {item.partition("=")[0].strip() for item in items}
+    for option, extra in (("--interval", interval_override(interval)),
+                          ("--horizon", horizon_override(horizon))):  # fmt: skip
+        for item in extra:
+            key = item.partition("=")[0]
+            if key in keys:
+                raise ConfigError(key, f"given by --set and by {option}: give one of them")
+        items += extra
+    return items
+
+
 def warnings_of(config: Any) -> list[Any]:
     """The legal but suspicious settings of a validated config, each a
     :class:`~relplan.config.checks.ConfigWarning` (see
