@@ -586,8 +586,12 @@ def test_the_sigint_tests_pass_when_started_with_sigint_ignored() -> None:
     SIGINT set the child's handler themselves."""
     process = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-         str(REPO / "tests" / "cli" / "test_interrupt_startup.py")],
+         str(REPO / "tests" / "cli" / "test_interrupt_startup.py"),
+         str(REPO / "tests" / "cli" / "test_interrupt.py"),
+         str(REPO / "tests" / "analysis" / "test_executor.py") + "::"
+         "test_ctrl_c_stops_a_sweep_on_processes_with_exit_130_and_no_worker_left"],
         capture_output=True, text=True, timeout=300, cwd=REPO,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
     )  # fmt: skip
     assert process.returncode == 0, process.stdout + process.stderr
+    assert "4 passed" in process.stdout  # startup, simulation, sweep to parent and group
