@@ -37,9 +37,7 @@ from relplan.cli.common import (
     command_overrides,
     out_option,
     points_progress,
-    print_warnings,
     reports_errors,
-    warnings_of,
 )
 from relplan.cli.runs import (
     announce_points,
@@ -85,12 +83,13 @@ def main(
 
 
 def _load(config_path: Path, overrides: list[str] | None, warn: bool = True) -> RelplanConfig:
-    """Load a config; print its warnings on stderr (see :func:`_warnings`)."""
+    """Load a config; give its warnings (printed on stderr by :func:`reports_errors`)."""
+    from relplan.analysis.preflight import warn_config
     from relplan.config.loading import load_config
 
     config = load_config(config_path, overrides or [])
     if warn:
-        print_warnings(warnings_of(config))
+        warn_config(config)
     return config
 
 
@@ -103,16 +102,11 @@ def _check_memory(configs: list[RelplanConfig], command: str, trials: int, key: 
                   workers_key: str = "--workers") -> None:  # fmt: skip
     """Refuse, before any work, a job that would never finish, and a run that cannot fit
     in the available memory: too many trials (the error names ``key``), or too many
-    workers holding their blocks or points at once (it names ``workers_key``)."""
-    from relplan.analysis.memory import check_memory, check_workers_memory, estimate_memory
-    from relplan.sim.engine import check_feasible
-    from relplan.sim.model import build_model
+    workers holding their blocks or points at once (it names ``workers_key``); see
+    :func:`relplan.analysis.preflight.check_run`."""
+    from relplan.analysis.preflight import check_run
 
-    models = [build_model(config) for config in configs]
-    for model in models:
-        check_feasible(model)
-    check_memory(estimate_memory(models, command, 1, write_trials), trials, key)
-    check_workers_memory(models, command, trials, workers, workers_key, write_trials)
+    check_run(configs, command, trials, key, workers, write_trials, workers_key)
 
 
 def _settings(config: RelplanConfig, trials: int | None, seed: int | None,
@@ -189,18 +183,20 @@ def validate_command(
 ) -> None:
     """Check a config: schema, units and consistency. Exit 0 when it is valid.
 
+    (relplan published checks relplan itself against published figures.)
+
     A legal but suspicious setting (switches short of ports, a checkpoint write longer
     than its interval, failures faster than a checkpoint cycle) is valid but gets one
     warning line on stderr naming the key, as from every command; with --strict that is
     an error (exit 1).
     """
+    from relplan.analysis.preflight import warn_config
     from relplan.cli.render import console
     from relplan.sim.model import build_model
     from relplan.units import format_duration
 
     config = _load(config_path, command_overrides(overrides, interval), warn=False)
-    problems = warnings_of(config)
-    print_warnings(problems)
+    problems = warn_config(config)
     if strict and problems:
         from relplan.cli.render import error_console
 
@@ -467,19 +463,11 @@ def sweep_command(
 
 
 def _print_grouped_warnings(labelled: list[tuple[str, RelplanConfig]]) -> None:
-    """Print the warnings of several configs, one line per key: the first one met, and
-    how many other scenarios or points share the key."""
-    first: dict[str, tuple[Any, str]] = {}
-    others: dict[str, int] = {}
-    for label, config in labelled:
-        for warning in warnings_of(config):
-            if warning.key in first:
-                others[warning.key] += 1
-            else:
-                first[warning.key], others[warning.key] = (warning, label), 0
-    for warning_key, (warning, label) in first.items():
-        more = others[warning_key]
-        print_warnings([warning], f" ({label}{f' and {more} more' if more else ''})")
+    """Give the warnings of several configs, one per key
+    (:func:`relplan.analysis.preflight.warn_configs`)."""
+    from relplan.analysis.preflight import warn_configs
+
+    warn_configs(labelled)
 
 
 @app.command("compare")
@@ -569,12 +557,14 @@ app.command("fit")(reports_errors(fit_command))
 app.command("analyze")(reports_errors(analyze_command))
 
 
-# relplan validation: relplan against published figures (issue 10, item 3)
+# relplan published: relplan against published figures. Its old name, "validation", read
+# too much like "validate" (which checks a config); it stays as a hidden alias.
 from relplan.cli.validation import validation_command  # noqa: E402
 
-app.command("validation")(reports_errors(validation_command))
+app.command("published")(reports_errors(validation_command))
+app.command("validation", hidden=True)(reports_errors(validation_command))
 
-# relplan plan: the best portfolio of redundancy options under a budget (issue 14)
+# relplan plan: the best portfolio of redundancy options under a budget
 from relplan.cli.plan import plan_command  # noqa: E402
 
 app.command("plan")(reports_errors(plan_command))

@@ -8,7 +8,6 @@ its points into ``--set`` overrides of the base config.
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from relplan.config.loading import (
     read_toml,
 )
 from relplan.config.schema import RelplanConfig
+from relplan.config.toml_text import toml_value
 from relplan.errors import ConfigError
 from relplan.vocab import METRICS
 
@@ -157,7 +157,7 @@ class Study:
             )
             for combo in combos:
                 values = dict(zip(keys, combo, strict=True))
-                overrides = [*spec.set, *(f"{k}={_toml_value(v)}" for k, v in values.items())]
+                overrides = [*spec.set, *(f"{k}={toml_value(v)}" for k, v in values.items())]
                 label = ", ".join(f"{k.split('.')[-1]}={v}" for k, v in values.items())
                 points.append((label, values, overrides))
         return points
@@ -181,14 +181,6 @@ class Study:
             except ConfigError as error:
                 raise ConfigError(error.key, f"{error.message} (study point {label})") from None
         return configs
-
-
-def _toml_value(value: Any) -> str:
-    if isinstance(value, str):
-        return json.dumps(value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return repr(value)
 
 
 def load_study(
