@@ -10,7 +10,8 @@ relplan`` stays light. Every command of the command line is a function:
   :func:`catalog`;
 - :func:`simulate`, :func:`optimize_interval`, :func:`compare`, :func:`run_study`
   (``relplan sweep``), :func:`plan`;
-- :func:`fit` and :func:`analyze` calibrate failure rates from data.
+- :func:`fit` and :func:`analyze` calibrate failure rates from data; :func:`replay`
+  replays a real failure history against a checkpoint policy.
 
 Each returns a :class:`Result`: ``summary()`` (the ``--json`` object), ``to_frame()``,
 ``plot(kind=None, ax=None)``, ``write(directory)``. Errors are :class:`RelplanError`;
@@ -32,7 +33,8 @@ from relplan.version import __version__
 
 _API = (
     "Result", "StudyResult", "analyze", "baseline", "catalog", "check", "compare", "fit",
-    "inventory", "load_config", "loads_config", "optimize_interval", "plan", "run_study",
+    "inventory", "load_config", "loads_config", "optimize_interval", "plan", "replay",
+    "run_study",
     "simulate",
 )  # fmt: skip
 _ERRORS = ("ConfigError", "InfeasibleJobError", "RelplanError", "RelplanWarning")

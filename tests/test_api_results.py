@@ -221,3 +221,36 @@ def test_a_comparison_draws_its_scenarios_on_given_axes() -> None:
     assert result.plot(ax=axes) is figure
     labels = [tick.get_text().split("\n")[0] for tick in axes.get_yticklabels()]
     assert sorted(labels) == ["no spares", "small"]
+
+
+def test_the_log_functions_give_the_command_lines_objects() -> None:
+    """fit (grouped, as a repair), analyze (per server) and replay from Python give the
+    --json objects of the same commands, value for value."""
+    small = str(CONFIGS / "small.toml")
+    incidents = str(REPO / "tests" / "data" / "incidents.csv")
+    batches = str(REPO / "tests" / "data" / "lifetimes_batches.csv")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RelplanWarning)
+        grouped = relplan.fit(batches, group="batch", as_key="repair")
+        replayed = relplan.replay(incidents, small, "2024-01-01", "2025-01-01",
+                                  intervals_hours=[0.5, 2.0], samples=40, seed=5)
+        analyzed = relplan.analyze(incidents, small, "2024-01-01", "2025-01-01", ids="server")
+    assert grouped.summary() == _cli_json("fit", batches, "--group", "batch", "--as", "repair")
+    assert replayed.summary() == _cli_json(
+        "replay", incidents, "--config", small, "--start", "2024-01-01", "--end", "2025-01-01",
+        "--interval", "30min", "--interval", "2h", "--samples", "40", "--seed", "5")
+    assert analyzed.summary() == _cli_json(
+        "analyze", incidents, "--config", small, "--start", "2024-01-01", "--end",
+        "2025-01-01", "--ids", "server")
+    assert list(replayed.to_frame()["interval_hours"]) == [0.5, 2.0]
+    assert set(grouped.to_frame().index.get_level_values("batch")) == set(
+        grouped.summary()["groups"])
+    with pytest.raises(ConfigError, match="ids"):
+        relplan.analyze(incidents, small, ids="rack")
+
+
+def test_library_log_warnings_are_relplan_warnings() -> None:
+    """A replay leaves out modes it cannot replay and says so as a RelplanWarning."""
+    with pytest.warns(RelplanWarning, match="log_path: not replayed"):
+        relplan.replay(REPO / "tests" / "data" / "incidents.csv", CONFIGS / "small.toml",
+                       "2024-01-01", "2025-01-01", samples=10)

@@ -44,6 +44,7 @@ __all__ = [
     "loads_config",
     "optimize_interval",
     "plan",
+    "replay",
     "run_study",
     "simulate",
 ]
@@ -587,48 +588,125 @@ def catalog() -> Result:
                   frame=lambda: pd.DataFrame(entries))  # fmt: skip
 
 
-def fit(csv_path: str | Path) -> Result:
+def _warn_all(key: str, messages: Any) -> None:
+    """Give each message as a :class:`~relplan.errors.RelplanWarning` about ``key`` (the
+    argument or input it concerns), at the caller's line."""
+    import warnings
+
+    from relplan.errors import RelplanWarning
+
+    for message in messages:
+        warnings.warn(RelplanWarning(key, str(message)), stacklevel=3)
+
+
+def fit(csv_path: str | Path, *, family: str | None = None, as_key: str = "lifetime",
+        group: str | None = None, events: bool = False, start: str | None = None,
+        end: str | None = None, units: int | None = None,
+        unit_list: str | Path | None = None) -> Result:  # fmt: skip
     """Fit exponential, Weibull and lognormal lifetimes to censored data (``relplan fit``).
+
+    The best family is the smallest AIC among those whose mean the data support (within 2x
+    of the exposure estimate, total time on test / failures, and for Weibull and lognormal
+    not beyond the longest observation); a family the data contradict is named in a
+    :class:`~relplan.errors.RelplanWarning`.
 
     Parameters
     ----------
     csv_path : str or Path
-        A CSV of times in service with failure flags (see
-        :func:`relplan.analysis.fit.read_lifetime_csv`).
+        A CSV of times in service, hours, with failure flags (see
+        :func:`relplan.analysis.fit.read_lifetime_csv`); with ``events=True``, failure
+        records ``unit,time`` instead.
+    family : str, optional
+        The family to report as the answer (``exponential``, ``weibull``, ``lognormal``)
+        instead of the best.
+    as_key : {"lifetime", "repair"}
+        The config line the fit is written as.
+    group : str, optional
+        A column whose values split the data: each group is fitted apart.
+    events : bool
+        The file holds failure records; ``start``, ``end`` and ``units`` (or
+        ``unit_list``) give the window and the units watched, and the censored times
+        between failures are built from them.
+    start, end : str, optional
+        The window of an event log (ISO 8601).
+    units : int, optional
+        How many units an event log watched.
+    unit_list : str or Path, optional
+        A file naming the units an event log watched, one a line.
 
     Returns
     -------
     Result
-        ``summary()`` is the ``--json`` object; ``to_frame()`` one row per family;
-        ``config`` (through the result) the best fit's ``lifetime = { ... }`` line.
+        ``summary()`` is the ``--json`` object; ``to_frame()`` one row per family (per
+        group and family with ``group``).
 
     Examples
     --------
     >>> result = fit("tests/data/lifetimes.csv")
     >>> result.summary()["best"] in result.to_frame().index
     True
+    >>> fit("tests/data/lifetimes.csv", as_key="repair").summary()["config"][:6]
+    'repair'
     """
-    from relplan.analysis.fit import fit_lifetimes, read_lifetime_csv
+    from relplan.analysis.event_log import read_event_lifetimes
+    from relplan.analysis.fit import (
+        CONFIG_KEYS,
+        fit_groups,
+        fit_lifetimes,
+        read_lifetime_csv,
+        read_lifetime_groups,
+    )
+    from relplan.errors import ConfigError
 
-    report = fit_lifetimes(read_lifetime_csv(csv_path))
-    data = report.to_dict()
-    return Result("fit", f"best of {len(report.fits)} families by AIC: {report.best} "
+    if as_key not in CONFIG_KEYS:
+        raise ConfigError("as_key", f"must be one of {', '.join(CONFIG_KEYS)} (got {as_key!r})")
+    if events and group is not None:
+        raise ConfigError("group", "not with events: fit each group's records apart")
+    if events:
+        sample, counts = read_event_lifetimes(csv_path, start, end, units, unit_list)
+        report = fit_lifetimes(sample, as_key, family)
+        _warn_all("csv_path", report.warnings)
+        data = {**report.to_dict(), "events": counts}
+    elif group is None:
+        report = fit_lifetimes(read_lifetime_csv(csv_path), as_key, family)
+        _warn_all("csv_path", report.warnings)
+        data = report.to_dict()
+    else:
+        samples, skipped = read_lifetime_groups(csv_path, group)
+        reports = fit_groups(samples, as_key, family)
+        _warn_all("group", [f"group {name}: not fitted: {why}" for name, why in skipped.items()])
+        _warn_all("csv_path", [f"group {name}: {warning}" for name, one in reports.items()
+                               for warning in one.warnings])  # fmt: skip
+        data = {"group": group, "skipped": skipped,
+                "groups": {name: one.to_dict() for name, one in reports.items()}}  # fmt: skip
+        frames = {name: pd.DataFrame.from_dict(one["fits"], orient="index")
+                  for name, one in data["groups"].items()}  # fmt: skip
+        return Result("fit", f"{len(reports)} groups of {group!r} fitted apart", data, reports,
+                      frame=lambda: pd.concat(frames, names=[group, "family"]))  # fmt: skip
+    return Result("fit", f"{report.best} chosen by {data.get('chosen_by', 'AIC')} "
                   f"({report.sample.n} units, {report.sample.failures} failures)", data, report,
                   frame=lambda: pd.DataFrame.from_dict(data["fits"], orient="index"))  # fmt: skip
 
 
 def analyze(log_path: str | Path, config: ConfigSource, start: str | None = None,
-            end: str | None = None) -> Result:  # fmt: skip
+            end: str | None = None, *, ids: str = "auto",
+            category_map: str | Path | dict[str, str] | None = None) -> Result:  # fmt: skip
     """Measure failure rates from an incident log against a config (``relplan analyze``).
 
     Parameters
     ----------
     log_path : str or Path
-        The incident log (CSV).
+        The incident log (CSV or JSON lines).
     config : str, Path or RelplanConfig
         The config the log is measured against.
     start, end : str, optional
         The window (ISO dates); by default the log's first and last incidents.
+    ids : str
+        What the log's unit ids name: ``auto`` (a unit of the row's own mode),
+        ``server``, ``gpu``, ``nic``, ``link`` or ``switch``.
+    category_map : str, Path or dict, optional
+        The log's own categories onto the config's modes (many to one): a CSV file with
+        ``category`` and ``mode``, or a dict.
 
     Returns
     -------
@@ -642,12 +720,91 @@ def analyze(log_path: str | Path, config: ConfigSource, start: str | None = None
     >>> "categories" in result.summary()
     True
     """
+    from relplan.analysis.event_log import read_category_map
     from relplan.analysis.incidents import incident_report, read_incident_log
+    from relplan.errors import ConfigError
+    from relplan.vocab import LOG_ID_KINDS
 
+    if ids not in LOG_ID_KINDS:
+        raise ConfigError("ids", f"must be one of {', '.join(LOG_ID_KINDS)} (got {ids!r})")
     loaded, name = _config(config)
-    report = incident_report(read_incident_log(log_path), loaded, start, end)
+    mapping = (read_category_map(category_map) if isinstance(category_map, str | Path)
+               else category_map)  # fmt: skip
+    report = incident_report(read_incident_log(log_path), loaded, start, end, ids, mapping)
+    _warn_all("log_path", report["warnings"])
     window = report.get("window", {})
     return Result("analyze", f"{Path(log_path).name} against {name}, "
                   f"{window.get('start')} to {window.get('end')}", report,
                   frame=lambda: pd.DataFrame.from_dict(report["categories"],
                                                        orient="index"))  # fmt: skip
+
+
+def replay(log_path: str | Path, config: ConfigSource, start: str, end: str, *,
+           intervals_hours: list[float] | None = None, samples: int | None = None,
+           seed: int | None = None,
+           category_map: str | Path | dict[str, str] | None = None) -> Result:  # fmt: skip
+    """Replay a log's real failures against a config's checkpoint policy (``relplan replay``).
+
+    The job runs through the window and checkpoints every interval; each failure of a fatal
+    mode loses the work since the last checkpoint, then costs the mode's detection, the
+    wait the log's downtime adds and the config's restart; a transient mode's failure
+    stalls the job. Job start times are drawn across the window (the history wrapped
+    around), so each figure is a mean with the 2.5th and 97.5th percentiles over them.
+
+    Parameters
+    ----------
+    log_path : str or Path
+        The incident log (CSV or JSON lines) with ``time``, ``category`` and optionally
+        ``unit`` and ``downtime_hours``.
+    config : str, Path or RelplanConfig
+        Its failure modes give each category's impact; its job the checkpoint and restart.
+    start, end : str
+        The window (ISO 8601).
+    intervals_hours : list of float, optional
+        Checkpoint intervals to replay, hours (default: the config's).
+    samples : int, optional
+        Job start times drawn (default: the command line's).
+    seed : int, optional
+        Seed of the draw (default: the config's ``simulation.seed``).
+    category_map : str, Path or dict, optional
+        The log's own categories onto the config's modes.
+
+    Returns
+    -------
+    Result
+        ``summary()`` is the ``--json`` object; ``to_frame()`` one row per interval.
+
+    Examples
+    --------
+    >>> result = replay("tests/data/incidents.csv", "configs/small.toml",
+    ...                 "2024-01-01", "2025-01-01", intervals_hours=[0.5, 1.0], samples=50)
+    >>> len(result.to_frame())
+    2
+    """
+    from relplan.analysis.event_log import read_category_map
+    from relplan.analysis.incidents import read_incident_log
+    from relplan.analysis.replay import DEFAULT_SAMPLES, replay_log
+
+    loaded, name = _config(config)
+    mapping = (read_category_map(category_map) if isinstance(category_map, str | Path)
+               else category_map)  # fmt: skip
+    report = replay_log(read_incident_log(log_path), loaded, start, end, intervals_hours,
+                        samples=samples or DEFAULT_SAMPLES, seed=seed,
+                        category_map=mapping)  # fmt: skip
+    _warn_all("log_path", report.warnings)
+    data = report.to_dict()
+    return Result("replay", f"{Path(log_path).name} replayed against {name}, "
+                  f"{start} to {end}", data, report,
+                  frame=lambda: _replay_frame(data))  # fmt: skip
+
+
+def _replay_frame(data: dict[str, Any]) -> pd.DataFrame:
+    """One row per interval replayed: goodput, lost hours and interruptions (means)."""
+    rows = []
+    for entry in data["intervals"]:
+        row = {"interval_hours": entry["interval_hours"]}
+        for key in ("goodput", "lost_hours", "interruptions"):
+            value = entry[key]
+            row[key] = value["mean"] if isinstance(value, dict) else value
+        rows.append(row)
+    return pd.DataFrame(rows)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from relplan.cli.calibration import analyze_command, fit_command
+from relplan.cli.calibration import analyze_command, fit_command, replay_command
 from relplan.cli.common import (
     SEED,
     TRIALS,
@@ -555,6 +555,7 @@ def compare_command(
 
 app.command("fit")(reports_errors(fit_command))
 app.command("analyze")(reports_errors(analyze_command))
+app.command("replay")(reports_errors(replay_command))
 
 
 # relplan published: relplan against published figures. Its old name, "validation", read
