@@ -15,7 +15,13 @@ from rich.table import Table
 from rich.text import Text
 
 from relplan.units import format_bytes, format_duration, format_seconds
-from relplan.vocab import BUCKETS, HIGHER_IS_BETTER, TAIL_PERCENTILES
+from relplan.vocab import (
+    BUCKETS,
+    HIGHER_IS_BETTER,
+    METRIC_LABELS,
+    TAIL_PERCENTILES,
+    UNITLESS_METRIC_UNITS,
+)
 
 # Outside a terminal (piped, captured), tables get room instead of rich's default 80.
 console = Console(width=None if sys.stdout.isatty() else 160)
@@ -427,6 +433,30 @@ def render_optimum(result: Any, tiers: Any, name: str, trials: int) -> None:
         )
 
 
+def metric_header(metric: str, suffix: str = "") -> str:
+    """A metric's column heading: its name in prose, ``suffix``, and its unit in brackets
+    when it has one (hours, GPU-hours), from :data:`relplan.vocab.METRIC_LABELS`.
+
+    Examples
+    --------
+    >>> metric_header("lost_hours"), metric_header("goodput", " P5")
+    ('lost time (h)', 'goodput P5')
+    """
+    name, unit, _ = METRIC_LABELS[metric]
+    return f"{name}{suffix} ({unit})" if unit not in UNITLESS_METRIC_UNITS else f"{name}{suffix}"
+
+
+def metric_cell(metric: str, value: float) -> str:
+    """A metric's value in the number format every report uses for it.
+
+    Examples
+    --------
+    >>> metric_cell("wall_hours", 1234.56), metric_cell("goodput", 0.91234)
+    ('1,234.6', '0.9123')
+    """
+    return METRIC_LABELS[metric][2].format(value)
+
+
 def render_sweep(rows: list[dict[str, Any]], metrics: list[str], title: str, answer: str) -> None:
     """Print a sweep's points (one row per point: ``label``, its healthy step time and
     failure-free hours, each metric's mean, and the bad tail of goodput, its P5, when
@@ -438,10 +468,11 @@ def render_sweep(rows: list[dict[str, Any]], metrics: list[str], title: str, ans
         return ["-" if step is None or step != step else f"{step:.3f}",
                 "-" if work is None else f"{work:,.1f}"]  # fmt: skip
 
-    print_table(title, ("point", "step s", "failure-free h", *metrics,
-                        *(f"{m} P5" for m in tails)),
-                [[str(row["label"]), *speed(row), *(f"{row[m]:.4g}" for m in metrics),
-                  *(f"{row[f'{m}_p5']:.4g}" for m in tails)] for row in rows],
+    print_table(title, ("point", "step (s)", "failure-free (h)",
+                        *(metric_header(m) for m in metrics),
+                        *(metric_header(m, " P5") for m in tails)),
+                [[str(row["label"]), *speed(row), *(metric_cell(m, row[m]) for m in metrics),
+                  *(metric_cell(m, row[f"{m}_p5"]) for m in tails)] for row in rows],
                 wrap=("point",))  # fmt: skip
     console.print(f"[bold]Answer:[/] {answer}", highlight=False)
 
