@@ -24,7 +24,7 @@ from relplan.config.derived import (
 )
 from relplan.config.schema import RelplanConfig, RestartConfig
 from relplan.errors import ConfigError
-from relplan.units import format_duration
+from relplan.units import SECONDS_PER_HOUR, format_duration
 from relplan.vocab import COMPONENT_CLASSES, FAILURE_UNITS
 
 MTTI_CYCLES = 1.0
@@ -215,7 +215,21 @@ def _check_job(config: RelplanConfig) -> None:
         )
     if job.work is not None and job.horizon is not None:
         raise ConfigError("job.horizon", "give exactly one of job.work and job.horizon")
+    if job.idle_failures and not job.failures_during_recovery:
+        raise ConfigError(
+            "job.idle_failures",
+            "contradicts job.failures_during_recovery = false (no failure strikes while "
+            "the job is down): set one of them",
+        )
     maintenance = config.maintenance
+    for key, hours in (("maintenance.every", None if maintenance is None else maintenance.every),
+                       ("maintenance.duration",
+                        None if maintenance is None or maintenance.duration == 0.0
+                        else maintenance.duration)):  # fmt: skip
+        if hours is not None and hours < 1.0 / SECONDS_PER_HOUR:
+            raise ConfigError(
+                key, f"{hours * SECONDS_PER_HOUR:.3g} s is shorter than a second (at least 1 s)"
+            )
     if maintenance is not None and maintenance.duration >= maintenance.every:
         raise ConfigError(
             "maintenance.duration",

@@ -536,7 +536,10 @@ class JobConfig(_Strict):
     ``step`` is one training step, the rework of a per-step recovery (default: the
     workload's step time). ``spares`` are loose spare servers; ``spare_domains`` whole
     spare scale-up domains of ``cluster.servers_per_domain`` servers each, which only a
-    ``domain`` failure draws on.
+    ``domain`` failure draws on. ``failures_during_recovery = false`` lets no failure
+    strike while the job is detecting a failure, waiting or restarting (the rule of
+    netcap, of the MTBI goodput model and of AIReSim); the default lets failures strike
+    during restarts.
     """
 
     gpus: int = Field(gt=0, strict=True)
@@ -554,6 +557,7 @@ class JobConfig(_Strict):
     elastic: ElasticConfig | None = None
     in_process: InProcessConfig | None = None
     idle_failures: bool = False
+    failures_during_recovery: bool = True
 
     @property
     def work_bound_hours(self) -> float:

@@ -118,6 +118,9 @@ class CompiledJob(NamedTuple):
     storage_on_fabric : bool
         Whether checkpoint writes share the compute fabric (a degraded job writes at
         its slowed pace); if not, a write takes its normal time.
+    failures_during_recovery : bool
+        Whether failures strike during restarts; if not, a restart is booked like a
+        downtime, off the exposure clock.
     max_events_per_trial : int
         Steps a trial may walk before the run stops (:data:`MAX_EVENTS_PER_TRIAL`).
     """
@@ -141,6 +144,7 @@ class CompiledJob(NamedTuple):
     durable_every: int
     total_segments: int
     storage_on_fabric: bool
+    failures_during_recovery: bool = True
     max_events_per_trial: int = MAX_EVENTS_PER_TRIAL
 
 
@@ -616,6 +620,7 @@ def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledMo
         durable_every=int(job.durable_every),
         total_segments=int(checkpoints + 1),
         storage_on_fabric=bool(job.storage_on_fabric),
+        failures_during_recovery=bool(job.failures_during_recovery),
     )
     depth = 1 + max([len(m.slowdown_by_count) for m in modes] + [1])
     table = np.ones((2 * len(modes), depth))

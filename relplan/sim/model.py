@@ -242,6 +242,9 @@ class JobSpec:
         window (no work lost), rather than stopping at once.
     spare_domains : int
         Whole spare scale-up domains in their own pool (``job.spare_domains``).
+    failures_during_recovery : bool
+        Whether failures strike during restarts (``job.failures_during_recovery``); if
+        not, a restart is off the exposure clock like detection and waiting.
     """
 
     gpus: int
@@ -264,6 +267,7 @@ class JobSpec:
     maintenance_hours: float = 0.0
     maintenance_checkpoint_first: bool = True
     spare_domains: int = 0
+    failures_during_recovery: bool = True
 
     @property
     def segment_hours(self) -> float:
@@ -459,6 +463,7 @@ def build_model(config: RelplanConfig) -> SimulationModel:
             maintenance_hours=maintenance.duration if maintenance is not None else 0.0,
             maintenance_checkpoint_first=maintenance is None or maintenance.checkpoint_first,
             spare_domains=job.spare_domains,
+            failures_during_recovery=job.failures_during_recovery,
         ),
         modes=tuple(modes),
         inventory=inventory,

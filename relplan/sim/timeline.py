@@ -706,10 +706,16 @@ def _idle_failures(
     degradation_row: np.ndarray, degradation_count: np.ndarray,
     degradations_by_row: np.ndarray, overflow: np.ndarray, spare_return_hours: np.ndarray,
     spares_away: np.ndarray, spare_domain_return_hours: np.ndarray,
-    spare_domains_away: np.ndarray, spares_used: np.ndarray,
+    spare_domains_away: np.ndarray, spares_used: np.ndarray, events_walked: np.ndarray,
+    max_events: int, cancel: np.ndarray,
 ) -> float:  # fmt: skip
     """Failures of the on-the-fly modes while the job is down (``job.idle_failures``), from
     ``down_wall`` for ``down_hours``; returns the extra hours the job then waits.
+
+    Each failure counts as a step of the trial (``events_walked``): once the trial has
+    walked more than ``max_events`` steps, or ``cancel`` is set, it returns at once (the
+    walk then stops the trial), so a wait that never ends (each wait longer than the
+    hardware's time between failures) cannot hang the walk.
 
     The job's hardware fails at its usual rate while idle. A unit that fails is found at
     the restart and needs its own replacement (a spare, or its repair, which starts then);
@@ -724,6 +730,9 @@ def _idle_failures(
         restart_wall = down_wall + down_hours + extra
         need = 0.0
         while t < down_hours + extra:
+            events_walked[trial] += 1
+            if events_walked[trial] > max_events or cancel[0]:
+                return extra
             pick = uniform(rng_state, trial) * columns
             column = min(int(pick), columns - 1)
             mode = modes.exponential_modes[column]
@@ -758,6 +767,23 @@ def _idle_failures(
         if need <= 0.0:
             return extra
         extra += need
+
+
+@numba.njit(cache=True)
+def _windows_before(next_hours: float, end_hours: float, every_hours: float) -> int:
+    """Windows of a schedule (the next at ``next_hours``, then every ``every_hours``) that
+    start before ``end_hours``: O(1), however many.
+
+    Examples
+    --------
+    >>> _windows_before(24.0, 24.0, 24.0), _windows_before(24.0, 24.5, 24.0)
+    (0, 1)
+    >>> _windows_before(24.0, 96.0, 24.0), _windows_before(24.0, 96.1, 24.0)
+    (3, 4)
+    """
+    if not next_hours < end_hours:
+        return 0
+    return int(math.ceil((end_hours - next_hours) / every_hours))
 
 
 @numba.njit(cache=True)
@@ -847,6 +873,7 @@ def walk_trial_slots(
     fast_restart = job.fast_restart_hours
     maintenance_hours = job.maintenance_hours
     idle_failures = job.idle_failures
+    recovery_fails = job.failures_during_recovery
     mode_uses_spares = modes.uses_spares
     mode_loses_fast = modes.loses_fast_checkpoint
     mode_self_healing = modes.self_healing
@@ -1102,8 +1129,10 @@ def walk_trial_slots(
                     stop = STOP_AT_CHECKPOINT
                 elif x_maint <= x_next:
                     # the next window on the wall-clock schedule, after this one
-                    while next_maintenance[trial] <= x_next + idle[trial]:
-                        next_maintenance[trial] += maintenance_every
+                    now = x_next + idle[trial]
+                    if next_maintenance[trial] <= now:  # O(1), however many windows
+                        next_maintenance[trial] += maintenance_every * (math.floor(
+                            (now - next_maintenance[trial]) / maintenance_every) + 1.0)
                     if maintenance_first and phase[trial] == RUNNING:
                         pending_stop[trial] |= STOP_MAINTENANCE  # at the next durable one
                         continue
@@ -1305,6 +1334,9 @@ def walk_trial_slots(
                     durable[trial] = min(durable[trial], target)
                 if undetected[trial] >= committed[trial]:
                     undetected[trial] = -1  # the corrupted work is rolled back with the rest
+                if corruption_checkpoint[trial] >= committed[trial]:
+                    # lineage: a pending corruption lies in work rolled back: never found
+                    corruption_found[trial] = np.inf
                 # the restart reads the newest checkpoint that held: the fast tier's, or
                 # the durable store's
                 restart_length[trial] = restart
@@ -1323,15 +1355,18 @@ def walk_trial_slots(
                 elif stop == MAINTENANCE_NOW:
                     planned = maintenance_hours
                     maintenances[trial] += 1
-                else:  # at a checkpoint: the windows and evictions that waited for it
-                    if pending_stop[trial] & STOP_MAINTENANCE:
-                        planned = maintenance_hours
-                        maintenances[trial] += 1
+                else:  # at a checkpoint: the evictions that waited for it
                     if pending_stop[trial] & STOP_EVICTION:
                         replaced = evict_mode[trial]
                         repair = evict_repair[trial]
                         interruptions_by_mode[trial, replaced] += 1
-                    pending_stop[trial] = NO_STOP
+                    pending_stop[trial] &= ~STOP_EVICTION
+                if pending_stop[trial] & STOP_MAINTENANCE:
+                    # the window that waited for a checkpoint is served now, whatever
+                    # stopped the job: it does not outlive a crash
+                    planned = maintenance_hours
+                    maintenances[trial] += 1
+                    pending_stop[trial] &= ~STOP_MAINTENANCE
                 if replaced >= 0:
                     if mode_impact[replaced] == SLOW:
                         _end_slow_degradations(trial, degradation_end, degradation_row,
@@ -1348,14 +1383,35 @@ def walk_trial_slots(
                         )  # fmt: skip
                 wait = max(0.0, wait - planned)  # a replacement during the window
                 if idle_failures and exponential_rate > 0.0:
+                    events_walked[trial] = steps
                     wait += _idle_failures(
                         trial, e_fail + idle[trial], detect + planned + wait, modes, rng_state,
                         failures_by_mode, degradation_end, degradation_row, degradation_count,
                         degradations_by_row, overflow, spare_return_hours, spares_away,
                         spare_domain_return_hours, spare_domains_away, spares_used,
+                        events_walked, max_events, cancel,
                     )  # fmt: skip
-                over = e_fail + idle[trial] + detect + planned + wait - wall_horizon
+                    steps = events_walked[trial]
+                # without failures during recovery the restart is off the exposure clock
+                recover = 0.0 if recovery_fails else restart_length[trial]
+                down = e_fail + idle[trial]
+                if next_maintenance[trial] < down + detect + planned + wait + recover:
+                    # windows that fall while the job is down run alongside: they cost
+                    # only what the last of them reaches beyond the downtime
+                    overlapped = _windows_before(
+                        next_maintenance[trial], down + detect + planned + wait + recover,
+                        maintenance_every,
+                    )  # fmt: skip
+                    maintenances[trial] += overlapped
+                    last_window = next_maintenance[trial] + (overlapped - 1) * maintenance_every
+                    next_maintenance[trial] = last_window + maintenance_every
+                    planned += max(0.0, last_window + maintenance_hours
+                                   - (down + detect + planned + wait + recover))
+                over = down + detect + planned + wait + recover - wall_horizon
                 if over > 0.0:  # the calendar window ends while the job is down
+                    cut = min(over, recover)
+                    recover -= cut
+                    over -= cut
                     cut = min(over, wait)
                     wait -= cut
                     cut_planned = min(over - cut, planned)
@@ -1365,16 +1421,19 @@ def walk_trial_slots(
                 buckets[trial, B_MAINTENANCE] += planned
                 buckets[trial, B_WAITING] += wait
                 if trial == traced:
-                    down = e_fail + idle[trial]
                     _emit(trace, down, down + detect, TRACE_DETECT, mode, 0.0, 0.0)
                     _emit(trace, down + detect, down + detect + planned, TRACE_MAINTENANCE,
                           mode, 0.0, 0.0)  # fmt: skip
                     _emit(trace, down + detect + planned, down + detect + planned + wait,
                           TRACE_WAIT, mode, 0.0, 0.0)  # fmt: skip
                 idle[trial] += detect + planned + wait
-                if planned > 0.0:  # the windows scheduled during this one are done with it
-                    while next_maintenance[trial] <= e_fail + idle[trial]:
-                        next_maintenance[trial] += maintenance_every
+                if not recovery_fails:  # the restart, done while nothing fails
+                    buckets[trial, B_RESTART] += recover
+                    restart_init_booked[trial] += _init_part_cold(0.0, recover, restart_init)
+                    if trial == traced and recover > 0.0:
+                        _emit(trace, e_fail + idle[trial], e_fail + idle[trial] + recover,
+                              TRACE_RESTART, 0.0, 0.0, 0.0)  # fmt: skip
+                    idle[trial] += recover
                 if over > 0.0:
                     wall_hours[trial] = wall_horizon
                     phase[trial] = FINISHED
@@ -1383,6 +1442,9 @@ def walk_trial_slots(
                     break
                 phase[trial] = RESTARTING
                 phase_start[trial] = e_fail
+                if not recovery_fails:
+                    phase[trial] = RUNNING
+                    run_progress[trial] = 0.0
                 slowdown = _current_slowdown(trial, degradations_by_row, slowdown_table)
                 continue
 
