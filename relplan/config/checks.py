@@ -12,6 +12,7 @@ interval, failures faster than a checkpoint cycle, switches short of ports):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -66,7 +67,11 @@ def config_warnings(
         keys that do nothing for their mode (``evict`` without ``impact = "slow"``,
         ``detect_probability`` without ``"corruption"``); idle failures with modes that
         do not fail idle; maintenance windows that stop the job at once more often than
-        it can reach a checkpoint.
+        it can reach a checkpoint; fewer retained checkpoints than a corruption's
+        detection delay spans (every corruption found goes back to the start); an
+        asynchronous persist longer than the interval; a calendar window shorter than
+        one interval; an optimiser grid (``relplan optimize``) reaching intervals
+        shorter than the persist.
 
     Examples
     --------
@@ -111,6 +116,7 @@ def config_warnings(
                 f"failures.{name} does not fail while the job is down: only modes with "
                 "exponential lifetimes and no unit history do",
             ))  # fmt: skip
+    warnings += _checkpoint_warnings(config, job_mtti_hours)
     maintenance = config.maintenance
     cycle = checkpoint.interval + write + restart_parts(config).durable_hours
     if maintenance is not None and not maintenance.checkpoint_first and (
@@ -132,6 +138,60 @@ def config_warnings(
             "and restarts, so goodput collapses; check the failure rates, or shorten "
             "job.checkpoint.interval",
         ))  # fmt: skip
+    return warnings
+
+
+OPTIMIZE_GRID_SPAN = 6.0
+"""How far below the optimal interval ``relplan optimize`` searches by default (its
+grid starts at the optimum / span; ``span`` of
+:func:`relplan.analysis.optimize.optimize_interval`)."""
+
+
+def _checkpoint_warnings(config: RelplanConfig, job_mtti_hours: float) -> list[ConfigWarning]:
+    """Checkpoint settings that defeat themselves: retention shorter than a corruption's
+    detection, a persist longer than the interval, a window shorter than one interval,
+    an optimiser grid below the persist."""
+    warnings = []
+    checkpoint = config.job.checkpoint
+    interval = checkpoint.interval
+    detects = [mode.detect_hours for mode in config.failures.values()
+               if mode.impact == "corruption"]  # fmt: skip
+    if detects and checkpoint.keep is not None and checkpoint.archive_every is None and (
+        checkpoint.keep * interval < max(detects)
+    ):
+        warnings.append(ConfigWarning(
+            "job.checkpoint.keep",
+            f"{checkpoint.keep} durable checkpoints every {format_duration(interval)} "
+            f"span less than a corruption's detection ({format_duration(max(detects))}): "
+            "every corruption found rolls the job back to the start; keep more, or set "
+            "job.checkpoint.archive_every",
+        ))  # fmt: skip
+    persist = checkpoint.persist_hours
+    if persist > interval:
+        warnings.append(ConfigWarning(
+            "job.checkpoint.interval",
+            f"an asynchronous checkpoint persists for {format_duration(persist)}, longer "
+            f"than the interval ({format_duration(interval)}): a failure nearly always "
+            "finds the newest checkpoint not yet durable",
+        ))  # fmt: skip
+    horizon = config.job.horizon
+    if horizon is not None and horizon < interval:
+        warnings.append(ConfigWarning(
+            "job.horizon",
+            f"the calendar window ({format_duration(horizon)}) is shorter than one "
+            f"checkpoint interval ({format_duration(interval)}): no checkpoint is written",
+        ))  # fmt: skip
+    write = checkpoint.blocking_write_hours
+    if persist > 0.0 and write > 0.0 and math.isfinite(job_mtti_hours):
+        young = math.sqrt(2.0 * write * job_mtti_hours)
+        if young / OPTIMIZE_GRID_SPAN < persist:
+            warnings.append(ConfigWarning(
+                "job.checkpoint.blocking_fraction",
+                f"relplan optimize tries intervals down to about "
+                f"{format_duration(young / OPTIMIZE_GRID_SPAN)}, shorter than the "
+                f"asynchronous persist ({format_duration(persist)}): at those intervals "
+                "the newest checkpoint is rarely durable when a failure strikes",
+            ))  # fmt: skip
     return warnings
 
 

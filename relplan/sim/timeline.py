@@ -783,7 +783,7 @@ def _windows_before(next_hours: float, end_hours: float, every_hours: float) -> 
     """
     if not next_hours < end_hours:
         return 0
-    return int(math.ceil((end_hours - next_hours) / every_hours))
+    return math.ceil((end_hours - next_hours) / every_hours)
 
 
 @numba.njit(cache=True)
