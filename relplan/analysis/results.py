@@ -131,8 +131,9 @@ class SimulationResult:
             what a calendar window got done), ``goodput`` (work done over wall time),
             ``lost_hours`` (wall time not spent on work done), ``gpu_hours_lost``,
             ``interruptions`` (failures that stopped the job), ``spares_used``,
-            ``maintenances`` (planned windows), ``corrupted_final`` (a corruption never
-            found reached the final weights), one
+            ``maintenances`` (planned windows), ``corrupted_final`` (a corruption
+            reached the final weights, found too late or never), ``drains`` (servers
+            running degraded swapped for a spare; only with ``job.drain``), one
             ``<bucket>_hours`` column per bucket, ``restart_init_hours`` and
             ``restart_load_hours`` (the restart bucket's two parts) and one
             ``failures_<mode>`` column per failure mode (whatever its impact). If some
@@ -174,6 +175,8 @@ class SimulationResult:
             "maintenances": outcomes.maintenances,
             "corrupted_final": outcomes.corrupted_final,
         }
+        if any(mode.drain != "never" for mode in self.model.modes):
+            columns["drains"] = outcomes.drains
         for index, bucket in enumerate(BUCKETS):
             columns[f"{bucket}_hours"] = outcomes.bucket_hours[:, index]
         columns["restart_init_hours"] = outcomes.restart_init_hours
@@ -207,7 +210,8 @@ class SimulationResult:
             ml-goodput-measurement names, :data:`relplan.vocab.ML_GOODPUT_BADPUT`),
             ``maintenances`` (mean planned maintenance windows, apart from the
             interruptions), ``p_corrupted_final`` (the share of runs in which a corruption
-            never found reached the final weights),
+            reached the final weights, not found before the end), ``drains`` (mean
+            servers drained per trial; only when a mode drains),
             ``interruptions_by_class`` (mean per failure mode that can stop the job),
             ``failures_by_class`` (mean failures and impact of every mode),
             ``unit_failures_by_class`` (only if some modes' units have a history: per such
@@ -238,6 +242,8 @@ class SimulationResult:
         }
         result["maintenances"] = float(columns["maintenances"].mean())
         result["p_corrupted_final"] = float(columns["corrupted_final"].mean())
+        if "drains" in columns:
+            result["drains"] = float(columns["drains"].mean())
         result["restart_parts"] = {
             part: float(columns[f"restart_{part}_hours"].mean()) for part in ("init", "load")
         }

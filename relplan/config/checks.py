@@ -103,6 +103,12 @@ def config_warnings(
             warnings.append(ConfigWarning(
                 f"failures.{name}.evict", 'only a fail-slow mode (impact = "slow") is evicted',
             ))  # fmt: skip
+        if mode.drain not in (None, "never") and mode.impact not in ("auto", "degraded"):
+            warnings.append(ConfigWarning(
+                f"failures.{name}.drain",
+                "only a server running degraded (a lost dual-ToR leg or LACP member) is "
+                "drained",
+            ))  # fmt: skip
         if mode.detect_probability < 1.0 and mode.impact != "corruption":
             warnings.append(ConfigWarning(
                 f"failures.{name}.detect_probability",

@@ -35,6 +35,7 @@ from relplan.units import (
 from relplan.vocab import (
     BLOCK_CLASSES,
     COMPONENT_CLASSES,
+    DRAIN_POLICIES,
     FAILURE_UNITS,
     IMPACT_SETTINGS,
     RECOVERY_STRATEGIES,
@@ -223,6 +224,8 @@ class FailureModeConfig(_Strict):
     fix the unit: the others return it still faulty, and it fails again after ``refail``
     hours of use, a distribution, default a fixed 1 h); ``retire_after`` (after that many
     failures in the job, the unit is replaced by one drawn from the main population).
+
+    ``drain`` overrides ``job.drain`` for this mode (a degraded server-side mode only).
     """
 
     lifetime: DistributionConfig
@@ -233,6 +236,7 @@ class FailureModeConfig(_Strict):
     spares: bool | None = None
     impact: Literal[IMPACT_SETTINGS] = "auto"
     evict: Literal["now", "at-checkpoint"] = "now"
+    drain: Literal[DRAIN_POLICIES] | None = None
     detect_probability: Fraction = Field(default=1.0, ge=0, le=1)
     slowdown: float | None = Field(default=None, ge=1)
     stall: Hours | None = Field(default=None, ge=0)
@@ -539,7 +543,10 @@ class JobConfig(_Strict):
     ``domain`` failure draws on. ``failures_during_recovery = false`` lets no failure
     strike while the job is detecting a failure, waiting or restarting (the rule of
     netcap, of the MTBI goodput model and of AIReSim); the default lets failures strike
-    during restarts.
+    during restarts. ``drain`` swaps a server running degraded (a lost dual-ToR leg or
+    LACP member) for a free spare: ``"never"`` (the default), ``"at-checkpoint"`` (at the
+    next durable checkpoint: a restart, no rework) or ``"now"`` (at once: a restart from
+    the last checkpoint); ``failures.NAME.drain`` overrides it per mode.
     """
 
     gpus: int = Field(gt=0, strict=True)
@@ -558,6 +565,7 @@ class JobConfig(_Strict):
     in_process: InProcessConfig | None = None
     idle_failures: bool = False
     failures_during_recovery: bool = True
+    drain: Literal[DRAIN_POLICIES] = "never"
 
     @property
     def work_bound_hours(self) -> float:

@@ -29,7 +29,7 @@ import numpy as np
 from relplan.sim.closed_forms import checkpoint_count
 from relplan.sim.model import SimulationModel
 from relplan.sim.rng import duration_code
-from relplan.vocab import BUCKETS, IMPACTS
+from relplan.vocab import BUCKETS, DRAIN_POLICIES, IMPACTS
 
 FATAL, DEGRADED, TRANSIENT, ELASTIC, SLOW, CORRUPTION = range(len(IMPACTS))
 """Impact codes of a failure mode (:attr:`CompiledModes.impact`), in the order of
@@ -38,9 +38,13 @@ FATAL, DEGRADED, TRANSIENT, ELASTIC, SLOW, CORRUPTION = range(len(IMPACTS))
 IMPACT_CODES = {name: code for code, name in enumerate(IMPACTS)}
 """The impact code of each impact name."""
 
-NO_STOP, STOP_MAINTENANCE, STOP_EVICTION = 0, 1, 2
+NO_STOP, STOP_MAINTENANCE, STOP_EVICTION, STOP_DRAIN = 0, 1, 2, 4
 """Planned stops a trial may have pending at its next checkpoint
 (:attr:`TrialState.pending_stop`, bit flags)."""
+
+DRAIN_NEVER, DRAIN_AT_CHECKPOINT, DRAIN_NOW = range(len(DRAIN_POLICIES))
+"""Drain codes of a mode (:attr:`CompiledModes.drain`), in the order of
+:data:`relplan.vocab.DRAIN_POLICIES`."""
 
 RUNNING, RESTARTING, FINISHED = 0, 1, 2
 """Phase codes of a trial (:attr:`TrialState.phase`)."""
@@ -121,6 +125,8 @@ class CompiledJob(NamedTuple):
     failures_during_recovery : bool
         Whether failures strike during restarts; if not, a restart is booked like a
         downtime, off the exposure clock.
+    drains : bool
+        Whether any mode drains its degraded servers (:attr:`CompiledModes.drain`).
     max_events_per_trial : int
         Steps a trial may walk before the run stops (:data:`MAX_EVENTS_PER_TRIAL`).
     """
@@ -145,6 +151,7 @@ class CompiledJob(NamedTuple):
     total_segments: int
     storage_on_fabric: bool
     failures_during_recovery: bool = True
+    drains: bool = False
     max_events_per_trial: int = MAX_EVENTS_PER_TRIAL
 
 
@@ -183,6 +190,9 @@ class CompiledModes(NamedTuple):
         For a slow mode: evict at the next checkpoint rather than at once.
     detect_probability : numpy.ndarray of float
         For a corruption mode: the chance that it is found.
+    drain : numpy.ndarray of int64
+        For a degraded mode that slows one server: :data:`DRAIN_NEVER`,
+        :data:`DRAIN_AT_CHECKPOINT` or :data:`DRAIN_NOW`.
     slowdown_table : numpy.ndarray of float
         Shape (2 x modes, depth): row ``m`` is the step-time ratio with ``k`` concurrent
         degradations of mode ``m`` (column ``k``; the last column holds for more), row
@@ -219,6 +229,7 @@ class CompiledModes(NamedTuple):
     rework_hours: np.ndarray
     evict_at_checkpoint: np.ndarray
     detect_probability: np.ndarray
+    drain: np.ndarray
     slowdown_table: np.ndarray
     repair_kind: np.ndarray
     repair_scale_hours: np.ndarray
@@ -363,6 +374,8 @@ class TrialState(NamedTuple):
     undetected_checkpoint : numpy.ndarray of int64
         The last checkpoint before the earliest corruption never to be found (-1: none):
         if it is still there when the job ends, the corruption reached the final weights.
+    drains : numpy.ndarray of int64
+        Servers running degraded that each trial swapped for a spare.
     events_walked : numpy.ndarray of int64
         Steps each trial has walked so far.
     too_many_events : numpy.ndarray of bool
@@ -411,6 +424,7 @@ class TrialState(NamedTuple):
     corruption_mode: np.ndarray
     corruption_repair_hours: np.ndarray
     undetected_checkpoint: np.ndarray
+    drains: np.ndarray
     events_walked: np.ndarray
     too_many_events: np.ndarray
 
@@ -480,6 +494,7 @@ class TrialState(NamedTuple):
             corruption_mode=np.zeros(n, dtype=np.int64),
             corruption_repair_hours=np.zeros(n),
             undetected_checkpoint=np.full(n, -1, dtype=np.int64),
+            drains=np.zeros(n, dtype=np.int64),
             events_walked=np.zeros(n, dtype=np.int64),
             too_many_events=np.zeros(1, dtype=np.bool_),
         )
@@ -621,6 +636,7 @@ def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledMo
         total_segments=int(checkpoints + 1),
         storage_on_fabric=bool(job.storage_on_fabric),
         failures_during_recovery=bool(job.failures_during_recovery),
+        drains=any(m.drain != "never" for m in modes),
     )
     depth = 1 + max([len(m.slowdown_by_count) for m in modes] + [1])
     table = np.ones((2 * len(modes), depth))
@@ -653,6 +669,7 @@ def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledMo
         rework_hours=np.array([m.rework_hours for m in modes], dtype=float),
         evict_at_checkpoint=np.array([m.evict_at_checkpoint for m in modes], dtype=np.bool_),
         detect_probability=np.array([m.detect_probability for m in modes], dtype=float),
+        drain=np.array([DRAIN_POLICIES.index(m.drain) for m in modes], dtype=np.int64),
         slowdown_table=table,
         repair_kind=np.array([duration_code(m.repair.kind) for m in modes], dtype=np.int64),
         repair_scale_hours=np.array([m.repair.scale_hours for m in modes], dtype=float),

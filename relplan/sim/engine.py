@@ -112,6 +112,8 @@ class TrialOutcomes:
         mode, and those of a degraded mode beyond its survivable count.
     spares_used : numpy.ndarray
         Times a spare server was swapped in.
+    drains : numpy.ndarray
+        Servers running degraded swapped for a spare (``job.drain``).
     mode_names : tuple of str
         Column names of ``failures_by_mode``.
     mode_impacts : tuple of str
@@ -137,6 +139,7 @@ class TrialOutcomes:
     failures_by_mode: np.ndarray
     interruptions_by_mode: np.ndarray
     spares_used: np.ndarray
+    drains: np.ndarray
     mode_names: tuple[str, ...]
     mode_impacts: tuple[str, ...]
     mode_interrupts: tuple[bool, ...]
@@ -406,6 +409,7 @@ def _outcomes(
         failures_by_mode=state.failures_by_mode,
         interruptions_by_mode=state.interruptions_by_mode,
         spares_used=state.spares_used,
+        drains=state.drains,
         mode_names=tuple(m.name for m in modes),
         mode_impacts=tuple(m.impact for m in modes),
         mode_interrupts=tuple(
@@ -674,6 +678,7 @@ def concatenate_outcomes(parts: list[TrialOutcomes]) -> TrialOutcomes:
         failures_by_mode=np.concatenate([p.failures_by_mode for p in parts]),
         interruptions_by_mode=np.concatenate([p.interruptions_by_mode for p in parts]),
         spares_used=np.concatenate([p.spares_used for p in parts]),
+        drains=np.concatenate([p.drains for p in parts]),
         mode_names=parts[0].mode_names,
         mode_impacts=parts[0].mode_impacts,
         mode_interrupts=parts[0].mode_interrupts,

@@ -14,7 +14,7 @@ from relplan.config.derived import restart_parts
 from relplan.config.schema import REFAIL_DEFAULT_HOURS, FailureModeConfig, RelplanConfig
 from relplan.sim import distributions
 from relplan.sim.distributions import Distribution
-from relplan.vocab import SERVER_CLASSES
+from relplan.vocab import FABRIC_CLASSES, SERVER_CLASSES
 
 DEFAULT_REFAIL = distributions.fixed(REFAIL_DEFAULT_HOURS)
 """A unit whose repair failed fails again after 1 h of use, unless ``refail`` says
@@ -144,6 +144,9 @@ class FailureMode:
     spare_domain : bool
         Whether a swap takes one whole spare domain (``job.spare_domains``) rather than
         ``spares_needed`` loose spare servers (``job.spares``).
+    drain : {"never", "at-checkpoint", "now"}
+        For a degraded mode that slows one server (a lost dual-ToR leg or LACP member):
+        when that server is swapped for a free spare (:data:`relplan.vocab.DRAIN_POLICIES`).
     """
 
     name: str
@@ -168,6 +171,7 @@ class FailureMode:
     history: UnitHistory | None = None
     spares_needed: int = 1
     spare_domain: bool = False
+    drain: str = "never"
 
     @property
     def job_rate_per_hour(self) -> float:
@@ -374,6 +378,21 @@ def _spare_draw(config: RelplanConfig, inventory: Inventory, unit: str) -> dict[
     return {"spares_needed": max(1, needed), "spare_domain": unit == "domain"}
 
 
+def drains_servers(impact: str, unit: str, fabric: bool) -> bool:
+    """Whether a failure of this kind leaves one server running degraded, which a drain
+    can swap for a spare: a degraded server-side mode (a lost dual-ToR leg or LACP member
+    of a server link, a NIC under PXN), not a switch or a fabric link."""
+    return impact == "degraded" and not fabric and unit not in (*FABRIC_CLASSES, "leaf")
+
+
+def _drain(config: RelplanConfig, name: str, impact: str, unit: str, fabric: bool) -> str:
+    """The drain policy of one part of mode ``name``: its own, else ``job.drain``; never
+    for a part that does not leave one server degraded."""
+    if not drains_servers(impact, unit, fabric):
+        return "never"
+    return config.failures[name].drain or config.job.drain
+
+
 def build_model(config: RelplanConfig) -> SimulationModel:
     """Resolve a validated config into a :class:`SimulationModel`.
 
@@ -436,6 +455,7 @@ def build_model(config: RelplanConfig) -> SimulationModel:
                     evict_at_checkpoint=mode.evict == "at-checkpoint",
                     detect_probability=mode.detect_probability,
                     history=unit_history(mode),
+                    drain=_drain(config, name, impact.kind, unit, fabric),
                     **_spare_draw(config, inventory, unit),
                 )
             )

@@ -72,6 +72,7 @@ import numpy as np
 from relplan.sim.compiled import (
     CORRUPTION,
     DEGRADED,
+    DRAIN_NOW,
     ELASTIC,
     FATAL,
     FINISHED,
@@ -79,6 +80,7 @@ from relplan.sim.compiled import (
     RESTARTING,
     RUNNING,
     SLOW,
+    STOP_DRAIN,
     STOP_EVICTION,
     STOP_MAINTENANCE,
     TRACE_DETECT,
@@ -107,9 +109,10 @@ B_MAINTENANCE = 8
 """Columns of ``TrialState.bucket_hours`` (the order of :data:`relplan.vocab.BUCKETS`)."""
 
 NO_STOP_KIND, FAILURE, STOP_AT_CHECKPOINT, MAINTENANCE_NOW, EVICT_NOW, CORRUPTION_FOUND = range(6)
+DRAIN_AT_ONCE = 6
 """What stops the job at a step of the walk: nothing, a fatal failure, the checkpoint a
 planned stop waited for, a maintenance window that does not wait, a fail-slow unit
-evicted at once, a corruption found."""
+evicted at once, a corruption found, a degraded server drained at once."""
 
 WALK_THREADS = max(1, numba.config.NUMBA_NUM_THREADS)
 """Threads a walk spreads its trials over: numba's thread count (every core, unless
@@ -548,6 +551,47 @@ def _block_replacement_wait(
     return ready - noticed
 
 
+@numba.njit(cache=True)
+def _free_spares(trial: int, return_heap: np.ndarray, away: np.ndarray, now: float) -> int:
+    """Spares of the pool free at wall time ``now``: those away in repair that are back
+    leave the heap (as :func:`_replacement_wait` does), the others count against it."""
+    size = away[trial]
+    while size > 0 and return_heap[trial, 0] <= now:
+        size -= 1
+        return_heap[trial, 0] = return_heap[trial, size]
+        _sift_down(return_heap, trial, size, 0)
+    away[trial] = size
+    return return_heap.shape[1] - size
+
+
+@numba.njit(cache=True)
+def _drain_servers(
+    trial: int, now: float, mode_drain: np.ndarray, n_modes: int,
+    degradation_end: np.ndarray, degradation_row: np.ndarray, degradation_count: np.ndarray,
+    degradations_by_row: np.ndarray, spare_return_hours: np.ndarray, spares_away: np.ndarray,
+    spares_used: np.ndarray, drains: np.ndarray,
+) -> None:  # fmt: skip
+    """Swap each server running degraded (a mode that drains) for a free spare while the
+    job is stopped at wall time ``now``: its degradation ends, and the spare pool has the
+    server back when its repair ends. Servers left when no spare is free run on."""
+    k = degradation_count[trial] - 1
+    while k >= 0:
+        row = degradation_row[trial, k]
+        if row < n_modes and mode_drain[row] != 0 and degradation_end[trial, k] > now:
+            if _free_spares(trial, spare_return_hours, spares_away, now) < 1:
+                return
+            _replacement_wait(trial, spare_return_hours, spares_away, now,
+                              degradation_end[trial, k] - now, 1)  # fmt: skip
+            spares_used[trial] += 1
+            drains[trial] += 1
+            last = degradation_count[trial] - 1
+            degradations_by_row[trial, row] -= 1
+            degradation_end[trial, k] = degradation_end[trial, last]
+            degradation_row[trial, k] = degradation_row[trial, last]
+            degradation_count[trial] = last
+        k -= 1
+
+
 @numba.njit(cache=True, inline="always")
 def _spare_wait(
     trial: int, needed: int, whole_domain: bool, spare_return_hours: np.ndarray,
@@ -893,6 +937,9 @@ def walk_trial_slots(
     mode_rework = modes.rework_hours
     mode_evict_at_checkpoint = modes.evict_at_checkpoint
     mode_detect_probability = modes.detect_probability
+    mode_drain = modes.drain
+    job_drains = job.drains
+    drains = state.drains
     n_modes = mode_impact.shape[0]
     slowdown_table = modes.slowdown_table
     repair_kind = modes.repair_kind
@@ -1001,7 +1048,7 @@ def walk_trial_slots(
             if pending_stop[trial] != NO_STOP and phase[trial] == RUNNING:
                 stop_segments = _segments_to_stop(
                     job, start_index, run_progress[trial], left,
-                    pending_stop[trial] & STOP_MAINTENANCE != 0,
+                    pending_stop[trial] & (STOP_MAINTENANCE | STOP_DRAIN) != 0,
                 )  # fmt: skip
                 if stop_segments > 0:
                     x_stop = max(phase_start[trial], x_now) + _hours_to_progress(
@@ -1127,6 +1174,11 @@ def walk_trial_slots(
                 # maintenance window, a fail-slow unit detected, a corruption found.
                 if x_stop <= x_next:
                     stop = STOP_AT_CHECKPOINT
+                    if pending_stop[trial] == STOP_DRAIN and _free_spares(
+                        trial, spare_return_hours, spares_away, x_next + idle[trial]
+                    ) < 1:  # no spare to drain to: no stop
+                        pending_stop[trial] = NO_STOP
+                        continue
                 elif x_maint <= x_next:
                     # the next window on the wall-clock schedule, after this one
                     now = x_next + idle[trial]
@@ -1227,6 +1279,14 @@ def walk_trial_slots(
                     continue
                 if impact == FATAL:
                     stop = FAILURE
+                elif impact == DEGRADED and mode_drain[mode] != 0 and _free_spares(
+                    trial, spare_return_hours, spares_away, e_fail + idle[trial]
+                ) > 0:
+                    # a server running degraded, and a spare to swap it for
+                    if mode_drain[mode] == DRAIN_NOW:
+                        stop = DRAIN_AT_ONCE
+                    else:
+                        pending_stop[trial] |= STOP_DRAIN
 
             if stop != NO_STOP_KIND:
                 if stop == FAILURE or stop == EVICT_NOW or stop == CORRUPTION_FOUND:
@@ -1355,6 +1415,13 @@ def walk_trial_slots(
                 elif stop == MAINTENANCE_NOW:
                     planned = maintenance_hours
                     maintenances[trial] += 1
+                elif stop == DRAIN_AT_ONCE:
+                    # the degraded server goes, a free spare comes in: back in the pool
+                    # when the server's repair ends
+                    _replacement_wait(trial, spare_return_hours, spares_away,
+                                      e_fail + idle[trial], repair, 1)  # fmt: skip
+                    spares_used[trial] += 1
+                    drains[trial] += 1
                 else:  # at a checkpoint: the evictions that waited for it
                     if pending_stop[trial] & STOP_EVICTION:
                         replaced = evict_mode[trial]
@@ -1381,6 +1448,12 @@ def walk_trial_slots(
                             spare_return_hours, spares_away, spare_domain_return_hours,
                             spare_domains_away, spares_used, noticed, repair,
                         )  # fmt: skip
+                if job_drains:  # the job is stopped: swap its degraded servers
+                    _drain_servers(trial, e_fail + idle[trial], mode_drain, n_modes,
+                                   degradation_end, degradation_row, degradation_count,
+                                   degradations_by_row, spare_return_hours, spares_away,
+                                   spares_used, drains)  # fmt: skip
+                    pending_stop[trial] &= ~STOP_DRAIN
                 wait = max(0.0, wait - planned)  # a replacement during the window
                 if idle_failures and exponential_rate > 0.0:
                     events_walked[trial] = steps
