@@ -184,11 +184,15 @@ class LemonsConfig(_Strict):
 
     A share ``share`` of the mode's units (drawn per trial) fails ``factor`` times as
     often as the others: their lifetimes are the mode's lifetime divided by ``factor``.
-    A unit stays in its cohort across its repairs.
+    A unit stays in its cohort across its repairs, unless ``curable = true`` (AIReSim's
+    model): then a successful repair (probability ``repair_success``) makes a lemon a
+    normal unit, a failed one leaves it a lemon (with no early refail), and repairs of
+    normal units change nothing.
     """
 
     share: Fraction = Field(ge=0, le=1)
     factor: float = Field(ge=1)
+    curable: bool = False
 
 
 REFAIL_DEFAULT_HOURS = 1.0

@@ -41,6 +41,10 @@ class UnitHistory:
     retire_after : int or None
         Failures in the job after which the unit is replaced by one drawn from the main
         population (a new unit, of a cohort drawn afresh); None: never.
+    lemons_curable : bool
+        Whether a successful repair (``repair_success``) makes a lemon a normal unit; a
+        failed repair then leaves it a lemon with no early refail, and a repair of a
+        normal unit always works (AIReSim's model).
     """
 
     lemon_share: float = 0.0
@@ -48,6 +52,7 @@ class UnitHistory:
     repair_success: float = 1.0
     refail: Distribution = DEFAULT_REFAIL
     retire_after: int | None = None
+    lemons_curable: bool = False
 
     def cohort_lifetimes(self, lifetime: Distribution) -> tuple[Distribution, Distribution]:
         """The lifetime of a normal unit and of a lemon, hours."""
@@ -55,7 +60,10 @@ class UnitHistory:
 
     def refail_hours_per_failure(self) -> float:
         """Mean hours of use spent in refail periods per genuine failure:
-        ``(1 - p) / p`` refails of mean ``refail`` each."""
+        ``(1 - p) / p`` refails of mean ``refail`` each; none when lemons are curable
+        (a failed repair leaves a lemon, with no refail)."""
+        if self.lemons_curable:
+            return 0.0
         p = self.repair_success
         return (1.0 - p) / p * self.refail.mean_hours
 
@@ -78,7 +86,7 @@ class UnitHistory:
             Failures per hour of use.
         """
         extra = self.refail_hours_per_failure()
-        per_cycle = 1.0 / self.repair_success
+        per_cycle = 1.0 if self.lemons_curable else 1.0 / self.repair_success
         normal, lemon = self.cohort_lifetimes(lifetime)
         share = self.lemon_share
         return per_cycle * ((1.0 - share) / (normal.mean_hours + extra)
@@ -367,6 +375,7 @@ def unit_history(mode: FailureModeConfig) -> UnitHistory | None:
         refail=(distributions.from_config(mode.refail) if mode.refail is not None
                 else DEFAULT_REFAIL),
         retire_after=mode.retire_after,
+        lemons_curable=lemons is not None and lemons.curable,
     )  # fmt: skip
 def _spare_draw(config: RelplanConfig, inventory: Inventory, unit: str) -> dict[str, object]:
     """What a swap of a failed ``unit`` takes: the job's servers it took down (a rack's,
