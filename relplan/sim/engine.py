@@ -156,7 +156,8 @@ def expected_exposure_hours(model: SimulationModel) -> float:
     """Rough expected exposure (in-use) hours of a trial, for sizing event windows.
 
     Daly's expected wall time with the job's long-run failure rate and no downtime, and
-    no more than a calendar window lasts.
+    no more than a calendar window lasts; without failures during recovery the restarts
+    are off the exposure clock.
     """
     job = model.job
     expected = expected_wall_hours(
@@ -164,7 +165,7 @@ def expected_exposure_hours(model: SimulationModel) -> float:
         job.segment_hours,
         job.mean_write_hours,
         model.job_mtti_hours,
-        job.restart_hours,
+        job.restart_hours if job.failures_during_recovery else 0.0,
     )
     return expected if job.horizon_hours is None else min(expected, job.horizon_hours)
 
@@ -461,7 +462,8 @@ def first_window_hours(model: SimulationModel) -> float:
     interval = job.segment_hours
     if math.isfinite(mtti) and write > 0:
         interval = daly_interval(write, mtti)
-    expected = expected_wall_hours(job.work_hours, interval, write, mtti, job.restart_hours)
+    restart = job.restart_hours if job.failures_during_recovery else 0.0  # exposure only
+    expected = expected_wall_hours(job.work_hours, interval, write, mtti, restart)
     return expected if job.horizon_hours is None else min(expected, job.horizon_hours)
 
 
