@@ -230,6 +230,9 @@ class FailureModeConfig(_Strict):
     failures in the job, the unit is replaced by one drawn from the main population).
 
     ``drain`` overrides ``job.drain`` for this mode (a degraded server-side mode only).
+    ``keeps_fast_tier`` says whether a failure leaves a fast checkpoint tier held in host
+    memory (``survives = "none"``) usable: by default a GPU, host or NIC failure loses it
+    and any other keeps it; a process crash that keeps its host's memory says ``true``.
     """
 
     lifetime: DistributionConfig
@@ -241,6 +244,7 @@ class FailureModeConfig(_Strict):
     impact: Literal[IMPACT_SETTINGS] = "auto"
     evict: Literal["now", "at-checkpoint"] = "now"
     drain: Literal[DRAIN_POLICIES] | None = None
+    keeps_fast_tier: bool | None = None
     detect_probability: Fraction = Field(default=1.0, ge=0, le=1)
     slowdown: float | None = Field(default=None, ge=1)
     stall: Hours | None = Field(default=None, ge=0)

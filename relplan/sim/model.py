@@ -387,6 +387,16 @@ def _spare_draw(config: RelplanConfig, inventory: Inventory, unit: str) -> dict[
     return {"spares_needed": max(1, needed), "spare_domain": unit == "domain"}
 
 
+def keeps_fast_tier(setting: bool | None, unit: str) -> bool:
+    """Whether a failure keeps a fast tier held in its servers' memory (``survives =
+    "none"``): ``failures.NAME.keeps_fast_tier`` if given, else by unit: a server's part
+    (GPU, host, NIC) takes its memory with it, anything else (a link, a switch, a process
+    crash counted per ``job``) leaves it."""
+    if setting is not None:
+        return setting
+    return unit not in SERVER_CLASSES
+
+
 def drains_servers(impact: str, unit: str, fabric: bool) -> bool:
     """Whether a failure of this kind leaves one server running degraded, which a drain
     can swap for a spare: a degraded server-side mode (a lost dual-ToR leg or LACP member
@@ -457,7 +467,7 @@ def build_model(config: RelplanConfig) -> SimulationModel:
                     soft_hours=impact.soft_hours,
                     loses_fast_checkpoint=fast is not None
                     and fast.survives == "none"
-                    and unit in SERVER_CLASSES,
+                    and not keeps_fast_tier(mode.keeps_fast_tier, unit),
                     self_healing=impact.self_healing,
                     survivable_count=impact.survivable_count,
                     rework_hours=impact.rework_hours,

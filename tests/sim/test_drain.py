@@ -112,3 +112,18 @@ def test_drain_keys() -> None:
         with pytest.raises(ConfigError) as error:
             load_config("configs/small.toml", [f"{key}={value}"])
         assert error.value.key == key
+
+
+def test_keeps_fast_tier_per_mode() -> None:
+    """failures.X.keeps_fast_tier overrides the default by unit (a server's part loses a
+    fast tier held in its memory, anything else keeps it)."""
+    fast = 'job.checkpoint.fast={interval="15min", write="10s", survives="none"}'
+
+    def loses(*overrides: str) -> dict[str, bool]:
+        model = build_model(load_config("configs/small.toml", [fast, *overrides]))
+        return {mode.name: mode.loses_fast_checkpoint for mode in model.modes}
+
+    default = loses()
+    assert default["gpu"] and default["host"] and not default["leaf"]
+    changed = loses("failures.gpu.keeps_fast_tier=true", "failures.leaf.keeps_fast_tier=false")
+    assert not changed["gpu"] and changed["leaf"] and changed["host"]
