@@ -123,6 +123,7 @@ def block_bytes(model: SimulationModel) -> float:
     """
     modes = len(model.modes)
     state = (25 + len(BUCKETS) + 5 * modes + model.job.spares + model.job.spare_domains
+             + model.job.spare_pool
              + 2 * degradation_slots(model) + 5)  # fmt: skip
     window_rate = sum(m.job_rate_per_hour for m in model.modes
                       if m.lifetime.kind != "exponential" or m.history is not None)  # fmt: skip

@@ -555,6 +555,9 @@ class JobConfig(_Strict):
     LACP member) for a free spare: ``"never"`` (the default), ``"at-checkpoint"`` (at the
     next durable checkpoint: a restart, no rework) or ``"now"`` (at once: a restart from
     the last checkpoint); ``failures.NAME.drain`` overrides it per mode.
+    ``spare_pool`` servers form a second tier of spares (AIReSim's spare pool, running
+    preemptible work): when no spare of ``spares`` (warm standbys, swapped at once) is
+    free, a failed server is replaced from it after ``spare_pool_swap``.
     """
 
     gpus: int = Field(gt=0, strict=True)
@@ -567,6 +570,8 @@ class JobConfig(_Strict):
     step: Hours | None = Field(default=None, gt=0)
     spares: int = Field(default=0, ge=0, strict=True)
     spare_domains: int = Field(default=0, ge=0, strict=True)
+    spare_pool: int = Field(default=0, ge=0, strict=True)
+    spare_pool_swap: Hours = Field(default=0.0, ge=0)
     checkpoint: CheckpointConfig
     recovery: Literal[RECOVERY_STRATEGIES] = "checkpoint-restart"
     elastic: ElasticConfig | None = None

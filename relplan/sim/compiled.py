@@ -127,6 +127,9 @@ class CompiledJob(NamedTuple):
         downtime, off the exposure clock.
     drains : bool
         Whether any mode drains its degraded servers (:attr:`CompiledModes.drain`).
+    spare_pool_swap_hours : float
+        Time to bring in a spare of the second tier when no spare of the first is free,
+        hours.
     max_events_per_trial : int
         Steps a trial may walk before the run stops (:data:`MAX_EVENTS_PER_TRIAL`).
     """
@@ -152,6 +155,7 @@ class CompiledJob(NamedTuple):
     storage_on_fabric: bool
     failures_during_recovery: bool = True
     drains: bool = False
+    spare_pool_swap_hours: float = 0.0
     max_events_per_trial: int = MAX_EVENTS_PER_TRIAL
 
 
@@ -339,6 +343,11 @@ class TrialState(NamedTuple):
         Spare domains away in repair (that heap's size).
     spares_used : numpy.ndarray of int64
         Spare servers swapped in (a rack's worth or a spare domain counts its servers).
+    spare_pool_return_hours : numpy.ndarray of float
+        Shape (trials, spare pool): the same min-heap for the second tier of spares
+        (the first ``spare_pool_away`` entries).
+    spare_pool_away : numpy.ndarray of int64
+        Spares of the second tier away (that heap's size).
     degradation_end_hours : numpy.ndarray of float
         Shape (trials, slots): wall-clock end of each degradation in progress.
     degradation_row : numpy.ndarray of int64
@@ -408,6 +417,8 @@ class TrialState(NamedTuple):
     spare_domain_return_hours: np.ndarray
     spare_domains_away: np.ndarray
     spares_used: np.ndarray
+    spare_pool_return_hours: np.ndarray
+    spare_pool_away: np.ndarray
     degradation_end_hours: np.ndarray
     degradation_row: np.ndarray
     degradation_count: np.ndarray
@@ -432,7 +443,7 @@ class TrialState(NamedTuple):
     def at_start(
         cls, n_trials: int, n_modes: int, n_spares: int,
         degradation_slots: int = MAX_DEGRADATIONS, first_maintenance_hours: float = np.inf,
-        n_spare_domains: int = 0,
+        n_spare_domains: int = 0, n_spare_pool: int = 0,
     ) -> TrialState:  # fmt: skip
         """The state of ``n_trials`` trials before they start: running, nothing done.
 
@@ -450,6 +461,8 @@ class TrialState(NamedTuple):
             Wall-clock time of the first planned maintenance (inf: none).
         n_spare_domains : int
             Whole spare domains in their pool.
+        n_spare_pool : int
+            Spare servers of the second tier.
         """
         n = n_trials
         return cls(
@@ -478,6 +491,8 @@ class TrialState(NamedTuple):
             spare_domain_return_hours=np.zeros((n, n_spare_domains)),
             spare_domains_away=np.zeros(n, dtype=np.int64),
             spares_used=np.zeros(n, dtype=np.int64),
+            spare_pool_return_hours=np.zeros((n, n_spare_pool)),
+            spare_pool_away=np.zeros(n, dtype=np.int64),
             degradation_end_hours=np.zeros((n, degradation_slots)),
             degradation_row=np.zeros((n, degradation_slots), dtype=np.int64),
             degradation_count=np.zeros(n, dtype=np.int64),
@@ -637,6 +652,7 @@ def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledMo
         storage_on_fabric=bool(job.storage_on_fabric),
         failures_during_recovery=bool(job.failures_during_recovery),
         drains=any(m.drain != "never" for m in modes),
+        spare_pool_swap_hours=float(job.spare_pool_swap_hours),
     )
     depth = 1 + max([len(m.slowdown_by_count) for m in modes] + [1])
     table = np.ones((2 * len(modes), depth))

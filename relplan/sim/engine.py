@@ -179,6 +179,8 @@ def _wait_hours(model: SimulationModel, mode: FailureMode) -> float:
     pool = model.job.spare_domains if mode.spare_domain else model.job.spares
     if mode.uses_spares and pool >= mode.spares_needed:
         return 0.0
+    if mode.uses_spares and not mode.spare_domain and model.job.spare_pool >= mode.spares_needed:
+        return min(model.job.spare_pool_swap_hours, mode.repair.mean_hours)
     return mode.repair.mean_hours
 
 
@@ -552,7 +554,8 @@ def _simulate_block_with_slots(
     streams = {index: _window_stream(modes[index], n_trials, rng)
                for index in compiled.window_modes}  # fmt: skip
     state = TrialState.at_start(n_trials, len(modes), job.spares, slots,
-                                first_maintenance_hours(model), job.spare_domains)  # fmt: skip
+                                first_maintenance_hours(model), job.spare_domains,
+                                job.spare_pool)  # fmt: skip
     tracked = [m for m in modes if m.history is not None]
     unit_stats = np.zeros((n_trials, len(tracked), len(UNIT_STATS)), dtype=np.int64)
     retire_after = np.array([m.history.retire_after or 0 for m in tracked], dtype=np.int64)
@@ -655,7 +658,8 @@ def walk_trial(
         raise ValueError("failure times must be increasing")
     state = TrialState.at_start(1, len(model.modes), model.job.spares,
                                 first_maintenance_hours=first_maintenance_hours(model),
-                                n_spare_domains=model.job.spare_domains)
+                                n_spare_domains=model.job.spare_domains,
+                                n_spare_pool=model.job.spare_pool)
     window = EventWindow(
         active_trials=np.zeros(1, dtype=np.int64),
         offsets=np.array([0, times.size], dtype=np.int64),

@@ -257,6 +257,11 @@ class JobSpec:
     failures_during_recovery : bool
         Whether failures strike during restarts (``job.failures_during_recovery``); if
         not, a restart is off the exposure clock like detection and waiting.
+    spare_pool : int
+        Spare servers of the second tier (``job.spare_pool``), used when none of
+        ``spares`` is free.
+    spare_pool_swap_hours : float
+        Time to bring in a spare of the second tier, hours.
     """
 
     gpus: int
@@ -280,6 +285,8 @@ class JobSpec:
     maintenance_checkpoint_first: bool = True
     spare_domains: int = 0
     failures_during_recovery: bool = True
+    spare_pool: int = 0
+    spare_pool_swap_hours: float = 0.0
 
     @property
     def segment_hours(self) -> float:
@@ -503,6 +510,8 @@ def build_model(config: RelplanConfig) -> SimulationModel:
             maintenance_checkpoint_first=maintenance is None or maintenance.checkpoint_first,
             spare_domains=job.spare_domains,
             failures_during_recovery=job.failures_during_recovery,
+            spare_pool=job.spare_pool,
+            spare_pool_swap_hours=job.spare_pool_swap,
         ),
         modes=tuple(modes),
         inventory=inventory,

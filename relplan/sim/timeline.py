@@ -931,6 +931,9 @@ def walk_trial_slots(
     spare_domain_return_hours = state.spare_domain_return_hours
     spare_domains_away = state.spare_domains_away
     spares_used = state.spares_used
+    pool_return_hours = state.spare_pool_return_hours
+    pool_away = state.spare_pool_away
+    pool_swap = job.spare_pool_swap_hours
     mode_stall_hours = modes.stall_hours
     mode_soft_hours = modes.soft_hours
     mode_survivable = modes.survivable_count
@@ -1443,11 +1446,25 @@ def walk_trial_slots(
                     if mode_self_healing[replaced]:  # back by itself `repair` after it
                         wait = max(0.0, repair - detect)
                     elif mode_uses_spares[replaced]:
-                        wait = _spare_wait(
-                            trial, mode_spares_needed[replaced], mode_spare_domain[replaced],
-                            spare_return_hours, spares_away, spare_domain_return_hours,
-                            spare_domains_away, spares_used, noticed, repair,
-                        )  # fmt: skip
+                        needed = mode_spares_needed[replaced]
+                        if pool_return_hours.shape[1] >= needed and pool_swap < repair and (
+                            not mode_spare_domain[replaced]
+                        ) and _free_spares(
+                            trial, spare_return_hours, spares_away, noticed
+                        ) < needed and _free_spares(
+                            trial, pool_return_hours, pool_away, noticed
+                        ) >= needed:
+                            # no warm spare free: one of the second tier, after its swap
+                            _replacement_wait(trial, pool_return_hours, pool_away,
+                                              noticed, repair, needed)  # fmt: skip
+                            spares_used[trial] += needed
+                            wait = pool_swap
+                        else:
+                            wait = _spare_wait(
+                                trial, needed, mode_spare_domain[replaced],
+                                spare_return_hours, spares_away, spare_domain_return_hours,
+                                spare_domains_away, spares_used, noticed, repair,
+                            )  # fmt: skip
                 if job_drains:  # the job is stopped: swap its degraded servers
                     _drain_servers(trial, e_fail + idle[trial], mode_drain, n_modes,
                                    degradation_end, degradation_row, degradation_count,

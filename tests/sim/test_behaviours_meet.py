@@ -331,3 +331,33 @@ def test_cancelling_stops_a_walk_stuck_in_idle_failures_within_a_second(monkeypa
         timer.cancel()
         timeline.allow_walks()
     assert time.monotonic() - started < 1.5
+
+
+# -- a second tier of spares -----------------------------------------------------------------
+
+
+def test_a_second_spare_tier_swaps_after_its_delay_by_hand() -> None:
+    """No warm spare, one in the pool with a 30-min swap. A crash at 5.0 (20 h repair)
+    takes the pool's spare after 0.5 h; restart [5.5, 6.5). A crash 1 h into the run
+    (exposure 7.0, wall 7.5) finds the pool's spare away until 25.5: it waits for its
+    own repair [7.5, 27.5); restart [27.5, 28.5); 8 h from checkpoint 1: 36.5 h."""
+    model = make_model(work=10.0, interval=3.0, write=0.5, restart=1.0, modes=[
+        {"units": 1, "lifetime": NEVER, "uses_spares": True}])
+    model = replace(model, job=replace(model.job, spare_pool=1, spare_pool_swap_hours=0.5))
+    outcomes = walk_trial(model, [5.0, 7.0], [0, 0], [20.0, 20.0])
+    b = _buckets(outcomes)
+    assert outcomes.wall_hours[0] == pytest.approx(36.5)
+    assert (b["waiting"], b["rework"]) == pytest.approx((20.5, 2.5))
+    assert outcomes.spares_used[0] == 1
+    # a warm spare first: swapped at once, the pool untouched
+    warm = replace(model, job=replace(model.job, spares=1))
+    assert _buckets(walk_trial(warm, [5.0], [0], [20.0]))["waiting"] == 0.0
+
+
+def test_spare_pool_keys() -> None:
+    job = build_model(load_config("configs/small.toml", [
+        "job.spare_pool=200", 'job.spare_pool_swap="20min"'])).job  # fmt: skip
+    assert (job.spare_pool, job.spare_pool_swap_hours) == (200, pytest.approx(1 / 3))
+    with pytest.raises(ConfigError) as error:
+        load_config("configs/small.toml", ["job.spare_pool=-1"])
+    assert error.value.key == "job.spare_pool"

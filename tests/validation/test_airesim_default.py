@@ -18,9 +18,9 @@ AIRESIM_FAILURES = 11145.6
 
 MODEL_GAP = 0.005
 """What the two models may differ by, as a share of the mean: relplan's 10-s checkpoint
-interval loses 5 s per failure (about 15 h), AIReSim's host selection and spare-pool
-waits (6.8 h) are left out, and a lemon stays in its job slot in relplan while AIReSim's
-bad servers circulate through its pools (0.4% more failures)."""
+interval loses 5 s per failure (about 15 h), AIReSim's 3-minute host selections (2.15 h)
+are left out, and a lemon stays in its job slot in relplan while AIReSim's bad servers
+circulate through its pools (0.4% more failures, 14 h more restarts)."""
 
 
 def test_relplan_comes_within_half_a_percent_of_airesim() -> None:
