@@ -39,6 +39,7 @@ from scipy import optimize, special
 
 from relplan.analysis.results import finite_or_none
 from relplan.config.schema import DistributionConfig
+from relplan.config.toml_text import toml_value
 from relplan.errors import ConfigError
 from relplan.sim import distributions
 from relplan.sim.distributions import Distribution
@@ -661,13 +662,16 @@ def lifetime_fragment(fit: LifetimeFit) -> str:
     'lifetime = { dist = "exponential", mtbf = "500h" }\\n'
     """
     params = fit.params
+    table: dict[str, Any] = {"dist": fit.family}
     if fit.family == "exponential":
-        body = f'mtbf = "{duration_text(params["mtbf_hours"])}"'
+        table["mtbf"] = duration_text(params["mtbf_hours"])
     elif fit.family == "weibull":
-        body = f'shape = {params["shape"]:.6g}, scale = "{duration_text(params["scale_hours"])}"'
+        table["shape"] = float(f'{params["shape"]:.6g}')
+        table["scale"] = duration_text(params["scale_hours"])
     else:
-        body = f'sigma = {params["sigma"]:.6g}, median = "{duration_text(params["median_hours"])}"'
-    text = f'lifetime = {{ dist = "{fit.family}", {body} }}\n'
+        table["sigma"] = float(f'{params["sigma"]:.6g}')
+        table["median"] = duration_text(params["median_hours"])
+    text = f"lifetime = {toml_value(table)}\n"
     loaded = DistributionConfig.model_validate(tomllib.loads(text)["lifetime"])
     if not math.isclose(loaded.mean_hours, fit.mean_hours, rel_tol=1e-4):
         raise AssertionError(

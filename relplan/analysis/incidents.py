@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import copy
 import csv
-import json
 import math
 import re
 import tomllib
@@ -43,6 +42,7 @@ from relplan.analysis.fit import duration_text
 from relplan.analysis.results import finite_or_none
 from relplan.config.loading import parse_config
 from relplan.config.schema import RelplanConfig
+from relplan.config.toml_text import toml_document
 from relplan.errors import ConfigError
 from relplan.sim.model import build_model
 from relplan.units import HOURS_PER_YEAR, format_duration
@@ -505,7 +505,6 @@ def incident_report(
 _TABLE_HEADER = re.compile(r"^\s*\[(?!\[)(.+?)\]\s*(?:#.*)?$")
 _ANY_HEADER = re.compile(r"^\s*\[")
 _LIFETIME_LINE = re.compile(r"^(\s*)(?:lifetime|\"lifetime\"|'lifetime')\s*=")
-_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
 def _table_path(line: str) -> tuple[str, ...] | None:
@@ -522,84 +521,6 @@ def _table_path(line: str) -> tuple[str, ...] | None:
         ((key, table),) = table.items()
         path.append(key)
     return tuple(path)
-
-
-def _toml_key(key: str) -> str:
-    return key if _BARE_KEY.match(key) else json.dumps(key, ensure_ascii=False)
-
-
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "nan"
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(item) for item in value) + "]"
-    if isinstance(value, dict):
-        items = ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items())
-        return "{ " + items + " }" if items else "{}"
-    raise TypeError(f"no TOML form for {value!r}")
-
-
-def toml_document(document: dict[str, Any]) -> str:
-    """Write a parsed TOML document back as TOML text (comments are not kept).
-
-    Top-level tables get ``[headers]``; inside a table, a table that holds no table is
-    written inline (``lifetime = { dist = ..., ... }``), one that does gets a header.
-
-    Parameters
-    ----------
-    document : dict
-        As :func:`tomllib.loads` returns it.
-
-    Returns
-    -------
-    str
-        TOML text that :func:`tomllib.loads` reads back as ``document``.
-
-    Examples
-    --------
-    >>> text = toml_document({"name": "x", "failures": {"gpu": {"lifetime": {"dist": "fixed",
-    ...                       "mean": "1h"}}}})
-    >>> print(text.strip())
-    name = "x"
-    <BLANKLINE>
-    [failures.gpu]
-    lifetime = { dist = "fixed", mean = "1h" }
-    >>> tomllib.loads(text)["failures"]["gpu"]["lifetime"]["mean"]
-    '1h'
-    """
-    lines: list[str] = []
-
-    def is_header_table(value: Any, depth: int) -> bool:
-        if not isinstance(value, dict):
-            return False
-        return depth == 0 or any(isinstance(item, dict) for item in value.values())
-
-    def write_table(path: tuple[str, ...], table: dict[str, Any]) -> None:
-        depth = len(path)
-        values = [(k, v) for k, v in table.items() if not is_header_table(v, depth)]
-        tables = [(k, v) for k, v in table.items() if is_header_table(v, depth)]
-        if path and (values or not tables):
-            if lines:
-                lines.append("")
-            lines.append("[" + ".".join(_toml_key(part) for part in path) + "]")
-        lines.extend(f"{_toml_key(key)} = {_toml_value(value)}" for key, value in values)
-        for key, value in tables:
-            write_table((*path, key), value)
-
-    write_table((), document)
-    return "\n".join(lines) + "\n"
 
 
 def _edit_lifetime_lines(text: str, new_lines: dict[str, list[str]]) -> str | None:

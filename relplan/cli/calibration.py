@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from relplan.cli.common import JsonOption, print_warnings, warnings_of
+from relplan.cli.common import JsonOption
 from relplan.errors import ConfigError
 from relplan.units import HOURS_PER_YEAR, format_duration
 
@@ -99,22 +99,16 @@ def _wrote(path: Path) -> None:
 
 def render_fit(data: dict[str, Any], console: Console | None = None) -> None:
     """Print a ``relplan fit`` report (the ``--json`` object) as a table of 80 columns."""
-    from rich import box
-    from rich.table import Table
     from rich.text import Text
 
     from relplan.cli import render
 
     out = console if console is not None else render.console
-    table = Table(
-        title=f"Lifetime fits: {data['n']:,} units, {data['failures']:,} failed, "
+    table = render.compact_table(
+        f"Lifetime fits: {data['n']:,} units, {data['failures']:,} failed, "
         f"{data['censored']:,} censored",
         caption="95% CIs: Wald on the log scale; ΔAIC: AIC - the best's AIC;\n"
         "KM dist: max |Kaplan-Meier CDF - fitted CDF|",
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-        show_edge=False,
-        padding=(0, 1, 0, 0),
     )
     for index, column in enumerate(
         ("family", "parameters [95% CI]", "ΔAIC", "KM dist", "mean life [95% CI]")
@@ -179,8 +173,6 @@ def fit_command(
 
 def render_incidents(data: dict[str, Any], title: str, console: Console | None = None) -> None:
     """Print a ``relplan analyze`` report (the ``--json`` object) in 80 columns."""
-    from rich import box
-    from rich.table import Table
     from rich.text import Text
 
     from relplan.cli import render
@@ -188,14 +180,10 @@ def render_incidents(data: dict[str, Any], title: str, console: Console | None =
     out = console if console is not None else render.console
     window = data["window"]
     start, end = window["start"][:10], window["end"][:10]
-    table = Table(
-        title=f"{title}: {start} to {end} ({_duration(window['hours'])})",
+    table = render.compact_table(
+        f"{title}: {start} to {end} ({_duration(window['hours'])})",
         caption="ratio: measured rate / config rate; in CI: the config's rate is inside the "
         "measured exact Poisson 95% CI",
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-        show_edge=False,
-        padding=(0, 1, 0, 0),
     )
     for index, column in enumerate(
         ("mode", "events", "units", "MTBF per unit [95% CI]", "config", "ratio", "in CI")
@@ -239,13 +227,7 @@ def render_incidents(data: dict[str, Any], title: str, console: Console | None =
     if not offenders:
         out.print("Repeat offenders: none (Bonferroni-corrected p < 0.01).", highlight=False)
         return
-    lemons = Table(
-        title="Repeat offenders (Bonferroni-corrected p < 0.01)",
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-        show_edge=False,
-        padding=(0, 1, 0, 0),
-    )
+    lemons = render.compact_table("Repeat offenders (Bonferroni-corrected p < 0.01)")
     for index, column in enumerate(
         ("unit", "mode", "failures", "expected", "p-value", "corrected")
     ):
@@ -314,12 +296,13 @@ def analyze_command(
         read_incident_log,
         recalibrated_config_text,
     )
+    from relplan.analysis.preflight import warn_config
     from relplan.config.loading import parse_config, read_toml
     from relplan.output.files import to_json
 
     _check_write_config(write_config)
     config = parse_config(read_toml(config_path, "--config"))
-    print_warnings(warnings_of(config))
+    warn_config(config)
     report = incident_report(read_incident_log(log_path), config, start, end)
     if write_config is not None:
         text = recalibrated_config_text(

@@ -39,16 +39,12 @@ def render_plan(result: dict[str, Any], answer: str, console: Console | None = N
     console : rich.console.Console, optional
         Where to print (default: relplan's console).
     """
-    from rich import box
-    from rich.table import Table
 
     from relplan.cli import render
     from relplan.units import format_money
 
     out = console if console is not None else render.console
-    table = Table(title=f"Pareto frontier: {result['plan']} ({result['objective']})",
-                  box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
-                  padding=(0, 1, 0, 0))  # fmt: skip
+    table = render.compact_table(f"Pareto frontier: {result['plan']} ({result['objective']})")
     table.add_column("portfolio", justify="left", overflow="fold")
     table.add_column("cost", justify="right", no_wrap=True)
     table.add_column("objective [95% CI]", justify="right", no_wrap=True)
@@ -61,9 +57,8 @@ def render_plan(result: dict[str, Any], answer: str, console: Console | None = N
                       f"{format_money(point['ci95'][1])}]")  # fmt: skip
     out.print(table)
     if result["attribution"]:
-        worth = Table(title="What each option of the best (*) is worth (Shapley value)",
-                      box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
-                      padding=(0, 1, 0, 0), min_width=60)  # fmt: skip
+        worth = render.compact_table(
+            "What each option of the best (*) is worth (Shapley value)", min_width=60)
         worth.add_column("option", overflow="fold")
         worth.add_column("value", justify="right", no_wrap=True)
         for label, value in result["attribution"].items():

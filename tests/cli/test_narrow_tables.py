@@ -1,4 +1,4 @@
-"""Issue 11, item 8: in an 80-column terminal every table fits, and no cell is cut."""
+"""In an 80-column terminal every table fits, and no cell is cut."""
 
 from __future__ import annotations
 
@@ -65,6 +65,7 @@ def test_baseline_fits_80_columns(config, narrow) -> None:
     _check(*narrow)
 
 
+@pytest.mark.slow  # a comparison of every shipped config
 @pytest.mark.parametrize("config", SHIPPED, ids=lambda p: p.stem)
 def test_compare_fits_80_columns(config, narrow) -> None:
     """Priced (small.toml has a budget) or not, with a long scenario name and big numbers."""

@@ -1,4 +1,4 @@
-"""Checkpoint settings that defeat themselves are warned about (issue 20, item 6)."""
+"""Checkpoint settings that defeat themselves are warned about."""
 
 from __future__ import annotations
 

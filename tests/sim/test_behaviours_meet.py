@@ -1,4 +1,4 @@
-"""Behaviours where they meet (issue 20): corruption lineage across crashes, corruptions
+"""Behaviours where they meet: corruption lineage across crashes, corruptions
 in the final weights, maintenance overlapping downtime, no failures during recovery, and
 runs that must end (or be refused) rather than hang.
 

@@ -1,4 +1,4 @@
-"""Curable lemons (issue 20, item 4; AIReSim's model): a successful repair makes a lemon a
+"""Curable lemons (AIReSim's model): a successful repair makes a lemon a
 normal unit, a failed one leaves it a lemon with no early refail."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Draining a degraded server (issue 18, item 4): ``job.drain = "never" | "at-checkpoint"
+"""Draining a degraded server: ``job.drain = "never" | "at-checkpoint"
 | "now"`` swaps a server running degraded for a free spare.
 
 Hand-worked cases use the one-tier job W = 10, tau = 3, delta = 0.5, R = 1 (hours):
