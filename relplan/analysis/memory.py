@@ -4,7 +4,8 @@ A run keeps a few numbers per trial (the wall time, the hours in each bucket, th
 and interruptions of each mode, the spares used) and, while it runs, works through blocks
 of :data:`~relplan.sim.engine.BLOCK_TRIALS` trials with their events pre-drawn in windows.
 What it needs at its peak is therefore a cost per trial times the trials, plus the
-blocks in flight (each of at most ``BLOCK_TRIALS`` trials: a short run's are small). The per-trial cost counts 8-byte numbers:
+blocks in flight (each of at most ``BLOCK_TRIALS`` trials: a short run's are small).
+The per-trial cost counts 8-byte numbers:
 
 * ``K = 2 + buckets + 2 x modes + 4 x tracked`` numbers kept per trial (``tracked``: the
   modes whose units have a history, with their four per-unit counts); joining the blocks

@@ -228,8 +228,8 @@ def test_maintenance_windows_checkpoint_first_by_hand() -> None:
     # Every 5 h for 2 h. At 5 the job runs on to checkpoint 2 (7.0), stops, 2 h of
     # maintenance [7, 9), restart [9, 10); the window of 10 waits for checkpoint 3
     # (13.5 wall): [13.5, 15.5); the window of 15 falls in it and runs alongside, [15,
-    # 17): 1.5 h more (a window that falls while the job is down runs alongside); restart [17,
-    # 18); the last segment ends at 19, before the window of 20.
+    # 17): 1.5 h more; restart [17, 18); the last segment ends at 19, before the window
+    # of 20.
     outcomes = _traced(_model({}, maintenance_every_hours=5.0, maintenance_hours=2.0), [], [])
     b = _buckets(outcomes)
     assert outcomes.wall_hours[0] == pytest.approx(19.0)
