@@ -195,11 +195,15 @@ def expected_downtime_hours(model: SimulationModel) -> tuple[float, str]:
 
     Examples
     --------
-    >>> from relplan.config.loading import load_config
-    >>> from relplan.sim.model import build_model
-    >>> model = build_model(load_config("configs/small.toml", ["job.spares=0"]))
-    >>> round(expected_downtime_hours(model)[0], 1)
-    40.1
+    One mode, found after 0.5 h, waits for its 48-h repair (no spare):
+
+    >>> from relplan.sim import distributions
+    >>> from relplan.sim.model import FailureMode, JobSpec, SimulationModel
+    >>> gpu = FailureMode("gpu", "gpu", 8, distributions.exponential(800.0),
+    ...                   distributions.fixed(48.0), 0.5, False, "equilibrium")
+    >>> expected_downtime_hours(SimulationModel(JobSpec(8, 100.0, 1.0, 0.01, 0.1, 0),
+    ...                                         (gpu,), None))
+    (48.5, 'gpu')
     """
     fatal = [mode for mode in model.modes if mode.is_fatal]
     rate = sum(mode.job_rate_per_hour for mode in fatal)
@@ -264,12 +268,14 @@ def check_feasible(model: SimulationModel) -> None:
                     keys += f"failures.{waiting_mode.removesuffix('.fabric')}.repair"
                 if job.idle_failures:
                     keys += ", job.idle_failures"
+                down = (f"keeps it down {downtime:.3g} h on average (detection and waits "
+                        "for repairs with no spare free)") if math.isfinite(downtime) else (
+                        "starts waits that never end (each wait for a repair, with no "
+                        "spare free, sees another failure that needs one)")  # fmt: skip
                 raise InfeasibleJobError(
-                    f"the job would practically never finish: each interruption keeps it "
-                    f"down {downtime:.3g} h on average (detection and waits for repairs "
-                    f"with no spare free), expected time more than "
-                    f"{MAX_EXPECTED_SLOWDOWN:.0f}x the failure-free time; see "
-                    f"{keys or 'failures.*.detect'}"
+                    f"the job would practically never finish: each interruption {down}, "
+                    f"expected time more than {MAX_EXPECTED_SLOWDOWN:.0f}x the failure-free "
+                    f"time; see {keys or 'failures.*.detect'}"
                 )
     if job.horizon_hours is None and not expected <= MAX_EXPECTED_SLOWDOWN * failure_free:
         raise InfeasibleJobError(
