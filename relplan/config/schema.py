@@ -251,6 +251,9 @@ class FailureModeConfig(_Strict):
     hours of use, a distribution, default a fixed 1 h); ``retire_after`` (after that many
     failures in the job, the unit is replaced by one drawn from the main population).
 
+    ``retire = "remove"`` takes a retired unit out of the fleet for good: its position
+    takes a spare that never returns to the pool, and once no spare is left the job stalls
+    for good (``depleted``); the default, ``"replace"``, puts a new unit in its place.
     ``drain`` overrides ``job.drain`` for this mode (a degraded server-side mode only).
     ``keeps_fast_tier`` says whether a failure leaves a fast checkpoint tier held in host
     memory (``survives = "none"``) usable: by default a GPU, host or NIC failure loses it
@@ -276,6 +279,14 @@ class FailureModeConfig(_Strict):
     repair_success: Fraction | None = Field(default=None, gt=0, le=1)
     refail: DistributionConfig | None = None
     retire_after: int | None = Field(default=None, ge=1, le=10**9)  # 1e9: never, in effect
+    retire: Literal["replace", "remove"] = "replace"
+
+    @field_validator("retire")
+    @classmethod
+    def _check_retire(cls, retire: str, info: ValidationInfo) -> str:
+        if retire == "remove" and info.data.get("retire_after") is None:
+            raise ValueError("removing retired units needs 'retire_after' (for example 3)")
+        return retire
 
     @field_validator("refail")
     @classmethod

@@ -263,6 +263,9 @@ class EventWindow(NamedTuple):
         Repair time of the failed unit (or length of the degradation), hours.
     horizon_hours : float
         Exposure up to which the window holds every failure: a trial stops there.
+    event_removes : numpy.ndarray of bool
+        Whether each failure retires its unit out of the fleet (``retire = "remove"``):
+        it is never repaired, and a spare that replaces it never returns (empty: none).
     """
 
     active_trials: np.ndarray
@@ -271,6 +274,7 @@ class EventWindow(NamedTuple):
     event_mode: np.ndarray
     event_repair_hours: np.ndarray
     horizon_hours: float
+    event_removes: np.ndarray
 
 
 class TrialStreams(NamedTuple):
@@ -385,6 +389,9 @@ class TrialState(NamedTuple):
         if it is still there when the job ends, the corruption reached the final weights.
     drains : numpy.ndarray of int64
         Servers running degraded that each trial swapped for a spare.
+    depleted : numpy.ndarray of bool
+        Whether the trial stalled for good: a unit removed from the fleet found no spare
+        left to replace it (``retire = "remove"``).
     events_walked : numpy.ndarray of int64
         Steps each trial has walked so far.
     too_many_events : numpy.ndarray of bool
@@ -436,6 +443,7 @@ class TrialState(NamedTuple):
     corruption_repair_hours: np.ndarray
     undetected_checkpoint: np.ndarray
     drains: np.ndarray
+    depleted: np.ndarray
     events_walked: np.ndarray
     too_many_events: np.ndarray
 
@@ -510,6 +518,7 @@ class TrialState(NamedTuple):
             corruption_repair_hours=np.zeros(n),
             undetected_checkpoint=np.full(n, -1, dtype=np.int64),
             drains=np.zeros(n, dtype=np.int64),
+            depleted=np.zeros(n, dtype=np.bool_),
             events_walked=np.zeros(n, dtype=np.int64),
             too_many_events=np.zeros(1, dtype=np.bool_),
         )

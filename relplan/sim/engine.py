@@ -114,6 +114,10 @@ class TrialOutcomes:
         Times a spare server was swapped in.
     drains : numpy.ndarray
         Servers running degraded swapped for a spare (``job.drain``).
+    depleted : numpy.ndarray
+        Whether the trial stalled for good, a unit removed from the fleet finding no
+        spare left (``retire = "remove"``): it ends there (or at its calendar window's
+        end) with the work it got done.
     mode_names : tuple of str
         Column names of ``failures_by_mode``.
     mode_impacts : tuple of str
@@ -140,6 +144,7 @@ class TrialOutcomes:
     interruptions_by_mode: np.ndarray
     spares_used: np.ndarray
     drains: np.ndarray
+    depleted: np.ndarray
     mode_names: tuple[str, ...]
     mode_impacts: tuple[str, ...]
     mode_interrupts: tuple[bool, ...]
@@ -419,6 +424,7 @@ def _outcomes(
         interruptions_by_mode=state.interruptions_by_mode,
         spares_used=state.spares_used,
         drains=state.drains,
+        depleted=state.depleted,
         mode_names=tuple(m.name for m in modes),
         mode_impacts=tuple(m.impact for m in modes),
         mode_interrupts=tuple(
@@ -567,6 +573,9 @@ def _simulate_block_with_slots(
     retire_after = np.array([m.history.retire_after or 0 for m in tracked], dtype=np.int64)
     column_of_mode = np.cumsum([m.history is not None for m in modes], dtype=np.int64) - 1
     window_modes = list(compiled.window_modes)  # never drawn on the fly
+    # per mode: the failure that removes a unit from the fleet (0: none does)
+    remove_at = np.array([m.history.retire_after if m.history is not None
+                          and m.history.retire_removes else 0 for m in modes], dtype=np.int64)
 
     first_window = window_factor * first_window_hours(model)
     step = 0.25 * first_window
@@ -610,6 +619,8 @@ def _simulate_block_with_slots(
             event_mode=event_mode,
             event_repair_hours=event_repair,
             horizon_hours=float(horizon),
+            event_removes=(remove_at[event_mode] > 0) & (event_ordinal == remove_at[event_mode])
+            if remove_at.any() else np.zeros(0, dtype=np.bool_),
         )
         window_failures = state.failures_by_mode[:, window_modes].sum(axis=1)
         walk_block(compiled, state, window, trial_streams, trace)
@@ -638,6 +649,7 @@ def walk_trial(
     failure_modes: list[int] | np.ndarray,
     repair_hours: list[float] | np.ndarray,
     trace: TraceBuffer | None = None,
+    removes: list[bool] | np.ndarray | None = None,
 ) -> TrialOutcomes:
     """Walk one trial through a given list of failures (for checks and timelines).
 
@@ -653,6 +665,9 @@ def walk_trial(
         Repair time of each failed unit (or length of each degradation), hours.
     trace : TraceBuffer, optional
         Where to write the trial's timeline (its trial is 0); default: none.
+    removes : sequence of bool, optional
+        Whether each failure removes its unit from the fleet (``retire = "remove"``);
+        default: none does.
 
     Returns
     -------
@@ -673,6 +688,8 @@ def walk_trial(
         event_mode=np.asarray(failure_modes, dtype=np.int64),
         event_repair_hours=np.asarray(repair_hours, dtype=float),
         horizon_hours=math.inf,
+        event_removes=np.zeros(0, dtype=np.bool_) if removes is None
+        else np.asarray(removes, dtype=np.bool_),
     )
     streams = TrialStreams(seed_states(np.random.SeedSequence(0), 1), np.full(1, np.inf))
     walk_block(compile_model(model, on_the_fly=False), state, window, streams, trace)
@@ -691,6 +708,7 @@ def concatenate_outcomes(parts: list[TrialOutcomes]) -> TrialOutcomes:
         interruptions_by_mode=np.concatenate([p.interruptions_by_mode for p in parts]),
         spares_used=np.concatenate([p.spares_used for p in parts]),
         drains=np.concatenate([p.drains for p in parts]),
+        depleted=np.concatenate([p.depleted for p in parts]),
         mode_names=parts[0].mode_names,
         mode_impacts=parts[0].mode_impacts,
         mode_interrupts=parts[0].mode_interrupts,

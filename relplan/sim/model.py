@@ -41,6 +41,9 @@ class UnitHistory:
     retire_after : int or None
         Failures in the job after which the unit is replaced by one drawn from the main
         population (a new unit, of a cohort drawn afresh); None: never.
+    retire_removes : bool
+        Whether a retired unit leaves the fleet (``retire = "remove"``): its position takes
+        a spare for good, and with none left the job stalls.
     lemons_curable : bool
         Whether a successful repair (``repair_success``) makes a lemon a normal unit; a
         failed repair then leaves it a lemon with no early refail, and a repair of a
@@ -52,6 +55,7 @@ class UnitHistory:
     repair_success: float = 1.0
     refail: Distribution = DEFAULT_REFAIL
     retire_after: int | None = None
+    retire_removes: bool = False
     lemons_curable: bool = False
 
     def cohort_lifetimes(self, lifetime: Distribution) -> tuple[Distribution, Distribution]:
@@ -383,6 +387,7 @@ def unit_history(mode: FailureModeConfig) -> UnitHistory | None:
                 else DEFAULT_REFAIL),
         retire_after=mode.retire_after,
         lemons_curable=lemons is not None and lemons.curable,
+        retire_removes=mode.retire == "remove",
     )  # fmt: skip
 def _spare_draw(config: RelplanConfig, inventory: Inventory, unit: str) -> dict[str, object]:
     """What a swap of a failed ``unit`` takes: the job's servers it took down (a rack's,

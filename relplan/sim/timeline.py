@@ -957,6 +957,9 @@ def walk_trial_slots(
     event_exposure_hours = window.event_exposure_hours
     event_mode = window.event_mode
     event_repair_hours = window.event_repair_hours
+    event_removes = window.event_removes
+    removes_units = event_removes.size > 0
+    depleted = state.depleted
     horizon = window.horizon_hours
     rng_state = streams.rng_state
     next_exponential_hours = streams.next_exponential_hours
@@ -1172,6 +1175,7 @@ def walk_trial_slots(
 
             stop = NO_STOP_KIND
             stop_mode = -1
+            removed = False
             if x_special <= x_next:
                 # A planned or delayed event: a stop at the checkpoint just reached, a
                 # maintenance window, a fail-slow unit detected, a corruption found.
@@ -1237,9 +1241,15 @@ def walk_trial_slots(
                 else:
                     mode = event_mode[pointer]
                     repair = event_repair_hours[pointer]
+                    removed = removes_units and event_removes[pointer]
                     pointer += 1
                 failures_by_mode[trial, mode] += 1
                 impact = mode_impact[mode]
+                if removed:  # the unit leaves the fleet: never back
+                    if impact == FATAL or impact == DEGRADED or impact == ELASTIC:
+                        repair = np.inf
+                    else:
+                        removed = False
                 if (impact == DEGRADED or impact == ELASTIC) and (
                     degradations_by_row[trial, mode] >= mode_survivable[mode]
                 ):
@@ -1472,7 +1482,7 @@ def walk_trial_slots(
                                    spares_used, drains)  # fmt: skip
                     pending_stop[trial] &= ~STOP_DRAIN
                 wait = max(0.0, wait - planned)  # a replacement during the window
-                if idle_failures and exponential_rate > 0.0:
+                if idle_failures and exponential_rate > 0.0 and wait < np.inf:
                     events_walked[trial] = steps
                     wait += _idle_failures(
                         trial, e_fail + idle[trial], detect + planned + wait, modes, rng_state,
@@ -1485,6 +1495,13 @@ def walk_trial_slots(
                 # without failures during recovery the restart is off the exposure clock
                 recover = 0.0 if recovery_fails else restart_length[trial]
                 down = e_fail + idle[trial]
+                stalled = removed and wait == np.inf
+                if stalled:  # no spare left for a unit gone for good: the job stalls
+                    depleted[trial] = True
+                    recover = 0.0
+                    wait = 0.0  # it ends here, or waits to its calendar window's end
+                    if wall_horizon < np.inf:
+                        wait = max(0.0, wall_horizon - (down + detect + planned))
                 if next_maintenance[trial] < down + detect + planned + wait + recover:
                     # windows that fall while the job is down run alongside: they cost
                     # only what the last of them reaches beyond the downtime
@@ -1524,11 +1541,12 @@ def walk_trial_slots(
                         _emit(trace, e_fail + idle[trial], e_fail + idle[trial] + recover,
                               TRACE_RESTART, 0.0, 0.0, 0.0)  # fmt: skip
                     idle[trial] += recover
-                if over > 0.0:
-                    wall_hours[trial] = wall_horizon
+                if over > 0.0 or stalled:
+                    wall_hours[trial] = wall_horizon if over > 0.0 else e_fail + idle[trial]
                     phase[trial] = FINISHED
                     if trial == traced:
-                        _emit(trace, wall_horizon, wall_horizon, TRACE_FINISH, 0.0, 0.0, 0.0)
+                        _emit(trace, wall_hours[trial], wall_hours[trial], TRACE_FINISH,
+                              0.0, 0.0, 0.0)  # fmt: skip
                     break
                 phase[trial] = RESTARTING
                 phase_start[trial] = e_fail

@@ -361,3 +361,58 @@ def test_spare_pool_keys() -> None:
     with pytest.raises(ConfigError) as error:
         load_config("configs/small.toml", ["job.spare_pool=-1"])
     assert error.value.key == "job.spare_pool"
+
+
+# -- retirement out of the fleet ----------------------------------------------------------------
+
+
+def _removing_model(spares: int, retire_after: int = 1) -> SimulationModel:
+    from relplan.sim.model import UnitHistory
+
+    model = make_model(work=10.0, interval=3.0, write=0.5, restart=1.0, spares=spares, modes=[
+        {"units": 1, "lifetime": NEVER, "uses_spares": True,
+         "history": UnitHistory(retire_after=retire_after, retire_removes=True)}])
+    return model
+
+
+def test_a_removed_unit_takes_a_spare_for_good_by_hand() -> None:
+    """One spare; every failure retires its unit out of the fleet. A crash at 5.0 takes
+    the spare for good (no wait; restart [5, 6)); a crash 1 h into the run (7.0) finds
+    none: the job stalls there, with checkpoint 1's 3 h of work done."""
+    outcomes = walk_trial(_removing_model(1), [5.0, 7.0], [0, 0], [0.5, 0.5],
+                          removes=[True, True])  # fmt: skip
+    b = _buckets(outcomes)
+    assert outcomes.depleted[0] and outcomes.wall_hours[0] == pytest.approx(7.0)
+    assert (b["useful"], b["rework"], b["waiting"]) == pytest.approx((3.0, 2.5, 0.0))
+    assert outcomes.spares_used[0] == 1
+    # the same failures without removal: both swapped (the first spare back at 5.5)
+    kept = walk_trial(_removing_model(1), [5.0, 7.0], [0, 0], [0.5, 0.5])
+    assert not kept.depleted[0] and kept.wall_hours[0] == pytest.approx(16.0)
+
+
+def test_the_share_of_runs_that_run_dry_is_poisson() -> None:
+    """Every failure removes its unit; k spares; no rework to speak of (checkpoints every
+    0.001 h, free) and no restart: a run stalls when it sees more than k failures in its
+    W hours of work, P = P(Poisson(W / MTBF) > k)."""
+    from relplan.sim.model import UnitHistory
+
+    work, mtbf, spares, trials = 100.0, 50.0, 2, 4000
+    model = make_model(work=work, interval=0.001, write=0.0, restart=0.0, spares=spares,
+                       modes=[{"units": 1, "lifetime": distributions.exponential(mtbf),
+                               "uses_spares": True,
+                               "history": UnitHistory(retire_after=1, retire_removes=True)}])
+    outcomes = simulate(model, trials, seed=6)
+    mean = work / mtbf
+    exact = 1.0 - sum(math.exp(-mean) * mean**k / math.factorial(k) for k in range(spares + 1))
+    error = math.sqrt(exact * (1 - exact) / trials)
+    assert abs(outcomes.depleted.mean() - exact) < 4 * error
+
+
+def test_retire_remove_key() -> None:
+    config = load_config("configs/small.toml", ["failures.gpu.retire_after=2",
+                                                'failures.gpu.retire="remove"'])  # fmt: skip
+    history = next(m.history for m in build_model(config).modes if m.name == "gpu")
+    assert history.retire_removes and history.retire_after == 2
+    with pytest.raises(ConfigError) as error:
+        load_config("configs/small.toml", ['failures.gpu.retire="remove"'])
+    assert error.value.key == "failures.gpu.retire"
