@@ -265,7 +265,8 @@ class EventWindow(NamedTuple):
         Exposure up to which the window holds every failure: a trial stops there.
     event_removes : numpy.ndarray of bool
         Whether each failure retires its unit out of the fleet (``retire = "remove"``):
-        it is never repaired, and a spare that replaces it never returns (empty: none).
+        it is never repaired, and a spare that replaces it never returns (empty, the
+        default: none does).
     """
 
     active_trials: np.ndarray
@@ -274,7 +275,7 @@ class EventWindow(NamedTuple):
     event_mode: np.ndarray
     event_repair_hours: np.ndarray
     horizon_hours: float
-    event_removes: np.ndarray
+    event_removes: np.ndarray = np.zeros(0, dtype=np.bool_)  # never written
 
 
 class TrialStreams(NamedTuple):
