@@ -14,6 +14,9 @@ import re
 HOURS_PER_YEAR = 8766.0
 """Hours in a Julian year (365.25 days), the convention of AFR and MTBF tables."""
 
+SECONDS_PER_HOUR = 3600.0
+"""Seconds in an hour."""
+
 MAX_DURATION_HOURS = 1e9 * HOURS_PER_YEAR
 """The longest duration relplan reads (a billion years): enough for an MTBF meaning
 "never", short enough that sums of durations stay far from overflowing."""
@@ -199,6 +202,40 @@ def parse_size_bytes(value: str | float | int) -> float:
         raise UnitError(f"{value!r}: unknown size unit {unit!r} (known: B, KB, MB, GB, TB, GiB)")
     if not math.isfinite(number * factor):
         raise UnitError(f"{value!r} is too large to be a size")
+    return number * factor
+
+
+_COUNT_FACTOR = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
+
+
+def parse_count(value: str | float | int) -> float:
+    """Read a large count, a plain number or one with a decimal suffix ("15T", "2M").
+
+    Parameters
+    ----------
+    value : str or number
+        A number, or a number followed by K (1e3), M (1e6), B or G (1e9) or T (1e12).
+
+    Returns
+    -------
+    float
+        The count.
+
+    Examples
+    --------
+    >>> parse_count("15T"), parse_count(2e6)
+    (15000000000000.0, 2000000.0)
+    """
+    if isinstance(value, bool):
+        raise UnitError(f"{value!r} is not a count")
+    if not isinstance(value, str):
+        return float(value)
+    number, unit = _split(value)
+    factor = _COUNT_FACTOR.get(unit.lower())
+    if factor is None:
+        raise UnitError(f"{value!r}: unknown count suffix {unit!r} (known: K, M, B, T)")
+    if not math.isfinite(number * factor):
+        raise UnitError(f"{value!r} is too large")
     return number * factor
 
 

@@ -59,6 +59,11 @@ IMPACT_SETTINGS: tuple[str, ...] = (
 )  # fmt: skip
 """What a config's ``failures.NAME.impact`` may say (``auto``: from the redundancy)."""
 
+DRAIN_POLICIES: tuple[str, ...] = ("never", "at-checkpoint", "now")
+"""What ``job.drain`` and ``failures.NAME.drain`` may say: when a server running degraded
+(a lost dual-ToR leg or LACP member) is swapped for a free spare: never, at the next
+durable checkpoint, or at once."""
+
 DIMENSIONS: tuple[str, ...] = ("data", "tensor", "pipeline", "expert", "expert_data")
 """Parallelism dimensions of the communication model."""
 
@@ -141,3 +146,25 @@ METRIC_LABELS: dict[str, tuple[str, str, str]] = {
     "work_done_hours": ("work done", "h", "{:,.1f}"),
 }
 """Per metric: its name in prose, its unit and the one number format every report uses."""
+
+UNITLESS_METRIC_UNITS: tuple[str, ...] = ("fraction of wall time", "count")
+"""The units of :data:`METRIC_LABELS` that a table heading leaves out (a fraction, a count):
+the others (h, GPU-h) follow the metric's name in brackets."""
+
+LOG_ID_KINDS: tuple[str, ...] = ("auto", "server", "gpu", "nic", "link", "switch")
+"""What the unit ids of an incident log may name (``relplan analyze --ids``): ``auto``,
+each row's own failure mode's unit; ``server``, the server the failed part sits in;
+``switch``, a leaf, spine or core switch."""
+
+LOG_ID_CLASSES: dict[str, tuple[str, ...]] = {
+    "gpu": ("gpu",),
+    "nic": ("nic",),
+    "link": ("link", "optic"),
+    "switch": ("leaf", "spine", "core"),
+}
+"""Per kind of log id other than ``auto`` and ``server``: the component classes whose
+failures it names one unit of."""
+
+LINK_SIDES: tuple[str, ...] = ("server", "fabric")
+"""What an incident log's optional ``side`` column may say of a link or optic failure: a
+server's link, or a link between switches."""

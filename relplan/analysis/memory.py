@@ -2,11 +2,11 @@
 
 A run keeps a few numbers per trial, compactly (:func:`relplan.sim.engine.collect_outcomes`):
 the wall time, the hours in each bucket and the restart's start-up as float64, a corruption
-flag, and counts (failures and interruptions of each mode, spares, maintenance windows, the
-per-unit counts of modes whose units have a history) in the smallest integer type that holds
-them. Summaries make their per-trial columns one at a time (a column, the one it is made
-from and the sorted copy of a percentile) and ``trials.parquet`` is written
-:data:`~relplan.output.files.PARQUET_ROWS` trials at a time, so the peak is
+flag and a depletion flag, and counts (failures and interruptions of each mode, spares,
+maintenance windows, drains, the per-unit counts of modes whose units have a history) in
+the smallest integer type that holds them. Summaries make their per-trial columns one at a
+time (a column, the one it is made from and the sorted copy of a percentile) and
+``trials.parquet`` is written :data:`PARQUET_ROWS` trials at a time, so the peak is
 
 * the kept bytes per trial times the trials, plus a few float64 columns made while
   summarising (:data:`SUMMARY_COLUMNS`);
@@ -158,15 +158,16 @@ def count_bytes(model: SimulationModel) -> int:
 
 
 def kept_counts(model: SimulationModel) -> int:
-    """Counts kept per trial: spares used, maintenance windows, two per mode, and the
-    per-unit counts of each mode whose units have a history."""
-    return 2 + 2 * len(model.modes) + len(UNIT_STATS) * _tracked_modes(model)
+    """Counts kept per trial: spares used, maintenance windows, drains, two per mode, and
+    the per-unit counts of each mode whose units have a history."""
+    return 3 + 2 * len(model.modes) + len(UNIT_STATS) * _tracked_modes(model)
 
 
 def kept_bytes(model: SimulationModel) -> int:
     """Bytes kept per trial by the engine: the wall time, the buckets and the restart's
-    start-up (float64), a corruption flag, and the counts (:func:`count_bytes` each)."""
-    return NUMBER_BYTES * (2 + len(BUCKETS)) + 1 + count_bytes(model) * kept_counts(model)
+    start-up (float64), two flags (corrupted, depleted), and the counts
+    (:func:`count_bytes` each)."""
+    return NUMBER_BYTES * (2 + len(BUCKETS)) + 2 + count_bytes(model) * kept_counts(model)
 
 
 def table_columns(model: SimulationModel) -> int:
@@ -189,7 +190,7 @@ def in_flight_bytes_per_trial(model: SimulationModel) -> float:
     """
     modes = len(model.modes)
     trial_state = (25 + len(BUCKETS) + 5 * modes + model.job.spares + model.job.spare_domains
-                   + 2 * degradation_slots(model) + 5 + 4)  # fmt: skip
+                   + model.job.spare_pool + 2 * degradation_slots(model) + 5 + 4)  # fmt: skip
     outcomes = 2 * modes + len(UNIT_STATS) * _tracked_modes(model)  # before they are kept
     state = trial_state + outcomes
     return NUMBER_BYTES * state + BYTES_PER_EVENT * window_events_per_trial(model)
@@ -233,8 +234,8 @@ def estimate_memory(
     >>> from relplan.sim.model import build_model
     >>> model = build_model(load_config("configs/small.toml"))
     >>> estimate = estimate_memory([model], "simulate")
-    >>> estimate.per_trial  # 11 float64, a flag, 18 one-byte counts; 3 float64 columns
-    131.0
+    >>> estimate.per_trial  # 11 float64, 2 flags, 19 one-byte counts; 3 float64 columns
+    133.0
     """
     kept = max(kept_bytes(m) for m in models)
     summary = NUMBER_BYTES * SUMMARY_COLUMNS
@@ -307,4 +308,58 @@ def check_memory(estimate: MemoryEstimate, trials: int, key: str,
         key,
         f"{trials:,} trials need about {format_bytes(needed)} of memory but "
         f"{format_bytes(available)} is available; {advice}",
+    )
+
+
+def check_workers_memory(models: list[SimulationModel], command: str, trials: int,
+                         workers: int, key: str, write_trials: bool = False,
+                         available: float | None = None) -> None:  # fmt: skip
+    """Refuse workers whose blocks (points) in flight cannot fit in the available memory,
+    saying how many fit; the error names the workers, not the trials.
+
+    Call it after :func:`check_memory` of one worker has passed (the trials fit).
+
+    Parameters
+    ----------
+    models, command, write_trials
+        As for :func:`estimate_memory`.
+    trials : int
+        Trials of the run (per interval, scenario or point).
+    workers : int
+        Workers asked for.
+    key : str
+        The argument or key the error names (``--workers``, ``simulation.workers``).
+    available : float, optional
+        Bytes available (default: :func:`available_memory`).
+
+    Raises
+    ------
+    ConfigError
+        If ``workers`` workers need more than is available.
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> from relplan.sim.model import build_model
+    >>> model = build_model(load_config("configs/small.toml"))
+    >>> check_workers_memory([model], "simulate", 10, 10_000, "--workers", available=2e9)
+    Traceback (most recent call last):
+    ...
+    relplan.errors.ConfigError: --workers: 10,000 workers need about ... workers fit
+    """
+    available = available_memory() if available is None else available
+
+    def needed(count: int) -> float:
+        return estimate_memory(models, command, count, write_trials).bytes(trials)
+
+    if needed(workers) <= available:
+        return
+    low, high = 0, workers  # needed(low) fits (or low is 0), needed(high) does not
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if needed(middle) <= available else (low, middle)
+    raise ConfigError(
+        key,
+        f"{workers:,} workers need about {format_bytes(needed(workers))} of memory but "
+        f"{format_bytes(available)} is available; at most {max(low, 1):,} workers fit",
     )

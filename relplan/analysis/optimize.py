@@ -70,6 +70,12 @@ class IntervalOptimum:
     seed: int
     config_sha256: str = ""
 
+    def __repr__(self) -> str:
+        """One line (the curve is in :meth:`to_frame`)."""
+        return (f"IntervalOptimum(mc_optimal_hours={self.mc_optimal_hours:.4g}, young_hours="
+                f"{self.young_hours:.4g}, daly_hours={self.daly_hours:.4g}, "
+                f"trials={self.trials:,}, seed={self.seed})")
+
     def summary(self) -> dict[str, object]:
         """The JSON-ready summary (see :meth:`to_dict`)."""
         return self.to_dict()

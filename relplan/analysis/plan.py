@@ -29,7 +29,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -69,6 +69,10 @@ class Evaluation:
         Its 95% confidence interval.
     gain : float
         How much better than the base (positive: better), in the objective's unit.
+    step_time_s : float or None
+        The portfolio's healthy step time, seconds (None without a step time).
+    work_hours : float or None
+        Its failure-free hours (with work in steps or tokens: steps x its step time).
     """
 
     portfolio: Portfolio
@@ -77,11 +81,15 @@ class Evaluation:
     objective: float
     ci95: tuple[float, float]
     gain: float
+    step_time_s: float | None = None
+    work_hours: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON form: ``options``, ``hardware_cost``, ``objective``, ``ci95``, ``gain``."""
+        """The JSON form: ``options``, ``hardware_cost``, ``objective``, ``ci95``, ``gain``,
+        ``step_time_s``, ``work_hours``."""
         return {"options": list(self.options), "hardware_cost": self.hardware_cost,
-                "objective": self.objective, "ci95": list(self.ci95), "gain": self.gain}
+                "objective": self.objective, "ci95": list(self.ci95), "gain": self.gain,
+                "step_time_s": self.step_time_s, "work_hours": self.work_hours}
 
 
 def better(sense: str, a: float, b: float) -> bool:
@@ -308,6 +316,16 @@ class PlanRun:
             arrays = self._arrays[key]
         return np.array(arrays["wall"]), np.array(arrays["lost"]), float(arrays["price"])
 
+    def _speed(self, portfolio: Portfolio, extra: tuple[str, ...]) -> dict[str, Any]:
+        """The portfolio's healthy step time and failure-free hours, from what is held or
+        stored (None when not known)."""
+        key = self.key(portfolio, extra)
+        arrays = self._arrays.get(key)
+        if arrays is None and self.store is not None:
+            arrays = self.store.get(key)
+        arrays = arrays or {}
+        return {"step_time_s": arrays.get("step_time_s"), "work_hours": arrays.get("work_hours")}
+
     def evaluate(self, portfolio: Portfolio, extra: tuple[str, ...] = ()) -> Evaluation:
         """The portfolio's evaluation (under the uncertain draw ``extra``), cached."""
         key = (portfolio, extra)
@@ -321,7 +339,10 @@ class PlanRun:
         else:
             wall, lost, price = self._per_trial(portfolio, extra)
         cost = price - base_price + self.plan.extra_price(portfolio)
-        evaluation = _evaluate(self.plan, portfolio, cost, wall, lost, base_wall, base_lost)
+        evaluation = replace(
+            _evaluate(self.plan, portfolio, cost, wall, lost, base_wall, base_lost),
+            **self._speed(portfolio, extra),
+        )
         self.cache[key] = evaluation
         return evaluation
 
@@ -335,7 +356,9 @@ def portfolio_run(document: dict[str, Any], overrides: list[str], budget: Budget
     Returns
     -------
     dict
-        ``wall`` and ``lost`` (lists, one entry per trial) and ``price`` (currency).
+        ``wall`` and ``lost`` (lists, one entry per trial), ``price`` (currency),
+        ``step_time_s`` (the healthy step, seconds, or None) and ``work_hours`` (the
+        failure-free hours).
     """
     config = parse_config(document, overrides)
     result = run_scenario(config, trials, seed, "plan", progress=progress)
@@ -343,7 +366,10 @@ def portfolio_run(document: dict[str, Any], overrides: list[str], budget: Budget
     wall = result.outcomes.wall_hours
     lost = (wall - job.work_hours) * job.gpus
     price = hardware_price(config, result.model.inventory, budget)
-    return {"wall": wall.tolist(), "lost": lost.tolist(), "price": float(price)}
+    step_hours = result.model.step_hours
+    return {"wall": wall.tolist(), "lost": lost.tolist(), "price": float(price),
+            "step_time_s": step_hours * 3600.0 if step_hours is not None else None,
+            "work_hours": float(job.work_hours)}
 
 
 def _evaluate(plan: Plan, portfolio: Portfolio, cost: float, wall: np.ndarray,

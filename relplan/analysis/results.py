@@ -29,7 +29,9 @@ Z_95 = 1.959963984540054
 
 def work_done_hours(job: JobSpec, outcomes: TrialOutcomes) -> np.ndarray:
     """Work each trial got done, hours at full speed: the job's work, or over a
-    calendar window (``job.horizon_hours``) the ``useful`` hours inside it.
+    calendar window (``job.horizon_hours``) the ``useful`` hours inside it; a trial that
+    stalled for good (``depleted``: its fleet ran out of units) got its ``useful`` hours
+    done.
 
     Parameters
     ----------
@@ -43,9 +45,13 @@ def work_done_hours(job: JobSpec, outcomes: TrialOutcomes) -> np.ndarray:
     numpy.ndarray
         One value per trial; goodput is this over the trial's wall time.
     """
+    useful = outcomes.bucket_hours[:, BUCKETS.index("useful")]
     if job.horizon_hours is None:
-        return np.full(outcomes.wall_hours.shape, job.work_hours)
-    return outcomes.bucket_hours[:, BUCKETS.index("useful")].copy()
+        done = np.full(outcomes.wall_hours.shape, job.work_hours)
+        if outcomes.depleted.any():
+            done[outcomes.depleted] = useful[outcomes.depleted]
+        return done
+    return useful.copy()
 
 
 def summarize(values: np.ndarray) -> dict[str, Any]:
@@ -110,6 +116,11 @@ class SimulationResult:
     config_name: str
     config_sha256: str = ""
 
+    def __repr__(self) -> str:
+        """One line (the per-trial arrays are in :meth:`trials_frame`)."""
+        return (f"SimulationResult({self.config_name!r}, trials={self.trials:,}, "
+                f"seed={self.seed}, goodput mean {float(self._trials['goodput'].mean()):.4f})")
+
     @property
     def provenance(self) -> dict[str, Any]:
         """The provenance record: relplan version, config digest, seed and trials."""
@@ -132,8 +143,11 @@ class SimulationResult:
             what a calendar window got done), ``goodput`` (work done over wall time),
             ``lost_hours`` (wall time not spent on work done), ``gpu_hours_lost``,
             ``interruptions`` (failures that stopped the job), ``spares_used``,
-            ``maintenances`` (planned windows), ``corrupted_final`` (a corruption never
-            found reached the final weights), one
+            ``maintenances`` (planned windows), ``corrupted_final`` (a corruption
+            reached the final weights, found too late or never), ``drains`` (servers
+            running degraded swapped for a spare; only with ``job.drain``),
+            ``depleted`` (the job stalled for good: a unit removed from the fleet found no
+            spare left; only with ``retire = "remove"``), one
             ``<bucket>_hours`` column per bucket, ``restart_init_hours`` and
             ``restart_load_hours`` (the restart bucket's two parts) and one
             ``failures_<mode>`` column per failure mode (whatever its impact). If some
@@ -158,12 +172,17 @@ class SimulationResult:
     @functools.cached_property
     def column_names(self) -> tuple[str, ...]:
         """Names of the per-trial columns (:meth:`trials_frame`), in order."""
-        outcomes = self.outcomes
+        outcomes, modes = self.outcomes, self.model.modes
         names = ["trial", "wall_hours", "work_done_hours", "goodput", "lost_hours",
                  "gpu_hours_lost", "interruptions", "failures", "spares_used", "maintenances",
-                 "corrupted_final", *(f"{bucket}_hours" for bucket in BUCKETS),
-                 "restart_init_hours", "restart_load_hours",
-                 *(f"failures_{mode}" for mode in outcomes.mode_names)]  # fmt: skip
+                 "corrupted_final"]  # fmt: skip
+        if any(mode.drain != "never" for mode in modes):
+            names.append("drains")
+        if any(m.history is not None and m.history.retire_removes for m in modes):
+            names.append("depleted")
+        names += [*(f"{bucket}_hours" for bucket in BUCKETS),
+                  "restart_init_hours", "restart_load_hours",
+                  *(f"failures_{mode}" for mode in outcomes.mode_names)]  # fmt: skip
         tracked = [m for m, tracks in zip(outcomes.mode_names, outcomes.mode_tracks_units,
                                           strict=True) if tracks]  # fmt: skip
         if tracked:
@@ -208,10 +227,10 @@ class SimulationResult:
             return outcomes.interruptions_by_mode[rows].sum(axis=1, dtype=np.int64)
         if name == "failures":
             return outcomes.failures_by_mode[rows].sum(axis=1, dtype=np.int64)
-        if name in ("spares_used", "maintenances"):
+        if name in ("spares_used", "maintenances", "drains"):
             return getattr(outcomes, name)[rows].astype(np.int64)
-        if name == "corrupted_final":
-            return outcomes.corrupted_final[rows]
+        if name in ("corrupted_final", "depleted"):
+            return getattr(outcomes, name)[rows]
         if name == "restart_init_hours":
             return outcomes.restart_init_hours[rows]
         if name == "restart_load_hours":
@@ -264,14 +283,18 @@ class SimulationResult:
         -------
         dict
             ``trials``, ``seed``, ``interval_hours``, the job's figures (``work_hours``,
-            or ``horizon_hours`` for a calendar window), a summary (:func:`summarize`)
+            the failure-free hours at this design's healthy speed, or ``horizon_hours``
+            for a calendar window; ``step_time_s``, the healthy step time, seconds, None
+            without a ``[workload]`` or ``job.step``), a summary (:func:`summarize`)
             of each metric and of ``work_done_hours``, ``lost_hours_breakdown`` (mean
             hours per bucket), ``restart_parts`` (mean hours of the restart bucket's
             ``init`` and ``load``), ``badput_ml_goodput`` (the same hours under Google's
             ml-goodput-measurement names, :data:`relplan.vocab.ML_GOODPUT_BADPUT`),
             ``maintenances`` (mean planned maintenance windows, apart from the
             interruptions), ``p_corrupted_final`` (the share of runs in which a corruption
-            never found reached the final weights),
+            reached the final weights, not found before the end), ``drains`` (mean
+            servers drained per trial; only when a mode drains), ``p_depleted`` (the
+            share of runs that stalled for good; only with ``retire = "remove"``),
             ``interruptions_by_class`` (mean per failure mode that can stop the job),
             ``failures_by_class`` (mean failures and impact of every mode),
             ``unit_failures_by_class`` (only if some modes' units have a history: per such
@@ -289,6 +312,8 @@ class SimulationResult:
             "restart_hours": job.restart_hours,
             "fast_restart_hours": job.fast_restart_hours,
             "work_hours": job.work_hours if job.horizon_hours is None else None,
+            "step_time_s": (self.model.step_hours * 3600.0
+                            if self.model.step_hours is not None else None),
             "horizon_hours": job.horizon_hours,
             "job_gpus": job.gpus,
             "job_mtti_hours": finite_or_none(self.model.job_mtti_hours),
@@ -302,6 +327,10 @@ class SimulationResult:
         }
         result["maintenances"] = float(columns["maintenances"].mean())
         result["p_corrupted_final"] = float(columns["corrupted_final"].mean())
+        if "drains" in columns:
+            result["drains"] = float(columns["drains"].mean())
+        if "depleted" in columns:
+            result["p_depleted"] = float(columns["depleted"].mean())
         result["restart_parts"] = {
             part: float(columns[f"restart_{part}_hours"].mean()) for part in ("init", "load")
         }

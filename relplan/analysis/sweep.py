@@ -62,8 +62,12 @@ def _run_point(document: dict[str, Any], overrides: list[str], trials: int, seed
     """Simulate one point and summarise it (here, in a worker process or on Dask)."""
     result = run_scenario(parse_config(document, overrides), trials, seed, name,
                           progress=progress)  # fmt: skip
+    step_hours = result.model.step_hours
     row: dict[str, Any] = {"job_mtti_hours": result.model.job_mtti_hours,
-                           "config_sha256": result.config_sha256}
+                           "config_sha256": result.config_sha256,
+                           "step_time_s": step_hours * 3600.0 if step_hours else None,
+                           "work_hours": result.model.job.work_hours,
+                           "job_gpus": result.model.job.gpus}
     for metric in METRICS:
         stats = summarize(result.column(metric))  # one column at a time: no whole table
         row[metric] = stats["mean"]

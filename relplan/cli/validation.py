@@ -1,4 +1,4 @@
-"""``relplan validation``: relplan against published figures (the validation suite).
+"""``relplan published``: relplan against published figures (the validation suite).
 
 Thin: parse, call :func:`relplan.analysis.validation.run_validation`, render a table of 80
 columns, print JSON, or write the table as CSV, JSON and Markdown. Like the rest of
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from relplan.cli.common import DIR, JsonOption
+from relplan.cli.common import JsonOption, out_option
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -34,20 +34,13 @@ def render_validation(data: dict[str, Any], cells: list[dict[str, str]],
     console : rich.console.Console, optional
         Where to print (default: relplan's console).
     """
-    from rich import box
-    from rich.table import Table
-
     from relplan.cli import render
 
     out = console if console is not None else render.console
-    table = Table(
-        title=f"relplan against published figures (seed {data['seed']})",
+    table = render.compact_table(
+        f"relplan against published figures (seed {data['seed']})",
         caption="tolerance: 4 SE of relplan + the published figure's own uncertainty;\n"
-        "sources, inputs and notes: relplan validation --json, or --out DIR",
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-        show_edge=False,
-        padding=(0, 1, 0, 0),
+        "sources, inputs and notes: relplan published --json, or --out DIR",
     )
     for index, column in enumerate(COLUMNS):
         header = "relplan [95% CI]" if column == "relplan" else column
@@ -65,14 +58,12 @@ def render_validation(data: dict[str, Any], cells: list[dict[str, str]],
 def validation_command(
     as_json: JsonOption = False,
     out: Annotated[
-        Path | None,
-        typer.Option(
-            metavar=DIR,
-            help="Write validation.csv, validation.json and validation.md to this folder.",
-        ),
+        Path | None, out_option("validation.csv, validation.json and validation.md here")
     ] = None,
 ) -> None:
     """Check relplan against published figures: Daly, Meta, Llama 3, ByteRobust, HLAT.
+
+    (Was "relplan validation", still accepted. relplan validate checks a config.)
 
     Each case shows the published figure, relplan's with its 95% CI, the tolerance and
     the verdict (pass, fail, or explained: a figure relplan is not meant to match, with

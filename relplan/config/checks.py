@@ -6,14 +6,16 @@ failure is a :class:`~relplan.errors.ConfigError` naming the key.
 
 Some settings are legal but almost certainly a mistake (a checkpoint write longer than its
 interval, failures faster than a checkpoint cycle, switches short of ports):
-:func:`config_warnings` names each, and every command prints them on stderr as one
-``warning:`` line before it works.
+:func:`config_warnings` names each as a :class:`~relplan.errors.RelplanWarning`
+(:mod:`relplan.analysis.preflight` gives them with :func:`warnings.warn`, and the command
+line prints each as one ``warning:`` line on stderr before it works).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from relplan.config.derived import (
     ceil_div,
@@ -22,10 +24,12 @@ from relplan.config.derived import (
     restart_parts,
     uplink_bundles_per_leaf,
 )
-from relplan.config.schema import RelplanConfig, RestartConfig
-from relplan.errors import ConfigError
-from relplan.units import format_duration
+from relplan.errors import ConfigError, RelplanWarning
+from relplan.units import SECONDS_PER_HOUR, format_duration
 from relplan.vocab import COMPONENT_CLASSES, FAILURE_UNITS
+
+if TYPE_CHECKING:  # the schema runs these checks when it validates, so they take its type only
+    from relplan.config.schema import RelplanConfig
 
 MTTI_CYCLES = 1.0
 """Warn when the job's mean time to interruption is shorter than this many checkpoint
@@ -33,20 +37,9 @@ cycles (interval + write + restart): most of the time then goes to rework and re
 (Daly's expected goodput is below about a half)."""
 
 
-@dataclass(frozen=True)
-class ConfigWarning:
-    """A legal but suspicious setting: ``key`` names it, ``message`` says why."""
-
-    key: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.key}: {self.message}"
-
-
 def config_warnings(
     config: RelplanConfig, job_mtti_hours: float, port_problems: Sequence[str] = ()
-) -> list[ConfigWarning]:
+) -> list[RelplanWarning]:
     """The legal but suspicious settings of a valid config, one warning each.
 
     Parameters
@@ -60,13 +53,17 @@ def config_warnings(
 
     Returns
     -------
-    list of ConfigWarning
+    list of RelplanWarning
         Empty for a sound config. A checkpoint write longer than its interval; a job
         MTTI shorter than :data:`MTTI_CYCLES` checkpoint cycles; a tier short of ports;
         keys that do nothing for their mode (``evict`` without ``impact = "slow"``,
         ``detect_probability`` without ``"corruption"``); idle failures with modes that
         do not fail idle; maintenance windows that stop the job at once more often than
-        it can reach a checkpoint.
+        it can reach a checkpoint; fewer retained checkpoints than a corruption's
+        detection delay spans (every corruption found goes back to the start); an
+        asynchronous persist longer than the interval; a calendar window shorter than
+        one interval; an optimiser grid (``relplan optimize``) reaching intervals
+        shorter than the persist.
 
     Examples
     --------
@@ -75,12 +72,12 @@ def config_warnings(
     >>> [w.key for w in config_warnings(config, job_mtti_hours=130.0)]
     ['job.checkpoint.write']
     """
-    warnings = [ConfigWarning("port budget", problem) for problem in port_problems]
+    warnings = [RelplanWarning("port budget", problem) for problem in port_problems]
     checkpoint = config.job.checkpoint
     write = checkpoint.blocking_write_hours
     if write > checkpoint.interval:
         share = checkpoint.interval / (checkpoint.interval + write)
-        warnings.append(ConfigWarning(
+        warnings.append(RelplanWarning(
             "job.checkpoint.write",
             f"a checkpoint blocks training for {format_duration(write)}, longer than "
             f"job.checkpoint.interval ({format_duration(checkpoint.interval)}): at most "
@@ -88,50 +85,115 @@ def config_warnings(
         ))  # fmt: skip
     fast = checkpoint.fast
     if fast is not None and fast.write > fast.interval:
-        warnings.append(ConfigWarning(
+        warnings.append(RelplanWarning(
             "job.checkpoint.fast.write",
             f"a fast checkpoint takes {format_duration(fast.write)}, longer than "
             f"job.checkpoint.fast.interval ({format_duration(fast.interval)})",
         ))  # fmt: skip
     for name, mode in config.failures.items():
         if mode.evict != "now" and mode.impact != "slow":
-            warnings.append(ConfigWarning(
+            warnings.append(RelplanWarning(
                 f"failures.{name}.evict", 'only a fail-slow mode (impact = "slow") is evicted',
             ))  # fmt: skip
+        if mode.drain not in (None, "never") and mode.impact not in ("auto", "degraded"):
+            warnings.append(RelplanWarning(
+                f"failures.{name}.drain",
+                "only a server running degraded (a lost dual-ToR leg or LACP member) is "
+                "drained",
+            ))  # fmt: skip
         if mode.detect_probability < 1.0 and mode.impact != "corruption":
-            warnings.append(ConfigWarning(
+            warnings.append(RelplanWarning(
                 f"failures.{name}.detect_probability",
                 'only a corruption (impact = "corruption") may go unfound',
             ))  # fmt: skip
         if config.job.idle_failures and (
             mode.lifetime.dist != "exponential" or mode.has_unit_history
         ):
-            warnings.append(ConfigWarning(
+            warnings.append(RelplanWarning(
                 "job.idle_failures",
                 f"failures.{name} does not fail while the job is down: only modes with "
                 "exponential lifetimes and no unit history do",
             ))  # fmt: skip
+    warnings += _checkpoint_warnings(config, job_mtti_hours)
     maintenance = config.maintenance
     cycle = checkpoint.interval + write + restart_parts(config).durable_hours
     if maintenance is not None and not maintenance.checkpoint_first and (
         maintenance.every < maintenance.duration + cycle
     ):
-        warnings.append(ConfigWarning(
+        warnings.append(RelplanWarning(
             "maintenance.every",
             f"{format_duration(maintenance.duration)} windows every "
             f"{format_duration(maintenance.every)} that stop the job at once leave it less "
             f"than a checkpoint cycle ({format_duration(cycle)}) between them: it may never "
             "get past a checkpoint; set checkpoint_first = true",
         ))  # fmt: skip
+    parts = "interval + write + restart"
+    if not config.job.failures_during_recovery:  # no failure cuts a restart short
+        cycle = checkpoint.interval + write
+        parts = "interval + write"
     if job_mtti_hours < MTTI_CYCLES * cycle:
-        warnings.append(ConfigWarning(
+        warnings.append(RelplanWarning(
             "failures",
             f"the job's mean time to interruption ({format_duration(job_mtti_hours)}) is "
-            f"shorter than a checkpoint cycle (interval + write + restart = "
+            f"shorter than a checkpoint cycle ({parts} = "
             f"{format_duration(MTTI_CYCLES * cycle)}): most of the time will go to rework "
             "and restarts, so goodput collapses; check the failure rates, or shorten "
             "job.checkpoint.interval",
         ))  # fmt: skip
+    return warnings
+
+
+OPTIMIZE_GRID_SPAN = 6.0
+"""How far below the optimal interval ``relplan optimize`` searches by default (its
+grid starts at the optimum / span; ``span`` of
+:func:`relplan.analysis.optimize.optimize_interval`)."""
+
+
+def _checkpoint_warnings(config: RelplanConfig, job_mtti_hours: float) -> list[RelplanWarning]:
+    """Checkpoint settings that defeat themselves: retention shorter than a corruption's
+    detection, a persist longer than the interval, a window shorter than one interval,
+    an optimiser grid below the persist."""
+    warnings = []
+    checkpoint = config.job.checkpoint
+    interval = checkpoint.interval
+    detects = [mode.detect_hours for mode in config.failures.values()
+               if mode.impact == "corruption"]  # fmt: skip
+    if detects and checkpoint.keep is not None and checkpoint.archive_every is None and (
+        checkpoint.keep * interval < max(detects)
+    ):
+        warnings.append(RelplanWarning(
+            "job.checkpoint.keep",
+            f"{checkpoint.keep} durable checkpoints every {format_duration(interval)} "
+            f"span less than a corruption's detection ({format_duration(max(detects))}): "
+            "every corruption found rolls the job back to the start; keep more, or set "
+            "job.checkpoint.archive_every",
+        ))  # fmt: skip
+    persist = checkpoint.persist_hours
+    if persist > interval:
+        warnings.append(RelplanWarning(
+            "job.checkpoint.interval",
+            f"an asynchronous checkpoint persists for {format_duration(persist)}, longer "
+            f"than the interval ({format_duration(interval)}): a failure nearly always "
+            "finds the newest checkpoint not yet durable",
+        ))  # fmt: skip
+    horizon = config.job.horizon
+    if horizon is not None and horizon < interval:
+        warnings.append(RelplanWarning(
+            "job.horizon",
+            f"the calendar window ({format_duration(horizon)}) is shorter than one "
+            f"checkpoint interval ({format_duration(interval)}): no checkpoint is written",
+        ))  # fmt: skip
+    write = checkpoint.blocking_write_hours
+    if persist > 0.0 and write > 0.0 and math.isfinite(job_mtti_hours):
+        young = math.sqrt(2.0 * write * job_mtti_hours)
+        if young / OPTIMIZE_GRID_SPAN < persist:
+            warnings.append(RelplanWarning(
+                "job.checkpoint.blocking_fraction",
+                f"relplan optimize tries intervals down to about "
+                f"{format_duration(young / OPTIMIZE_GRID_SPAN)}, shorter than the "
+                f"asynchronous persist ({format_duration(persist)}): at those intervals "
+                "the newest checkpoint is rarely durable when a failure strikes",
+            ))  # fmt: skip
     return warnings
 
 
@@ -209,13 +271,22 @@ would overflow the engine's integers)."""
 
 def _check_job(config: RelplanConfig) -> None:
     job, checkpoint = config.job, config.job.checkpoint
-    if job.work is None and job.horizon is None:
+    _check_work(config)
+    if job.idle_failures and not job.failures_during_recovery:
         raise ConfigError(
-            "job.work", "is required but missing (or give job.horizon: a calendar window)"
+            "job.idle_failures",
+            "contradicts job.failures_during_recovery = false (no failure strikes while "
+            "the job is down): set one of them",
         )
-    if job.work is not None and job.horizon is not None:
-        raise ConfigError("job.horizon", "give exactly one of job.work and job.horizon")
     maintenance = config.maintenance
+    for key, hours in (("maintenance.every", None if maintenance is None else maintenance.every),
+                       ("maintenance.duration",
+                        None if maintenance is None or maintenance.duration == 0.0
+                        else maintenance.duration)):  # fmt: skip
+        if hours is not None and hours < 1.0 / SECONDS_PER_HOUR:
+            raise ConfigError(
+                key, f"{hours * SECONDS_PER_HOUR:.3g} s is shorter than a second (at least 1 s)"
+            )
     if maintenance is not None and maintenance.duration >= maintenance.every:
         raise ConfigError(
             "maintenance.duration",
@@ -226,6 +297,8 @@ def _check_job(config: RelplanConfig) -> None:
     if checkpoint.fast is not None:
         intervals.append(("job.checkpoint.fast.interval", checkpoint.fast.interval))
     work = job.work_bound_hours
+    if job.steps is not None and job.step is not None:
+        work = job.steps * job.step
     for key, interval in intervals:
         if work / interval > MAX_CHECKPOINTS:
             raise ConfigError(
@@ -233,7 +306,7 @@ def _check_job(config: RelplanConfig) -> None:
                 f"{interval:.3g} h is too short for {work:.3g} h of work: "
                 f"{work / interval:.3g} checkpoints (at most {MAX_CHECKPOINTS:.0e})",
             )
-    if isinstance(job.restart, RestartConfig) and job.restart.load == "auto" and (
+    if not isinstance(job.restart, float | int) and job.restart.load == "auto" and (
         checkpoint.size is None
         or (checkpoint.read_bandwidth is None and checkpoint.bandwidth is None)
     ):
@@ -283,6 +356,61 @@ def _check_job(config: RelplanConfig) -> None:
                 "workload.parallelism.expert",
                 f"must divide data x tensor = {data * degrees.tensor}",
             )
+
+
+WORK_KEYS = ("work", "steps", "tokens", "horizon")
+"""The ``[job]`` keys of which a config gives exactly one: how much the run trains."""
+
+
+def _check_work(config: RelplanConfig) -> None:
+    """Exactly one of ``job.work``, ``job.steps``, ``job.tokens`` and ``job.horizon``;
+    steps need a step time and tokens a ``[workload]``; the step compute comes from
+    exactly one of ``workload.step_compute`` and ``workload.mfu`` (with
+    ``cluster.gpu_peak_flops``)."""
+    job, workload = config.job, config.workload
+    given = [key for key in WORK_KEYS if getattr(job, key) is not None]
+    if not given:
+        raise ConfigError(
+            "job.work",
+            "is required but missing: give one of job.work (hours at this design's healthy "
+            "speed), job.steps, job.tokens or job.horizon (a calendar window)",
+        )
+    if len(given) > 1:
+        keys = " and ".join(f"job.{key}" for key in given)
+        raise ConfigError(
+            f"job.{given[1]}",
+            f"give exactly one of job.work, job.steps, job.tokens and job.horizon, not {keys}",
+        )
+    if job.tokens is not None and workload is None:
+        raise ConfigError(
+            "job.tokens", "needs a [workload] (its tokens_per_step turns tokens into steps)"
+        )
+    if job.steps is not None and workload is None and job.step is None:
+        raise ConfigError(
+            "job.steps",
+            "needs a step time: a [workload] (the communication model's step) or job.step",
+        )
+    if workload is None:
+        return
+    if workload.mfu is not None and workload.step_compute is not None:
+        raise ConfigError(
+            "workload.mfu",
+            "give either workload.step_compute or workload.mfu (with "
+            "cluster.gpu_peak_flops), not both",
+        )
+    if workload.mfu is None and workload.step_compute is None:
+        raise ConfigError(
+            "workload.step_compute",
+            "is required but missing (or give workload.mfu and cluster.gpu_peak_flops)",
+        )
+    if workload.mfu is not None and config.cluster.gpu_peak_flops is None:
+        raise ConfigError(
+            "workload.mfu",
+            "needs cluster.gpu_peak_flops (one GPU's dense peak, FLOP/s, e.g. 989e12 for "
+            "an H100 at BF16)",
+        )
+    if workload.experts is not None and workload.expert_parameters == 0:
+        raise ConfigError("workload.experts", "needs workload.expert_parameters > 0")
 
 
 _NOT_FOR_TOPOLOGY: dict[str, dict[str, str]] = {

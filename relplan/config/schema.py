@@ -7,7 +7,6 @@ mistake is reported as one :class:`ConfigError` naming the dotted key at fault.
 
 from __future__ import annotations
 
-import copy
 import math
 from typing import Annotated, Any, Literal
 
@@ -17,17 +16,23 @@ from pydantic import (
     ConfigDict,
     Discriminator,
     Field,
-    PrivateAttr,
+    PlainSerializer,
+    SerializationInfo,
     Tag,
+    ValidationError,
     ValidationInfo,
     field_validator,
     model_validator,
 )
 
+from relplan.config.checks import check_consistency
+from relplan.config.overriding import apply_overrides, config_error, override_items
+from relplan.config.toml_text import toml_document
 from relplan.units import (
     HOURS_PER_YEAR,
     MAX_DURATION_HOURS,
     parse_bandwidth_bytes_per_s,
+    parse_count,
     parse_duration_hours,
     parse_fraction,
     parse_size_bytes,
@@ -35,14 +40,34 @@ from relplan.units import (
 from relplan.vocab import (
     BLOCK_CLASSES,
     COMPONENT_CLASSES,
+    DRAIN_POLICIES,
     FAILURE_UNITS,
     IMPACT_SETTINGS,
     RECOVERY_STRATEGIES,
     SERVER_CLASSES,
 )
 
-Hours = Annotated[float, BeforeValidator(parse_duration_hours)]
+WITH_UNITS = {"units": True}
+"""The serialization context of :meth:`RelplanConfig.to_document`: durations, sizes and
+bandwidths as config text with their unit. Without it (a plain ``model_dump``, the config
+digest) they stay numbers in hours, bytes and bytes per second."""
+
+
+def _with_unit(unit: str) -> Any:
+    """A serializer writing a number as config text in ``unit`` when asked to
+    (:data:`WITH_UNITS`): ``repr`` keeps every digit, so that it reads back exactly."""
+
+    def write(value: Any, info: SerializationInfo) -> Any:
+        if value == "auto" or not (info.context or {}).get("units"):
+            return value
+        return f"{value!r}{unit}"
+
+    return PlainSerializer(write, when_used="json")
+
+
+Hours = Annotated[float, BeforeValidator(parse_duration_hours), _with_unit("h")]
 Fraction = Annotated[float, BeforeValidator(parse_fraction)]
+Count = Annotated[float, BeforeValidator(parse_count)]
 
 DEFAULT_PEER_BANDWIDTH = 25e9
 """``job.checkpoint.fast.peer_bandwidth`` by default, bytes/s per GPU: half of a 400 Gb/s
@@ -183,11 +208,15 @@ class LemonsConfig(_Strict):
 
     A share ``share`` of the mode's units (drawn per trial) fails ``factor`` times as
     often as the others: their lifetimes are the mode's lifetime divided by ``factor``.
-    A unit stays in its cohort across its repairs.
+    A unit stays in its cohort across its repairs, unless ``curable = true`` (AIReSim's
+    model): then a successful repair (probability ``repair_success``) makes a lemon a
+    normal unit, a failed one leaves it a lemon (with no early refail), and repairs of
+    normal units change nothing.
     """
 
     share: Fraction = Field(ge=0, le=1)
     factor: float = Field(ge=1)
+    curable: bool = False
 
 
 REFAIL_DEFAULT_HOURS = 1.0
@@ -223,6 +252,14 @@ class FailureModeConfig(_Strict):
     fix the unit: the others return it still faulty, and it fails again after ``refail``
     hours of use, a distribution, default a fixed 1 h); ``retire_after`` (after that many
     failures in the job, the unit is replaced by one drawn from the main population).
+
+    ``retire = "remove"`` takes a retired unit out of the fleet for good: its position
+    takes a spare that never returns to the pool, and once no spare is left the job stalls
+    for good (``depleted``); the default, ``"replace"``, puts a new unit in its place.
+    ``drain`` overrides ``job.drain`` for this mode (a degraded server-side mode only).
+    ``keeps_fast_tier`` says whether a failure leaves a fast checkpoint tier held in host
+    memory (``survives = "none"``) usable: by default a GPU, host or NIC failure loses it
+    and any other keeps it; a process crash that keeps its host's memory says ``true``.
     """
 
     lifetime: DistributionConfig
@@ -233,6 +270,8 @@ class FailureModeConfig(_Strict):
     spares: bool | None = None
     impact: Literal[IMPACT_SETTINGS] = "auto"
     evict: Literal["now", "at-checkpoint"] = "now"
+    drain: Literal[DRAIN_POLICIES] | None = None
+    keeps_fast_tier: bool | None = None
     detect_probability: Fraction = Field(default=1.0, ge=0, le=1)
     slowdown: float | None = Field(default=None, ge=1)
     stall: Hours | None = Field(default=None, ge=0)
@@ -242,6 +281,14 @@ class FailureModeConfig(_Strict):
     repair_success: Fraction | None = Field(default=None, gt=0, le=1)
     refail: DistributionConfig | None = None
     retire_after: int | None = Field(default=None, ge=1, le=10**9)  # 1e9: never, in effect
+    retire: Literal["replace", "remove"] = "replace"
+
+    @field_validator("retire")
+    @classmethod
+    def _check_retire(cls, retire: str, info: ValidationInfo) -> str:
+        if retire == "remove" and info.data.get("retire_after") is None:
+            raise ValueError("removing retired units needs 'retire_after' (for example 3)")
+        return retire
 
     @field_validator("refail")
     @classmethod
@@ -277,7 +324,9 @@ class ClusterConfig(_Strict):
     ``servers_per_domain`` servers make a scale-up domain (the ``domain`` class: the
     servers one NVLink or ICI fabric joins, such as the 18 compute trays of a GB200
     NVL72 rack or the 16 four-chip hosts of a TPU v4 cube). The default, 1, is no
-    scale-up domain beyond the server.
+    scale-up domain beyond the server. ``gpu_peak_flops`` is one GPU's dense peak
+    (FLOP/s, e.g. ``989e12`` for an H100 SXM at BF16): with ``workload.mfu`` it gives the
+    step's compute time.
     """
 
     servers: int = Field(gt=0, strict=True)
@@ -285,17 +334,24 @@ class ClusterConfig(_Strict):
     nics_per_server: int | None = Field(default=None, gt=0)
     servers_per_rack: int = Field(default=4, gt=0)
     servers_per_domain: int = Field(default=1, gt=0, strict=True)
+    gpu_peak_flops: float | None = Field(default=None, gt=0)
 
 
-BytesPerSecond = Annotated[float, BeforeValidator(parse_bandwidth_bytes_per_s)]
-Bytes = Annotated[float, BeforeValidator(parse_size_bytes)]
+BytesPerSecond = Annotated[
+    float, BeforeValidator(parse_bandwidth_bytes_per_s), _with_unit("B/s")
+]
+Bytes = Annotated[float, BeforeValidator(parse_size_bytes), _with_unit("B")]
 
 
 class FailoverConfig(_Strict):
     """``[network.failover]``: detection and failover timers (BFD: RFC 5880; LACP: IEEE 802.1AX).
 
     BFD declares a link down after ``bfd_multiplier`` missed hellos; ECMP then
-    reconverges. LACP's own detection is 3 s (fast rate) or 90 s (slow). A stall as
+    reconverges. A link that goes down (PHY down: a flap, a pulled cable) leaves its LACP
+    bundle or dual-ToR pair within ``phy_down`` (default 0.1 s: the host's 100 ms link
+    poll, Linux bonding ``miimon``; switches debounce 0 by default); LACP's own timeout,
+    3 s (fast rate) or 90 s (slow), applies only to a partner that stops sending while
+    its link stays up (a hung NIC or host). A stall as
     long as ``collective_timeout`` (PyTorch NCCL default: 10 min) kills the job, and so does
     one as long as the RDMA transport's retry window, ``transport_timeout`` (about 30 s at
     NCCL's defaults, ``4.096 us x 2^NCCL_IB_TIMEOUT x NCCL_IB_RETRY_CNT``), whichever is
@@ -306,6 +362,7 @@ class FailoverConfig(_Strict):
     bfd_multiplier: int = Field(default=3, gt=0)
     ecmp_reconvergence: Hours = Field(default=1.0 / 3600.0, ge=0)
     lacp_rate: Literal["fast", "slow"] = "fast"
+    phy_down: Hours = Field(default=0.1 / 3600.0, ge=0)
     collective_timeout: Hours = Field(default=10.0 / 60.0, gt=0)
     # NCCL_IB_TIMEOUT 20 and NCCL_IB_RETRY_CNT 7 (defaults since NCCL 2.23):
     # 4.096 us x 2^20 x 7 = 30.06 s of retries before the transport gives up.
@@ -347,7 +404,14 @@ class NetworkConfig(_Strict):
     server links, server-side optics and leaves). Fabric links (leaf up to spine, spine
     up to core) come in bundles of ``fabric_lacp.members``: links = bundles x members.
     Optics are two per optical link; copper (DAC) links have none. ``link_speed`` is
-    the speed of one link (one bundle member), stored in bytes per second.
+    the speed of one link (one bundle member), stored in bytes per second;
+    ``server_link_speed`` (NIC to leaf) and ``fabric_link_speed`` (leaf up to spine and
+    beyond) set the two kinds apart (both default to ``link_speed``).
+
+    ``nic_efficiency`` and ``nvlink_efficiency`` are the share of line rate a collective
+    achieves (bus bandwidth over line rate): 0.94 for a 400G NIC (nccl-tests between
+    nodes: 46-48 GB/s of 50, NVIDIA/nccl-tests #290, #267) and 0.82 for H100 NVLink (370
+    of 450 GB/s, nccl-tests #212; NCCL's own model, 20.6 GB/s x 18 links).
 
     For the communication model: ``nvlink_bandwidth`` per GPU, the network ``rtt``,
     ``load_balancing`` (``ecmp``: flows hash onto the uplinks like balls into bins, with
@@ -378,6 +442,10 @@ class NetworkConfig(_Strict):
     server_links: Literal["optical", "copper"] = "optical"
     fabric_links: Literal["optical", "copper"] = "optical"
     link_speed: BytesPerSecond = Field(default=400e9 / 8, gt=0)
+    server_link_speed: BytesPerSecond | None = Field(default=None, gt=0)
+    fabric_link_speed: BytesPerSecond | None = Field(default=None, gt=0)
+    nic_efficiency: Fraction = Field(default=0.94, gt=0, le=1)
+    nvlink_efficiency: Fraction = Field(default=0.82, gt=0, le=1)
     nvlink_bandwidth: BytesPerSecond = Field(default=450e9, gt=0)
     rtt: Hours = Field(default=10e-6 / 3600.0, ge=0)
     load_balancing: Literal["ecmp", "adaptive"] = "ecmp"
@@ -496,9 +564,11 @@ class RestartConfig(_Strict):
     init: Hours = Field(ge=0)
     init_scaling: Literal["none", "log2", "linear"] = "none"
     reference_gpus: int = Field(default=DEFAULT_REFERENCE_GPUS, ge=2, strict=True)
-    load: Annotated[Literal["auto"] | float, BeforeValidator(_auto_or_hours)] = Field(
-        default=0.0
-    )
+    load: Annotated[
+        Literal["auto"] | float,
+        BeforeValidator(_auto_or_hours),
+        _with_unit("h"),
+    ] = Field(default=0.0)
 
     @model_validator(mode="after")
     def _check_load(self) -> RestartConfig:
@@ -530,17 +600,31 @@ class InProcessConfig(_Strict):
 class JobConfig(_Strict):
     """``[job]``: the training run.
 
-    Exactly one of ``work`` (useful hours to complete: the run ends when they are done)
-    and ``horizon`` (a calendar window: the run stops there, and goodput is the work done
-    over the window). ``restart`` is one duration, or its parts (:class:`RestartConfig`).
+    Exactly one of ``work`` (useful hours to complete at this design's healthy speed: the
+    run ends when they are done), ``steps`` (training steps to complete: the work is the
+    steps times this design's healthy step time), ``tokens`` (``"15T"``: the steps are
+    tokens / ``workload.tokens_per_step``) and ``horizon`` (a calendar window: the run
+    stops there, and goodput is the work done over the window). ``restart`` is one
+    duration, or its parts (:class:`RestartConfig`).
     ``step`` is one training step, the rework of a per-step recovery (default: the
     workload's step time). ``spares`` are loose spare servers; ``spare_domains`` whole
     spare scale-up domains of ``cluster.servers_per_domain`` servers each, which only a
-    ``domain`` failure draws on.
+    ``domain`` failure draws on. ``failures_during_recovery = false`` lets no failure
+    strike while the job is detecting a failure, waiting or restarting (the rule of
+    netcap, of the MTBI goodput model and of AIReSim); the default lets failures strike
+    during restarts. ``drain`` swaps a server running degraded (a lost dual-ToR leg or
+    LACP member) for a free spare: ``"never"`` (the default), ``"at-checkpoint"`` (at the
+    next durable checkpoint: a restart, no rework) or ``"now"`` (at once: a restart from
+    the last checkpoint); ``failures.NAME.drain`` overrides it per mode.
+    ``spare_pool`` servers form a second tier of spares (AIReSim's spare pool, running
+    preemptible work): when no spare of ``spares`` (warm standbys, swapped at once) is
+    free, a failed server is replaced from it after ``spare_pool_swap``.
     """
 
     gpus: int = Field(gt=0, strict=True)
     work: Hours | None = Field(default=None, gt=0)
+    steps: Count | None = Field(default=None, gt=0)
+    tokens: Count | None = Field(default=None, gt=0)
     horizon: Hours | None = Field(default=None, gt=0)
     restart: Annotated[
         Annotated[RestartConfig, Tag("parts")] | Annotated[Hours, Field(ge=0), Tag("duration")],
@@ -549,16 +633,21 @@ class JobConfig(_Strict):
     step: Hours | None = Field(default=None, gt=0)
     spares: int = Field(default=0, ge=0, strict=True)
     spare_domains: int = Field(default=0, ge=0, strict=True)
+    spare_pool: int = Field(default=0, ge=0, strict=True)
+    spare_pool_swap: Hours = Field(default=0.0, ge=0)
     checkpoint: CheckpointConfig
     recovery: Literal[RECOVERY_STRATEGIES] = "checkpoint-restart"
     elastic: ElasticConfig | None = None
     in_process: InProcessConfig | None = None
     idle_failures: bool = False
+    failures_during_recovery: bool = True
+    drain: Literal[DRAIN_POLICIES] = "never"
 
     @property
     def work_bound_hours(self) -> float:
-        """Useful work the run may do, hours: ``work``, or the ``horizon`` (no run does
-        more work than its window lasts)."""
+        """Useful work the run may do, hours, when given in hours: ``work``, or the
+        ``horizon`` (no run does more work than its window lasts); 0 for work in
+        ``steps`` or ``tokens`` (see :func:`relplan.comm.work.failure_free_work_hours`)."""
         return self.work if self.work is not None else float(self.horizon or 0.0)
 
 
@@ -591,6 +680,18 @@ class WorkloadConfig(_Strict):
     default all of them, as DeepEP's kernels post every peer's RDMA writes together (its
     dispatch takes about 0.2 ms at EP 256, near its 0.17 ms at EP 64: latency does not
     grow with the peers). 1 is the classical pairwise exchange, ``(n - 1)`` steps.
+
+    The step's compute time is ``step_compute``, or from ``mfu`` (model FLOPs utilisation,
+    in (0, 1]) with ``cluster.gpu_peak_flops``: ``6 x active parameters x tokens_per_step
+    / (GPUs x peak x mfu)``, the active parameters being ``parameters`` plus ``top_k`` of
+    the ``experts`` experts' share of ``expert_parameters`` (``experts`` defaults to the
+    expert-parallel degree: one expert per rank). Give exactly one of the two. With
+    ``parallelism.pipeline = p > 1`` the step also waits for the pipeline bubble, ``(p -
+    1) / (pipeline_interleave x micro_batches)`` of the compute (1F1B; ``pipeline_interleave``
+    virtual stages per GPU, Narayanan et al. SC'21, section 2.2).
+    ``comm_efficiency`` is the seed's share of line rate in the *needed*-bandwidth
+    figures of ``relplan baseline``; the timing uses ``network.nic_efficiency`` and
+    ``network.nvlink_efficiency``.
     """
 
     parameters: float = Field(gt=0)
@@ -599,7 +700,9 @@ class WorkloadConfig(_Strict):
     hidden_size: int = Field(gt=0)
     layers: int = Field(gt=0)
     micro_batches: int = Field(default=1, gt=0)
-    step_compute: Hours = Field(gt=0)
+    step_compute: Hours | None = Field(default=None, gt=0)
+    mfu: Fraction | None = Field(default=None, gt=0, le=1)
+    experts: int | None = Field(default=None, gt=0)
     top_k: int = Field(default=2, gt=0)
     moe_layers: int | None = Field(default=None, ge=0)
     bytes_per_gradient: float = Field(default=4.0, gt=0)
@@ -609,6 +712,7 @@ class WorkloadConfig(_Strict):
     burst_factor: float = Field(default=4.0, ge=1)
     headroom: Fraction = Field(default=0.25, ge=0)
     all_to_all_concurrency: int | None = Field(default=None, gt=0)
+    pipeline_interleave: int = Field(default=1, gt=0)
     parallelism: ParallelismConfig = Field(default_factory=ParallelismConfig)
     overlap: OverlapConfig = Field(default_factory=OverlapConfig)
 
@@ -646,14 +750,30 @@ class SimulationConfig(_Strict):
 
 
 class RelplanConfig(_Strict):
-    """A whole config file.
+    """A whole config: a validated, immutable value.
 
-    :attr:`source_document` keeps the TOML document it was validated from (after
-    overrides), with every duration as the user wrote it, so that further ``--set``
-    overrides can be applied to a loaded config.
+    Build one with :func:`relplan.load_config` (a file), :func:`relplan.loads_config`
+    (TOML text) or :meth:`from_document` (a parsed TOML document); derive another with
+    :meth:`with_overrides`, validated exactly as ``--set`` is. Its fields cannot be
+    assigned (it is frozen). ``model_copy(update=...)`` validates the copy too (pydantic's
+    would not), but :meth:`with_overrides` is the way to change a config: it takes the
+    units a config file takes. :meth:`to_toml` writes it back as TOML text that
+    :func:`relplan.loads_config` reads back to an equal config.
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config, loads_config
+    >>> config = load_config("configs/small.toml")
+    >>> shorter = config.with_overrides({"job.checkpoint.interval": "15min"})
+    >>> shorter.job.checkpoint.interval, config.job.checkpoint.interval
+    (0.25, 1.0)
+    >>> loads_config(shorter.to_toml()) == shorter
+    True
+    >>> config.with_overrides(["job.checkpoint.interval=-1h"])
+    Traceback (most recent call last):
+    ...
+    relplan.errors.ConfigError: job.checkpoint.interval: input should be greater than 0 (got '-1h')
     """
-
-    _source_document: dict[str, Any] = PrivateAttr(default_factory=dict)
 
     name: str | None = None
     description: str | None = None
@@ -666,10 +786,128 @@ class RelplanConfig(_Strict):
     budget: BudgetConfig | None = None
     simulation: SimulationConfig = Field(default_factory=SimulationConfig)
 
-    @property
-    def source_document(self) -> dict[str, Any]:
-        """The TOML document this config was validated from (a copy)."""
-        return copy.deepcopy(self._source_document)
+    @model_validator(mode="after")
+    def _check_consistency(self) -> RelplanConfig:
+        check_consistency(self)  # raises ConfigError, which pydantic lets through
+        return self
+
+    @classmethod
+    def from_document(cls, document: dict[str, Any]) -> RelplanConfig:
+        """Validate a parsed TOML document: each key, then the keys against each other.
+
+        Parameters
+        ----------
+        document : dict
+            As :func:`tomllib.loads` returns it (durations and sizes with their units).
+
+        Returns
+        -------
+        RelplanConfig
+            The validated config.
+
+        Raises
+        ------
+        ConfigError
+            Naming the first wrong key (the message lists any others); an unknown key
+            gets the nearest known one ("did you mean ...?").
+
+        Examples
+        --------
+        >>> document = {"cluster": {"servers": 4},
+        ...             "job": {"gpus": 8, "work": "2d", "checkpoint": {"interval": "1h"}}}
+        >>> RelplanConfig.from_document(document).job.work
+        48.0
+        """
+        try:
+            return cls.model_validate(document)
+        except ValidationError as error:
+            raise config_error(error, document=document, model=cls) from None
+
+    def to_document(self) -> dict[str, Any]:
+        """The config as a TOML document: the keys set (by the file, an override or a
+        copy; defaults are left out, so that they stay defaults), durations in hours
+        (``"0.25h"``), sizes in bytes (``"4e9B"``), bandwidths in bytes per second
+        (``"5e10B/s"``).
+
+        Returns
+        -------
+        dict
+            A document :meth:`from_document` validates back to an equal config.
+
+        Examples
+        --------
+        >>> from relplan.config.loading import load_config
+        >>> load_config("configs/small.toml").to_document()["job"]["checkpoint"]["interval"]
+        '1.0h'
+        """
+        return self.model_dump(mode="json", exclude_unset=True, exclude_none=True,
+                               context=WITH_UNITS)
+
+    def to_toml(self) -> str:
+        """The config as TOML text (the keys set, see :meth:`to_document`; comments are
+        not kept).
+
+        Returns
+        -------
+        str
+            Text that :func:`relplan.loads_config` reads back to an equal config.
+
+        Examples
+        --------
+        >>> from relplan.config.loading import load_config
+        >>> print(load_config("configs/small.toml").to_toml().splitlines()[0])
+        name = "small"
+        """
+        return toml_document(self.to_document())
+
+    def with_overrides(self, items: list[str] | dict[str, Any]) -> RelplanConfig:
+        """A new config with some keys changed, validated exactly as ``--set`` is.
+
+        Parameters
+        ----------
+        items : list of str or dict
+            ``KEY=VALUE`` items (``["job.spares=2", "job.checkpoint.interval=30min"]``)
+            or a dict of dotted keys to values (``{"job.checkpoint.interval": "30min"}``);
+            durations, sizes and bandwidths take their unit, as in a config file.
+
+        Returns
+        -------
+        RelplanConfig
+            The new config (this one is unchanged). Setting one of ``job.work`` and
+            ``job.horizon`` drops the other, as ``--set`` does.
+
+        Raises
+        ------
+        ConfigError
+            Naming the key at fault.
+
+        Examples
+        --------
+        >>> from relplan.config.loading import load_config
+        >>> config = load_config("configs/small.toml").with_overrides(["job.spares=2"])
+        >>> config.job.spares
+        2
+        >>> config.with_overrides({"job.spare": 3})
+        Traceback (most recent call last):
+        ...
+        relplan.errors.ConfigError: job.spare: unknown key; did you mean job.spares?
+        """
+        return self.from_document(apply_overrides(self.to_document(), override_items(items)))
+
+    def model_copy(self, *, update: dict[str, Any] | None = None,
+                   deep: bool = False) -> RelplanConfig:  # fmt: skip
+        """A copy, validated like any config (pydantic's copy would skip validation).
+
+        Prefer :meth:`with_overrides`, which takes the units a config file takes; values
+        given here are in the model's units (hours, bytes, bytes per second).
+
+        Raises
+        ------
+        ConfigError
+            Naming the key at fault.
+        """
+        copied = super().model_copy(update=update, deep=deep)
+        return self.from_document(copied.to_document())
 
     def failure_unit(self, mode_name: str) -> str:
         """The unit a failure mode is counted per (its ``unit``, else its name)."""

@@ -21,6 +21,15 @@ from relplan.output.report import write_report
 from relplan.units import format_money
 
 
+def _seconds(value: float | None) -> str:
+    """A step time in seconds to three decimals, or "-"."""
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _hours(value: float | None) -> str:
+    """Hours to one decimal, or "-"."""
+    return "-" if value is None else f"{value:,.1f}"
+
 def plan_answer(result: dict[str, Any]) -> str:
     """The plan's answer in one sentence.
 
@@ -74,7 +83,8 @@ def write_plan_outputs(result: dict[str, Any], directory: Path) -> list[Path]:
     written.append(json_path)
     rows = [{"options": " + ".join(p["options"]) or "base", "hardware_cost": p["hardware_cost"],
              "objective": p["objective"], "ci95_low": p["ci95"][0], "ci95_high": p["ci95"][1],
-             "gain": p["gain"]} for p in result["portfolios"]]  # fmt: skip
+             "gain": p["gain"], "step_time_s": p.get("step_time_s"),
+             "work_hours": p.get("work_hours")} for p in result["portfolios"]]  # fmt: skip
     table = pd.DataFrame(rows)
     csv_path = directory / "portfolios.csv"
     write_text_atomic(csv_path, table.to_csv(index=False))
@@ -95,6 +105,8 @@ def write_plan_outputs(result: dict[str, Any], directory: Path) -> list[Path]:
         "hardware cost": format_money(p["hardware_cost"]),
         "objective": format_money(p["objective"]),
         "95% CI": f"[{format_money(p['ci95'][0])}, {format_money(p['ci95'][1])}]",
+        "healthy step (s)": _seconds(p.get("step_time_s")),
+        "failure-free hours": _hours(p.get("work_hours")),
     } for p in result["frontier"]])  # fmt: skip
     attribution = pd.DataFrame([{"option": label, "Shapley value": format_money(value)}
                                 for label, value in result["attribution"].items()]

@@ -237,8 +237,11 @@ def test_plan_command_json_contract_and_files(tmp_path) -> None:
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     for point in data["frontier"]:
-        assert set(point) == {"options", "hardware_cost", "objective", "ci95"}
-    assert set(data["best"]) == {"options", "hardware_cost", "objective", "gain"}
+        assert set(point) == {"options", "hardware_cost", "objective", "ci95", "step_time_s",
+                              "work_hours"}  # each portfolio's speed
+        assert point["work_hours"] == pytest.approx(30 * 24)  # small.toml: job.work = "30d"
+    assert set(data["best"]) == {"options", "hardware_cost", "objective", "gain",
+                                 "step_time_s", "work_hours"}
     assert sum(data["attribution"].values()) == pytest.approx(data["best"]["gain"])
     costs = [p["hardware_cost"] for p in data["frontier"]]
     assert costs == sorted(costs)
@@ -304,4 +307,5 @@ def test_a_plan_on_a_dask_cluster_of_two_workers_gives_the_local_numbers(tmp_pat
 def test_a_bad_dask_address_is_refused_before_the_work(tmp_path) -> None:
     result = runner.invoke(app, ["plan", str(_plan_file(tmp_path)), "--dask", "nonsense"])
     assert result.exit_code == 2
-    assert result.stderr.startswith("error: --dask:")
+    # the count of portfolios comes first, then the one error
+    assert result.stderr.strip().splitlines()[-1].startswith("error: --dask:")
