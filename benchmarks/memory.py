@@ -1,8 +1,9 @@
 """Peak memory against trials, and the memory estimate against it (issue 24).
 
 :func:`memory_against_trials` runs ``relplan simulate CONFIG --trials N --json`` in fresh
-processes on every shipped config and an AIReSim-sized fleet (:data:`AIRESIM_OVERRIDES`:
-4,096 servers for 256 days, GPU lemons and imperfect repair), takes each run's peak RSS
+processes on every shipped config (``airesim-default`` among them: AIReSim's own scenario,
+4,096 servers for 256 days with curable bad servers) and an AIReSim-sized fleet with GPU
+lemons and imperfect repair (:data:`AIRESIM_OVERRIDES`), takes each run's peak RSS
 (:func:`benchmarks.scaling.peak_rss_of_cli`) and sets the estimate relplan checks before
 a run (:func:`relplan.analysis.memory.estimate_memory`) against it.
 :func:`memory_markdown` renders the table that ``benchmarks/RESULTS.md`` and the docs'
@@ -44,6 +45,7 @@ CASES: tuple[tuple[str, str, tuple[str, ...], tuple[int, ...]], ...] = (
     ("seed-dense-175b", "seed-dense-175b", (), (1_000, 100_000)),
     ("seed-moe-10k", "seed-moe-10k", (), (1_000, 100_000)),
     ("llama3-16k", "llama3-16k", (), (1_000, 100_000)),
+    ("airesim-default", "airesim-default", (), (20, 1_000, 10_000)),
     ("AIReSim-sized lemon fleet", "small", AIRESIM_OVERRIDES, (20, 1_000, 10_000)),
 )
 """(label, shipped config, overrides, trial counts) of each run."""

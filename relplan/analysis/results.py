@@ -27,7 +27,8 @@ Z_95 = 1.959963984540054
 """Two-sided 95% quantile of the standard normal."""
 
 
-def work_done_hours(job: JobSpec, outcomes: TrialOutcomes) -> np.ndarray:
+def work_done_hours(job: JobSpec, outcomes: TrialOutcomes,
+                    rows: slice = slice(None)) -> np.ndarray:  # fmt: skip
     """Work each trial got done, hours at full speed: the job's work, or over a
     calendar window (``job.horizon_hours``) the ``useful`` hours inside it; a trial that
     stalled for good (``depleted``: its fleet ran out of units) got its ``useful`` hours
@@ -39,17 +40,20 @@ def work_done_hours(job: JobSpec, outcomes: TrialOutcomes) -> np.ndarray:
         The simulated job.
     outcomes : TrialOutcomes
         The engine's per-trial arrays.
+    rows : slice, optional
+        The trials to give (default: all).
 
     Returns
     -------
     numpy.ndarray
-        One value per trial; goodput is this over the trial's wall time.
+        One value per trial of ``rows``; goodput is this over the trial's wall time.
     """
-    useful = outcomes.bucket_hours[:, BUCKETS.index("useful")]
+    useful = outcomes.bucket_hours[rows, BUCKETS.index("useful")]
     if job.horizon_hours is None:
-        done = np.full(outcomes.wall_hours.shape, job.work_hours)
-        if outcomes.depleted.any():
-            done[outcomes.depleted] = useful[outcomes.depleted]
+        done = np.full(useful.shape, job.work_hours)
+        depleted = outcomes.depleted[rows]
+        if depleted.any():
+            done[depleted] = useful[depleted]
         return done
     return useful.copy()
 
@@ -214,9 +218,7 @@ class SimulationResult:
         if name == "wall_hours":
             return outcomes.wall_hours[rows]
         if name == "work_done_hours":
-            if job.horizon_hours is None:
-                return np.full(outcomes.wall_hours[rows].shape, job.work_hours)
-            return outcomes.bucket_hours[rows, BUCKETS.index("useful")].copy()
+            return work_done_hours(job, outcomes, rows)
         if name == "goodput":
             return self.column("work_done_hours", rows) / outcomes.wall_hours[rows]
         if name == "lost_hours":
@@ -394,6 +396,8 @@ class _Columns(Mapping[str, np.ndarray]):
         self._result = result
 
     def __getitem__(self, name: str) -> np.ndarray:
+        if name not in self._result.column_names:  # ``in`` asks here too
+            raise KeyError(name)
         return self._result.column(name)
 
     def __iter__(self) -> Iterator[str]:

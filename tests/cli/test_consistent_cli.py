@@ -142,7 +142,7 @@ def _peak_and_estimate(config: Path, trials: int, overrides: tuple[str, ...] = (
 @pytest.mark.parametrize(
     ("config", "trials"),
     [("small", 1_000_000), ("seed-dense-175b", 20_000), ("seed-moe-10k", 20_000),
-     ("llama3-16k", 20_000)],
+     ("llama3-16k", 20_000), ("airesim-default", 100)],
 )  # fmt: skip
 def test_the_memory_estimate_is_within_2x_of_the_measured_peak(config, trials) -> None:
     """The whole process's peak RSS (getrusage of a fresh child), not a per-trial share."""

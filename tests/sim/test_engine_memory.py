@@ -83,9 +83,20 @@ def test_blocks_are_gathered_in_order_and_counts_widen_when_a_later_block_needs_
 
 
 @pytest.mark.parametrize("config", SHIPPED, ids=lambda p: p.stem)
-def test_shipped_configs_keep_the_canonical_block(config) -> None:
-    """Their numbers stay those of the 10,000-trial blocks they always had."""
-    assert block_trials(build_model(load_config(config))) == BLOCK_TRIALS
+def test_shipped_configs_keep_the_canonical_block_unless_their_trials_hold_many_events(
+    config,
+) -> None:
+    """Configs without pre-drawn failures keep the 10,000-trial blocks they always had (and
+    their numbers); AIReSim's scenario, about 22,000 pre-drawn failures a trial, gets
+    blocks of 50 trials (2,000,000 / 22,000 = 90, rounded down to 1, 2 or 5 x 10^k)."""
+    model = build_model(load_config(config))
+    events = window_events_per_trial(model)
+    if events == 0:
+        assert block_trials(model) == BLOCK_TRIALS
+    else:
+        assert config.stem == "airesim-default"
+        assert 20_000 < events < 25_000
+        assert block_trials(model) == 50
 
 
 def test_a_model_whose_trials_hold_many_events_gets_smaller_blocks(monkeypatch) -> None:
