@@ -342,7 +342,7 @@ def check_workers_memory(models: list[SimulationModel], command: str, trials: in
     >>> from relplan.config.loading import load_config
     >>> from relplan.sim.model import build_model
     >>> model = build_model(load_config("configs/small.toml"))
-    >>> check_workers_memory([model], "simulate", 10, 10_000, "--workers", available=2e9)
+    >>> check_workers_memory([model], "sweep", 100_000, 10_000, "--workers", available=2e9)
     Traceback (most recent call last):
     ...
     relplan.errors.ConfigError: --workers: 10,000 workers need about ... workers fit
