@@ -43,31 +43,44 @@ def render_plan(result: dict[str, Any], answer: str, console: Console | None = N
     from rich.table import Table
 
     from relplan.cli import render
+    from relplan.output.plan_plots import MONEY_SHOWN
     from relplan.units import format_money
 
     out = console if console is not None else render.console
+    currency = (result.get("assumptions") or {}).get("currency") or ""
+
+    def money(amount: float) -> str:
+        return format_money(amount, currency)
+
+    def shown(value: float) -> str:
+        return money(value) if result["objective"] in MONEY_SHOWN else f"{value:.4g}"
+
     table = Table(title=f"Pareto frontier: {result['plan']} ({result['objective']})",
                   box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
                   padding=(0, 1, 0, 0))  # fmt: skip
     table.add_column("portfolio", justify="left", overflow="fold")
     table.add_column("cost", justify="right", no_wrap=True)
+    table.add_column("goodput", justify="right", no_wrap=True)
     table.add_column("objective [95% CI]", justify="right", no_wrap=True)
     best = result["best"]
     for point in result["frontier"]:
         mark = " *" if point["options"] == best["options"] else ""
         table.add_row(" + ".join(point["options"]) + mark if point["options"] else "base" + mark,
-                      format_money(point["hardware_cost"]),
-                      f"{format_money(point['objective'])} [{format_money(point['ci95'][0])}, "
-                      f"{format_money(point['ci95'][1])}]")  # fmt: skip
+                      money(point["hardware_cost"]), f"{point['goodput']:.4f}",
+                      f"{shown(point['objective'])} [{shown(point['ci95'][0])}, "
+                      f"{shown(point['ci95'][1])}]")  # fmt: skip
     out.print(table)
     if result["attribution"]:
-        worth = Table(title="What each option of the best (*) is worth (Shapley value)",
+        worth = Table(title="What each option of the best (*) is worth",
                       box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
                       padding=(0, 1, 0, 0), min_width=60)  # fmt: skip
         worth.add_column("option", overflow="fold")
-        worth.add_column("value", justify="right", no_wrap=True)
+        worth.add_column("Shapley", justify="right", no_wrap=True)
+        worth.add_column("removing it", justify="right", no_wrap=True)
+        marginal = result["best"].get("marginal", {})
         for label, value in result["attribution"].items():
-            worth.add_row(label, format_money(value))
+            worth.add_row(label, shown(value),
+                          shown(marginal[label]) if label in marginal else "-")
         out.print(worth)
     out.print(answer, highlight=False, markup=False, soft_wrap=False)
 
@@ -78,10 +91,12 @@ def plan_command(
     ],
     trials: Annotated[
         int | None,
-        typer.Option(metavar=TRIALS, min=1, help="Trials per portfolio [default: the plan's]."),
+        typer.Option(metavar=TRIALS, min=1, help="Trials per portfolio, at least 2 "
+                     "[default: the plan's, else the base config's]."),
     ] = None,
     seed: Annotated[
-        int | None, typer.Option(metavar=SEED, min=0, help="Seed [default: the plan's].")
+        int | None, typer.Option(metavar=SEED, min=0,
+                                 help="Seed [default: the plan's, else the base config's].")
     ] = None,
     workers: PointWorkersOption = None,
     dask: DaskOption = None,
@@ -108,14 +123,15 @@ def plan_command(
         dask_client,
         default_workers,
     )
-    from relplan.analysis.plan import run_plan
+    from relplan.analysis.plan import plan_settings, run_plan
     from relplan.analysis.store import STORE_NAME, PointStore
     from relplan.cli.render import error_console
     from relplan.config.plan import load_plan
     from relplan.output.files import check_output_dir, to_json
-    from relplan.output.plan_report import plan_answer, write_plan_outputs
+    from relplan.output.plan_report import plan_answer, plan_document, write_plan_outputs
 
     plan = load_plan(plan_path)
+    trials, seed = plan_settings(plan, trials, seed, "--trials")
     if out is not None:
         check_output_dir(out)
     workers = default_workers(workers if workers is not None else configured_workers(plan.base))
@@ -130,7 +146,7 @@ def plan_command(
             store = stack.enter_context(PointStore(out / STORE_NAME, fresh))
         # how many portfolio runs the search needs is known only as it goes
         advance = stack.enter_context(points_progress(
-            "planning", None, trials or plan.spec.trials,
+            "planning", None, trials,
             not as_json and error_console.is_terminal))  # fmt: skip
         result = run_plan(plan, trials, seed, progress=advance, store=store, pool=pool)
     if store is not None and store.reused:
@@ -139,10 +155,9 @@ def plan_command(
                             markup=False)  # fmt: skip
     result["source"] = str(plan_path)
     answer = plan_answer(result)
-    written = write_plan_outputs(result, out) if out is not None else []
+    written = write_plan_outputs(result, out, answer) if out is not None else []
     if as_json:
-        typer.echo(to_json({**result, "answer": answer,
-                            "files": [str(path) for path in written]}))  # fmt: skip
+        typer.echo(to_json(plan_document(result, answer, written)))
         return
     render_plan(result, answer)
     if written:

@@ -70,7 +70,9 @@ def _mocked(monkeypatch) -> None:
         bought = {i for i, level in enumerate(portfolio) if level >= 0}
         saved = sum(SAVED[i] for i in bought) + (BOTH_AB if {0, 1} <= bought else 0.0)
         lost = np.full(self.trials, 100.0 - saved) + np.linspace(-1, 1, self.trials)
-        return np.ones(self.trials), lost, 0.0
+        return {"wall": np.ones(self.trials), "lost": lost,
+                "goodput": np.full(self.trials, 0.5 + 0.01 * saved), "price": 0.0,
+                "step_time_s": None}
 
     monkeypatch.setattr(PlanRun, "_per_trial", per_trial)
     monkeypatch.setattr(PlanRun, "prefetch", lambda self, pairs: None)  # nothing to run
@@ -236,16 +238,20 @@ def test_plan_command_json_contract_and_files(tmp_path) -> None:
                                  "30", "--json", "--out", str(out)])  # fmt: skip
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
+    figures = set(planner.PORTFOLIO_FIGURES)
     for point in data["frontier"]:
-        assert set(point) == {"options", "hardware_cost", "objective", "ci95"}
-    assert set(data["best"]) == {"options", "hardware_cost", "objective", "gain"}
+        assert set(point) == {"options", "hardware_cost", "objective", "ci95"} | figures
+    assert set(data["best"]) == {"options", "hardware_cost", "objective", "gain",
+                                 "marginal"} | figures
     assert sum(data["attribution"].values()) == pytest.approx(data["best"]["gain"])
     costs = [p["hardware_cost"] for p in data["frontier"]]
     assert costs == sorted(costs)
     for name in ("plan.json", "portfolios.csv", "frontier.png", "attribution.png",
                  "report.md", "report.html", "provenance.json"):
         assert (out / name).stat().st_size > 0, name
-    assert json.loads((out / "plan.json").read_text())["best"] == data["best"]
+    assert json.loads((out / "plan.json").read_text()) == data  # answer and files too
+    assert set(data["files"]) == {str(path) for path in out.iterdir()
+                                  if path.name != "points.sqlite"}
     provenance = json.loads((out / "provenance.json").read_text())
     assert provenance["config_sha256"] == data["provenance"]["config_sha256"]
     assert provenance["trials"] == 30
