@@ -311,3 +311,131 @@ def test_a_bad_dask_address_is_refused_before_the_work(tmp_path) -> None:
     result = runner.invoke(app, ["plan", str(_plan_file(tmp_path)), "--dask", "nonsense"])
     assert result.exit_code == 2
     assert result.stderr.startswith("error: --dask:")
+
+
+def test_compare_and_plan_give_the_same_net_value_to_the_cent(tmp_path) -> None:
+    """One definition of net value: the same portfolio (spares 4 -> 0, which changes the
+    hardware the job holds, and a faster restart), the same seed and trials, run by
+    ``compare`` and by ``plan``: the same net value, extra charge and GPU-hours lost to
+    the cent."""
+    from relplan.analysis.compare import ScenarioSpec, compare_scenarios
+
+    overrides = ["job.spares=0", "job.restart=3min"]
+    path = tmp_path / "one.toml"
+    path.write_text(f'[plan]\nbase = "{CONFIGS / "small.toml"}"\ntrials = 24\nseed = 5\n'
+                    f'[[plan.options]]\nlabel = "X"\nset = {json.dumps(overrides)}\n')
+    plan = run_plan(load_plan(path), workers=1)
+    (bought,) = [p for p in plan["portfolios"] if p["options"] == ["X"]]
+    compared = compare_scenarios([ScenarioSpec(CONFIGS / "small.toml"),
+                                  ScenarioSpec(CONFIGS / "small.toml", tuple(overrides), "X")],
+                                 trials=24, seed=5, workers=1)["scenarios"][1]  # fmt: skip
+    assert compared["hardware_price"] != 0  # fewer spares: a cheaper portfolio
+    assert abs(bought["net_value"] - compared["net_value"]) < 0.005
+    assert abs(bought["objective"] - compared["net_value"]) < 0.005
+    assert abs(bought["extra_hardware_charge"] - compared["extra_hardware_charge"]) < 0.005
+    assert abs(bought["gpu_hours_lost"] - compared["gpu_hours_lost"]) < 0.005
+    assert abs(bought["hardware_charge"] - compared["hardware_charge"]) < 0.005
+    assert bought["goodput"] == pytest.approx(compared["goodput"], abs=1e-12)
+
+
+def test_trials_below_two_are_refused_naming_the_key(tmp_path) -> None:
+    path = _plan_file(tmp_path)
+    result = runner.invoke(app, ["plan", str(path), "--trials", "1"])
+    assert result.exit_code == 2 and "--trials" in result.stderr
+    assert "Traceback" not in result.output
+    with pytest.raises(ConfigError) as caught:
+        load_plan(_plan_file(tmp_path, trials=1))
+    assert caught.value.key == "plan.trials"
+    # no trials in the plan: the base config's [simulation] gives them
+    text = _plan_file(tmp_path).read_text().replace("trials = 20\n", "")
+    path.write_text(text)
+    plan = load_plan(path)
+    assert planner.plan_settings(plan) == (plan.base.simulation.trials, plan.base.simulation.seed)
+    with pytest.raises(ConfigError) as caught:
+        planner.plan_settings(plan, trials=1, trials_key="--trials")
+    assert caught.value.key == "--trials"
+    optimize = runner.invoke(app, ["optimize", str(CONFIGS / "small.toml"), "--trials", "1"])
+    assert optimize.exit_code == 2 and "--trials" in optimize.stderr
+
+
+def _objective_plan(tmp_path, objective: str, budget: float = 350.0):
+    path = _plan_file(tmp_path, budget=budget)
+    path.write_text(path.read_text().replace('objective = "net_value"',
+                                             f'objective = "{objective}"'))
+    return load_plan(path)
+
+
+def test_each_objective_by_hand(tmp_path, monkeypatch) -> None:
+    """The mocked plan (wall 1 h, goodput 0.5 + 0.01 x GPU-hours saved, option prices
+    100, 200, 400, spend limit 350), each objective worked out by hand."""
+    _mocked(monkeypatch)
+    result = run_plan(_objective_plan(tmp_path, "goodput"))
+    assert result["best"]["options"] == ["A", "B"]  # saves 6: goodput 0.56
+    assert result["best"]["objective"] == pytest.approx(0.56)
+    assert result["best"]["gain"] == pytest.approx(0.06)
+    assert result["best"]["marginal"] == pytest.approx({"A": 0.04, "B": 0.03})
+    # A alone: 0.03 per 100; B: 0.02 per 200; A+B: 0.06 per 300
+    per_dollar = run_plan(_objective_plan(tmp_path, "goodput_per_dollar"))
+    assert per_dollar["best"]["options"] == ["A"]
+    assert per_dollar["best"]["objective"] == pytest.approx(0.03 / 100)
+    # the hardware charge per useful GPU-hour: price x wall / amortization over wall x
+    # goodput x GPUs; the base's inventory is priced 0 here, so the base is cheapest
+    plan = _objective_plan(tmp_path, "cost_per_useful_gpu_hour")
+    cost = run_plan(plan)
+    (alone,) = [p for p in cost["portfolios"] if p["options"] == ["A"]]
+    amortization, gpus = plan.base.budget.amortization, plan.base.job.gpus
+    assert alone["objective"] == pytest.approx(100.0 / amortization / (0.53 * gpus))
+    assert cost["best"]["options"] == []
+    wall = run_plan(_objective_plan(tmp_path, "wall_hours"))
+    assert wall["best"]["objective"] == pytest.approx(1.0)
+    assert wall["best"]["options"] == []  # every wall time ties: the cheapest
+
+
+def test_goodput_per_dollar_refuses_an_option_that_costs_nothing(tmp_path, monkeypatch) -> None:
+    _mocked(monkeypatch)
+    plan = _objective_plan(tmp_path, "goodput_per_dollar", budget=1e6)
+    path = plan.path
+    path.write_text(path.read_text().replace("price = 100.0", "price = 0.0"))
+    with pytest.raises(ConfigError) as caught:
+        run_plan(load_plan(path))
+    assert caught.value.key == "plan.objective"
+    assert "A costs no extra hardware" in caught.value.message
+
+
+def _base_without_budget(tmp_path):
+    text = (CONFIGS / "small.toml").read_text()
+    start = text.index("[budget]")
+    end = text.index("[simulation]")
+    base = tmp_path / "nobudget.toml"
+    base.write_text(text[:start] + text[end:])
+    return base
+
+
+@pytest.mark.parametrize(("change", "key"), [
+    (('objective = "net_value"', 'objective = "best_value"'), "plan.objective"),
+    (("budget = 350.0", "budget = 50.0"), "plan.budget"),
+    (("", ""), "budget"),
+])  # fmt: skip
+def test_bad_objective_budget_and_unaffordable_options_exit_2(tmp_path, change, key) -> None:
+    path = _plan_file(tmp_path)
+    text = path.read_text().replace(*change)
+    if key == "budget":  # a money objective on a base without [budget]
+        text = text.replace(str(CONFIGS / "small.toml"), str(_base_without_budget(tmp_path)))
+    path.write_text(text)
+    result = runner.invoke(app, ["plan", str(path)])
+    assert result.exit_code == 2, result.output
+    assert key in result.stderr and "Traceback" not in result.output
+    if key == "plan.objective":
+        assert "goodput_per_dollar" in result.stderr  # the list of objectives
+    if key == "budget":
+        assert "[budget]" in result.stderr
+
+
+def test_a_plan_without_money_runs_on_a_base_without_budget(tmp_path, monkeypatch) -> None:
+    _mocked(monkeypatch)
+    path = _plan_file(tmp_path)
+    path.write_text(path.read_text().replace('objective = "net_value"', 'objective = "goodput"')
+                    .replace(str(CONFIGS / "small.toml"), str(_base_without_budget(tmp_path))))
+    result = run_plan(load_plan(path))
+    assert result["best"]["options"] == ["A", "B"]  # the option prices still count
+    assert result["best"]["net_value"] is None and result["assumptions"]["currency"] is None
