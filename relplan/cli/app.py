@@ -11,6 +11,7 @@ runs, so ``relplan --help`` and ``relplan --version`` pay for none of them.
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -353,8 +354,11 @@ def optimize_command(
     command = "optimize" if config.job.checkpoint.fast is None else "tiers"
     _check_memory([config], command, trials, key, workers)
     total = planned_trials(build_model(config), trials)
-    with _progress("optimizing", total, _shows_progress(as_json)) as advance:
+    with (_progress("optimizing", total, _shows_progress(as_json)) as advance,
+          warnings.catch_warnings(record=True) as caught):
+        warnings.simplefilter("always")
         result, tiers = optimize_config(config, trials, seed, workers, advance, key)
+    print_warnings(f"optimize: {w.message}" for w in caught)
     name = _config_name(config, config_path)
     data = result.to_dict()
     if tiers is not None:
