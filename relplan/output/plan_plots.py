@@ -47,6 +47,11 @@ def _name(options: list[str]) -> str:
     return " + ".join(options) if options else "base"
 
 
+def _plain(text: str) -> str:
+    """Text matplotlib shows as typed: a ``$`` (a currency) does not open math mode."""
+    return text.replace("$", r"\$")
+
+
 def currency_of(result: dict[str, Any]) -> str:
     """The currency symbol of a plan's result ("" without a budget)."""
     return (result.get("assumptions") or {}).get("currency") or ""
@@ -174,15 +179,15 @@ def frontier_figure(result: dict[str, Any]) -> Figure:
     best = result["best"]
     axes.scatter([best["hardware_cost"]], [best["objective"]], marker="*", s=260,
                  color="#d1495b", edgecolor="black", linewidth=0.6, zorder=4,
-                 label=f"best: {_name(best['options'])}")  # fmt: skip
+                 label=_plain(f"best: {_name(best['options'])}"))  # fmt: skip
     if result.get("budget") is not None:
         axes.axvline(result["budget"], color="#555555", linestyle="--", linewidth=1.0,
-                     label=f"spend limit {format_money(result['budget'], currency)}")
-    axes.xaxis.set_major_formatter(lambda x, _pos: format_money(x, currency))
+                     label=_plain(f"spend limit {format_money(result['budget'], currency)}"))
+    axes.xaxis.set_major_formatter(lambda x, _pos: _plain(format_money(x, currency)))
     if result["objective"] in MONEY_SHOWN:
-        axes.yaxis.set_major_formatter(lambda y, _pos: format_money(y, currency))
-    axes.set_xlabel(f"Hardware cost against the base ({currency or 'currency'})")
-    axes.set_ylabel(objective_label(result))
+        axes.yaxis.set_major_formatter(lambda y, _pos: _plain(format_money(y, currency)))
+    axes.set_xlabel(_plain(f"Hardware cost against the base ({currency or 'currency'})"))
+    axes.set_ylabel(_plain(objective_label(result)))
     figure.suptitle(f"Redundancy portfolios — {result['plan']}", fontweight="bold")
     lines = []
     for number, point in enumerate(frontier, start=1):
@@ -193,7 +198,7 @@ def frontier_figure(result: dict[str, Any]) -> Figure:
                      + (f", goodput {goodput:.3f}" if goodput is not None else ""))
     key.axis("off")
     key.set_title("The frontier, by cost", fontsize=9, loc="left")
-    key.text(0.0, 1.0, "\n".join(lines), va="top", ha="left", fontsize=7.5,
+    key.text(0.0, 1.0, _plain("\n".join(lines)), va="top", ha="left", fontsize=7.5,
              family="monospace", transform=key.transAxes, wrap=True)  # fmt: skip
     handles, names = axes.get_legend_handles_labels()
     key.legend(handles, names, fontsize=8, loc="lower left", frameon=False)
@@ -247,16 +252,18 @@ def attribution_figure(result: dict[str, Any]) -> Figure:
     values = [value for _, value in items]
     colors = ["#2e8b57" if v >= 0 else "#d1495b" for v in values]
     axes.barh(range(len(items)), values, color=colors, height=0.6)
-    axes.set_yticks(range(len(items)), labels, fontsize=8)
+    axes.set_yticks(range(len(items)), [_plain(label) for label in labels], fontsize=8)
     for index, value in enumerate(values):
-        axes.annotate(objective_text(result, value), (value, index), textcoords="offset points",
+        axes.annotate(_plain(objective_text(result, value)), (value, index),
+                      textcoords="offset points",
                       xytext=(4 if value >= 0 else -4, 0), va="center",
                       ha="left" if value >= 0 else "right", fontsize=8)  # fmt: skip
     if result["objective"] in MONEY_SHOWN:
-        axes.xaxis.set_major_formatter(lambda x, _pos: format_money(x, currency_of(result)))
-    axes.set_xlabel(f"Shapley value ({objective_label(result)})")
-    axes.set_title("Adds up to the best portfolio's gain: "
-                   f"{objective_text(result, sum(values))}", fontsize=9)
+        axes.xaxis.set_major_formatter(
+            lambda x, _pos: _plain(format_money(x, currency_of(result))))
+    axes.set_xlabel(_plain(f"Shapley value ({objective_label(result)})"))
+    axes.set_title(_plain("Adds up to the best portfolio's gain: "
+                          f"{objective_text(result, sum(values))}"), fontsize=9)
     figure.suptitle(f"What each option is worth — {result['plan']}", fontweight="bold")
     return figure
 
@@ -283,21 +290,24 @@ def tornado_figure(result: dict[str, Any]) -> Figure:
                   color="#1f5fa8" if high >= low else "#d1495b")  # fmt: skip
         for text, value, other in ((row["low"], low, high), (row["high"], high, low)):
             left = value <= other
-            axes.annotate(str(text), (value, index), textcoords="offset points",
+            axes.annotate(_plain(f"{text}: {objective_text(result, value)}"), (value, index),
+                          textcoords="offset points",
                           xytext=(-4 if left else 4, 0), ha="right" if left else "left",
                           va="center", fontsize=7)  # fmt: skip
     axes.set_yticks(range(len(rows)),
-                    [input_words(row["input"], row["low"], row["high"]) for row in rows],
+                    [_plain(input_words(row["input"], row["low"], row["high"]))
+                     for row in rows],
                     fontsize=8)  # fmt: skip
     if result["objective"] in MONEY_SHOWN:
-        axes.xaxis.set_major_formatter(lambda x, _pos: format_money(x, currency_of(result)))
-    axes.set_xlabel(objective_label(result) + " of the best portfolio")
+        axes.xaxis.set_major_formatter(
+            lambda x, _pos: _plain(format_money(x, currency_of(result))))
+    axes.set_xlabel(_plain(objective_label(result) + " of the best portfolio"))
     axes.set_title("each input from low to high, the others at midpoints; blue: the "
                    "objective rises with it, red: falls", fontsize=8)
     ends = [value for row in rows for value in (row["objective_low"], row["objective_high"])]
     if ends:
         span = (max(ends) - min(ends)) or abs(max(ends)) or 1.0
-        axes.set_xlim(min(ends) - 0.12 * span, max(ends) + 0.12 * span)
+        axes.set_xlim(min(ends) - 0.3 * span, max(ends) + 0.3 * span)
     figure.suptitle(f"Which input moves the answer most — {result['plan']}",
                     fontweight="bold")  # fmt: skip
     return figure

@@ -252,6 +252,27 @@ def test_plan_command_json_contract_and_files(tmp_path) -> None:
     assert json.loads((out / "plan.json").read_text()) == data  # answer and files too
     assert set(data["files"]) == {str(path) for path in out.iterdir()
                                   if path.name != "points.sqlite"}
+    # every portfolio explains itself; the report states its assumptions
+    import pandas as pd
+
+    from relplan.output.plan_report import PORTFOLIO_COLUMNS
+
+    table = pd.read_csv(out / "portfolios.csv")
+    assert tuple(table.columns) == PORTFOLIO_COLUMNS and len(table) == data["evaluated"]
+    for point in data["portfolios"]:
+        low, high = point["goodput_ci95"]
+        assert 0 < low <= point["goodput"] <= high <= 1
+        # small.toml: 30 days of work on 512 GPUs; goodput is work over wall per trial
+        assert point["gpu_hours_lost"] == pytest.approx((point["wall_hours"] - 720) * 512)
+        assert point["goodput"] * point["wall_hours"] >= 720  # the mean of 1/x >= 1/mean
+        assert point["lost_value"] == pytest.approx(point["gpu_hours_lost"] * 2.5)
+    assert set(data["best"]["marginal"]) == set(data["attribution"])
+    assert data["assumptions"]["gpu_hour_value"] == 2.5
+    assert data["assumptions"]["option_prices"] == {"A": 100.0, "B": 200.0, "C": 400.0}
+    report = (out / "report.md").read_text()
+    for words in ("## Assumptions", "## Uncertainty", "gpu_hour_value", "removing it costs",
+                  "$2.50", "amortized over 4 years"):
+        assert words in report, words
     provenance = json.loads((out / "provenance.json").read_text())
     assert provenance["config_sha256"] == data["provenance"]["config_sha256"]
     assert provenance["trials"] == 30
