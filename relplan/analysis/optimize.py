@@ -172,6 +172,40 @@ MIN_INTERVAL_HOURS = 1e-6
 """The shortest interval :func:`optimize_interval` tries (3.6 ms): a guard against a
 zero interval, far below any optimum (the grid is set by the closed forms, not by it)."""
 
+MAX_COST_RATIO = 4.0
+"""How far up :func:`optimize_interval` searches: to the interval whose closed-form wall
+time per unit of work is this many times the optimum's (goodput a quarter of the
+best's). Beyond, no optimum can lie, and trials walk so many failures (a segment of
+several MTTIs restarts e^k times) that they would cost more than the rest of the grid."""
+
+
+def interval_cost_limit(write: float, mtti: float, optimum: float, ceiling: float) -> float:
+    """The longest interval whose expected wall time per unit of work is at most
+    :data:`MAX_COST_RATIO` times the optimum's (Daly's segment cost, ``M (e^{(tau +
+    delta)/M} - 1) / tau``; the restart and downtime factors cancel in the ratio).
+
+    Examples
+    --------
+    >>> limit = interval_cost_limit(5 / 60, 0.25, 0.152, 500.0)  # Daly's M = 15 min case
+    >>> 0.5 < limit < 1.0
+    True
+    >>> interval_cost_limit(0.0, 10.0, 5.0, 1.0)  # the work comes first
+    1.0
+    """
+    from scipy.optimize import brentq
+
+    def cost(interval: float) -> float:
+        with np.errstate(over="ignore"):
+            return float(mtti * np.expm1((interval + write) / mtti) / interval)
+
+    target = MAX_COST_RATIO * cost(optimum)
+    if cost(ceiling) <= target:
+        return ceiling
+    log_limit = brentq(lambda x: cost(math.exp(x)) - target, math.log(optimum),
+                       math.log(ceiling), xtol=1e-6)  # fmt: skip
+    return float(math.exp(log_limit))
+
+
 EDGE_EXTENSIONS = 4
 """How many times :func:`optimize_interval` extends its grid by ``span`` past an edge
 that holds the best point, before it warns."""
@@ -262,7 +296,7 @@ def optimize_interval(
         Points of the coarse log grid.
     span : float
         The grid covers ``[min(closed forms) / span, max(closed forms) * span]``, clipped
-        to the work.
+        to the work and to :func:`interval_cost_limit` above.
     refine_points : int
         Points added around the coarse optimum, over the parabola's fitting window.
     bootstrap : int
@@ -289,9 +323,12 @@ def optimize_interval(
     exact = exact_interval(write, mtti) if write > 0 else job.work_hours
     ceiling = job.work_hours
     closed_forms = (young, daly, exact)
-    # the grid brackets every closed form from both sides: no floor tied to the work
-    floor = min(min(closed_forms) / span, ceiling)
-    top = min(max(closed_forms) * span, ceiling)
+    # the grid brackets every closed form from both sides: no floor tied to the work;
+    # above, no further than MAX_INTERVAL_MTTI interruptions' worth (or the work)
+    upper = max(interval_cost_limit(write, mtti, exact, ceiling), max(closed_forms) * 1.05)
+    upper = min(upper, ceiling)
+    floor = min(min(closed_forms) / span, upper)
+    top = min(max(closed_forms) * span, upper)
 
     # per-trial goodput at each interval; the wall times are ``work / goodput`` (over a
     # calendar window: the time a window's worth of work takes at that goodput)
@@ -311,7 +348,7 @@ def optimize_interval(
 
     for interval in np.geomspace(floor, top, points):
         run(interval)
-    best = _extend_to_an_inner_best(results, run, span, ceiling)
+    best = _extend_to_an_inner_best(results, run, span, upper)
     spread = math.exp(FIT_HALF_WIDTH + 0.05)
     for interval in np.geomspace(best / spread, best * spread, refine_points):
         run(interval)
