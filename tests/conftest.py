@@ -1,4 +1,4 @@
-"""Shared fixtures: the minimal config of the core-engine issue, and model builders."""
+"""Shared fixtures: the minimal config of the design's first example, and model builders."""
 
 from __future__ import annotations
 
@@ -26,6 +26,17 @@ CONFIGS = REPO / "configs"
 SHIPPED_STUDIES = sorted(path for path in (REPO / "studies").glob("*.toml")
                          if "[study]" in path.read_text())  # fmt: skip
 """The shipped studies (``relplan sweep``); the plans beside them run with ``relplan plan``."""
+DOC_PAGES = sorted(path for path in (REPO / "docs").rglob("*.md")
+                   if not (path.parent / "provenance.json").exists()
+                   and "_build" not in path.parts)  # fmt: skip
+"""The documentation's hand-written pages (generated study reports left out)."""
+
+
+def docs_text() -> str:
+    """The README and every documentation page, one text (what the docs promise)."""
+    return "\n".join(path.read_text() for path in [REPO / "README.md", *DOC_PAGES])
+
+
 MINUTE = 1 / 60
 """One minute, in hours."""
 
@@ -71,13 +82,13 @@ MINIMAL_RAW: dict[str, Any] = {
 
 @pytest.fixture
 def minimal_raw() -> dict[str, Any]:
-    """The issue's minimal config as a mutable mapping."""
+    """The minimal config as a mutable mapping."""
     return copy.deepcopy(MINIMAL_RAW)
 
 
 @pytest.fixture
 def minimal_config_file(tmp_path: Path) -> Path:
-    """The issue's minimal config written as TOML, exactly as the issue shows it."""
+    """The minimal config written as TOML, exactly as first specified."""
     path = tmp_path / "minimal.toml"
     path.write_text(MINIMAL_TOML)
     return path

@@ -2,7 +2,7 @@
 
 :func:`valid_configs` draws raw TOML documents (plain dicts, as :func:`tomllib.loads`
 gives them) that the schema and the consistency checks accept and that simulate in a
-fraction of a second: the issue's minimal config (``tests/conftest.py``) with its cluster
+fraction of a second: the minimal config (``tests/conftest.py``) with its cluster
 and job sizes, checkpoint interval and write (or size and bandwidth, asynchronous),
 restart (one duration or its parts), spares, failure modes (exponential, Weibull and
 lognormal lifetimes; fixed and exponential repairs; impacts auto, degraded or transient),

@@ -1,4 +1,5 @@
-"""The README's examples run as written, so they never drift from the code."""
+"""The README's and the documentation pages' examples run as written, so they never drift
+from the code."""
 
 from __future__ import annotations
 
@@ -10,15 +11,17 @@ import pytest
 from typer.testing import CliRunner
 
 from relplan.cli.app import app
-from tests.conftest import MINIMAL_TOML, REPO
+from tests.conftest import MINIMAL_TOML, REPO, docs_text
 
 README = (REPO / "README.md").read_text()
-EXAMPLES = re.findall(r"^\$ relplan (.+)$", README, flags=re.MULTILINE)
-ERRORS = re.findall(r"^error: (.+)$", README, flags=re.MULTILINE)
+DOCS = docs_text()
+EXAMPLES = list(dict.fromkeys(re.findall(r"^\$ relplan (.+)$", DOCS, flags=re.MULTILINE)))
+ERRORS = re.findall(r"^error: (.+)$", DOCS, flags=re.MULTILINE)
 
 
 def test_readme_has_examples() -> None:
-    assert len(EXAMPLES) >= 5
+    assert len(re.findall(r"^\$ relplan (.+)$", README, flags=re.MULTILINE)) >= 5
+    assert len(README.splitlines()) <= 300  # short: the docs hold the rest
     assert "pip install -e . && relplan simulate configs/small.toml" in README
     assert 'pip install -e ".[test]" && python -m pytest' in README
 

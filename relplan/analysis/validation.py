@@ -76,7 +76,7 @@ KOKOLIS = ("Kokolis et al., Revisiting Reliability in Large-Scale ML Research Cl
 LLAMA3 = "Grattafiori et al., The Llama 3 Herd of Models, arXiv:2407.21783, Sec. 3.3.4, Table 5"
 BYTEROBUST = "Wan et al., Robust LLM Training Infrastructure at ByteDance (ByteRobust), SOSP 2025"
 HLAT = "Fan et al., HLAT: LLM Pre-trained on AWS Trainium, arXiv:2404.10630 (Klockwood's table)"
-SEED_DOCUMENT = "the source document (shared/seed/): a 5-year GPU MTBF over 10,000 GPUs"
+SEED_DOCUMENT = "the source document (relplan's design note): a 5-year GPU MTBF over 10,000 GPUs"
 
 CITES = {DALY: "Daly 2006", KOKOLIS: "Meta RSC, HPCA 2025", LLAMA3: "Llama 3, 2024",
          BYTEROBUST: "ByteRobust, SOSP 2025", HLAT: "AWS HLAT, 2024",

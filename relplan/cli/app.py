@@ -585,12 +585,12 @@ app.command("fit")(reports_errors(fit_command))
 app.command("analyze")(reports_errors(analyze_command))
 
 
-# relplan validation: relplan against published figures (issue 10, item 3)
+# relplan validation: relplan against published figures
 from relplan.cli.validation import validation_command  # noqa: E402
 
 app.command("validation")(reports_errors(validation_command))
 
-# relplan plan: the best portfolio of redundancy options under a budget (issue 14)
+# relplan plan: the best portfolio of redundancy options under a budget
 from relplan.cli.plan import plan_command  # noqa: E402
 
 app.command("plan")(reports_errors(plan_command))

@@ -218,7 +218,7 @@ class FailureModeConfig(_Strict):
     ``detect`` defaults by impact: 30 s (a crash or a hang's collective error), 1 h for a
     fail-slow unit and 24 h for corruption (assumptions: :data:`DEFAULT_DETECT_HOURS`).
 
-    Units with a history (issue 12, item 2): ``lemons`` (a cohort failing ``factor``
+    Units with a history: ``lemons`` (a cohort failing ``factor``
     times as often, :class:`LemonsConfig`); ``repair_success`` (the share of repairs that
     fix the unit: the others return it still faulty, and it fails again after ``refail``
     hours of use, a distribution, default a fixed 1 h); ``retire_after`` (after that many

@@ -1,4 +1,4 @@
-"""Where points run (issue 14, item 4): local processes give exactly the numbers of one
+"""Where points run: local processes give exactly the numbers of one
 worker in this process, the progress reaches every point, and an interrupted or killed
 run leaves no worker process behind."""
 

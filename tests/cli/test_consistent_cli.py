@@ -1,4 +1,4 @@
-"""Issue 11, items 3, 4 and 7: checks before the work, warnings, one consistent CLI."""
+"""Checks before the work, warnings, one consistent CLI."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 import relplan.analysis.scenarios as scenarios
 from relplan.cli import app as app_module
 from relplan.cli.app import app
-from tests.conftest import CONFIGS, REPO
+from tests.conftest import CONFIGS, REPO, docs_text
 
 runner = CliRunner()
 SMALL = str(CONFIGS / "small.toml")
@@ -375,7 +375,7 @@ def test_workers_change_no_number_in_compare() -> None:
 
 
 def test_readme_documents_the_shared_options() -> None:
-    readme = (REPO / "README.md").read_text()
+    readme = docs_text()
     for option in ("--interval", "--workers", "comparison.csv", "trials fit", "--dask"):
         assert option in readme, option
     assert Path(REPO / "relplan" / "analysis" / "memory.py").exists()

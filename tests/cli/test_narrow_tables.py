@@ -1,4 +1,4 @@
-"""Issue 11, item 8: in an 80-column terminal every table fits, and no cell is cut."""
+"""In an 80-column terminal every table fits, and no cell is cut."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The network between the parts, worked by hand: node-aware collectives, oversubscription,
-All-to-All concurrency, ECMP hashing and the slowest flow (issue: network fidelity)."""
+All-to-All concurrency, ECMP hashing and the slowest flow."""
 
 from __future__ import annotations
 

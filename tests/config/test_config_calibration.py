@@ -1,4 +1,4 @@
-"""The shipped configs' calibration (issue 10, item 2): rates written as rates, spares for
+"""The shipped configs' calibration: rates written as rates, spares for
 parts a technician swaps, seed-dense-175b's modes, and a source for every number."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Random invalid configs always exit 2 with one line naming the key (issue 10, item 7).
+"""Random invalid configs always exit 2 with one line naming the key.
 
 Each example draws a valid config (``tests/strategies.py``) and breaks it once: a value of
 the wrong TOML type; a negative, zero, NaN, infinite or too large number; a duration

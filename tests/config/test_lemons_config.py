@@ -1,4 +1,4 @@
-"""Config keys of lemon units and imperfect repair (issue 12, item 2): the model they build,
+"""Config keys of lemon units and imperfect repair: the model they build,
 one error naming the key for each mistake (exit 2), and the per-unit columns of simulate."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Figures and reports of issue 11 item 9, and provenance (issue 10 item 6).
+"""Figures and reports, and provenance.
 
-Each test checks a finding of the issue on real or synthetic data: the failures chart
+Each test checks a reported finding on real or synthetic data: the failures chart
 tells interruptions from survived failures, the timeline stays small at ~500 failures,
 sweep bars keep their numbers whole and draw the bound as a bound, goodput's bad tail is
 P5, reports carry units and a provenance footer, and every output names its provenance.
@@ -141,7 +141,7 @@ def test_timeline_of_a_busy_trial_stays_small(failures: int, tmp_path: Path) -> 
     assert _artists(figure) < 150
     assert sum(len(axes.texts) for axes in figure.axes) == 0
     svg = plots.save_figure(figure, tmp_path / "timeline", formats=("svg",))[0]
-    assert svg.stat().st_size < 300_000  # the barcode of the issue was 1.7 MB
+    assert svg.stat().st_size < 300_000  # the barcode once reported was 1.7 MB
     # The binned shares add up to all of the wall time in each bin...
     lane = figure.axes[0]
     tops = [c for c in lane.collections if str(c.get_gid()).startswith("bucket-")]
@@ -338,10 +338,10 @@ def test_optimize_and_study_outputs_name_their_provenance(tmp_path: Path, sweep_
 
 
 def test_readme_gallery_shows_every_figure_type(simulate_out: Path, sweep_out) -> None:
-    readme = (REPO / "README.md").read_text()
-    shown = re.findall(r"\]\((docs/gallery/[^)]+\.png)\)", readme)
+    gallery = (REPO / "docs" / "gallery.md").read_text()
+    shown = re.findall(r"\]\((gallery/[^)]+\.png)\)", gallery)
     for path in shown:
-        image = REPO / path
+        image = REPO / "docs" / path
         assert image.exists(), path
         assert 5_000 < image.stat().st_size < 200_000, path  # small PNGs
     stems = {Path(path).stem for path in shown}

@@ -1,4 +1,4 @@
-"""Units with a history (issue 12, item 2): lemons, imperfect repair and retirement,
+"""Units with a history: lemons, imperfect repair and retirement,
 against closed forms of renewal theory and hand-worked counts."""
 
 from __future__ import annotations

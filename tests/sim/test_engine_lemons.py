@@ -1,4 +1,4 @@
-"""The engine with units that have a history (issue 12, item 2): lemon cohorts, imperfect
+"""The engine with units that have a history: lemon cohorts, imperfect
 repair and retirement reach the job's failure counts, and the per-unit counts hold only the
 failures the walk reached."""
 

@@ -1,4 +1,4 @@
-"""Failure behaviours of real fleets (issue 12): fail-slow units, late-found corruption
+"""Failure behaviours of real fleets: fail-slow units, late-found corruption
 with checkpoint retention, failures while the job is down, and planned maintenance.
 
 The hand-worked cases use the one-tier job of ``test_engine_semantics``: W = 10, tau = 3,

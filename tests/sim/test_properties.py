@@ -1,4 +1,4 @@
-"""Properties of the simulation over random valid configs (issue 10, item 7).
+"""Properties of the simulation over random valid configs.
 
 Each example draws a config from the schema (``tests/strategies.py``: cluster and job
 size, checkpoint interval and write, restart, spares, failure modes with exponential,

@@ -1,4 +1,4 @@
-"""Recovery realism (issue 13): restarts built from their parts, asynchronous checkpoints
+"""Recovery realism: restarts built from their parts, asynchronous checkpoints
 that are durable only after their persist, per-step (in-process) recovery, and goodput
 over a calendar window.
 

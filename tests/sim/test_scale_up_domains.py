@@ -1,4 +1,4 @@
-"""Hand-worked timelines of block failures and their spares (issue 12, item 6).
+"""Hand-worked timelines of block failures and their spares.
 
 A rack or scale-up domain failure takes all of its servers down at once. A domain's swap
 is one whole spare domain from ``job.spare_domains`` (its servers must share one NVLink
