@@ -761,16 +761,16 @@ class ValidationReport:
         >>> report = ValidationReport((ValidationCase("x", "an optimum", "min", 117.0, 117.3,
         ...     (116.3, 118.5), 2.6, "within", "pass", DALY, "a note"),))
         >>> print(report.to_markdown().splitlines()[2].replace(" | ", "|"))
-        | x|an optimum|117 min|117.3 [116.3, 118.5]|±2.6 min|pass|prediction|Daly 2006 |
+        | x|an optimum|117 min|117.3 [116.3, 118.5]|±2.6 min|prediction|pass|Daly 2006 |
         """
-        header = ("case", "figure", "published", "relplan [95% CI]", "tolerance", "verdict",
-                  "kind", "source")  # fmt: skip
+        header = ("case", "figure", "published", "relplan [95% CI]", "tolerance", "kind",
+                  "verdict", "source")  # fmt: skip
         lines = ["| " + " | ".join(header) + " |",
                  "|---|---|--:|--:|--:|---|---|---|"]  # fmt: skip
         for case in self.cases:
             cells = case.cells()
             lines.append("| " + " | ".join(cells[key] for key in (
-                "case", "figure", "published", "relplan", "tolerance", "verdict", "kind",
+                "case", "figure", "published", "relplan", "tolerance", "kind", "verdict",
                 "source")) + " |")  # fmt: skip
         lines.append("")
         for case in self.cases:
