@@ -711,6 +711,27 @@ def plan_provenance(plan: Plan, trials: int, seed: int) -> dict[str, Any]:
     return provenance_record(digest, seed, trials)
 
 
+def rival_portfolios(plan: Plan, best: Portfolio, frontier: list[Portfolio]) -> list[Portfolio]:
+    """The portfolios the recommendation is tested against under uncertain draws: the
+    frontier, and every portfolio one option away from the best (an option dropped,
+    added or at another level), so that a cheaper best is also tested against keeping
+    what the base has.
+
+    Examples
+    --------
+    >>> from relplan.config.plan import load_plan
+    >>> plan = load_plan("studies/redundancy-plan-seed-moe.toml")
+    >>> len(rival_portfolios(plan, plan.empty(), []))  # the base and its 7 single moves
+    8
+    """
+    moves = [best]
+    for index, option in enumerate(plan.options):
+        for level in range(-1, len(option.level_overrides())):
+            if level != best[index]:
+                moves.append((*best[:index], level, *best[index + 1:]))
+    return [*dict.fromkeys([*frontier, *moves])]
+
+
 def uncertainty_report(run: PlanRun, frontier: list[Evaluation],
                        best: Evaluation) -> dict[str, Any]:  # fmt: skip
     """Re-evaluate the frontier under Latin-hypercube draws of the uncertain inputs.
@@ -719,8 +740,9 @@ def uncertainty_report(run: PlanRun, frontier: list[Evaluation],
     -------
     dict
         Empty without uncertain inputs; else ``samples``, ``p_best_stays_best`` (share of
-        draws in which the recommended portfolio is still the best affordable one of the
-        frontier), ``p_gain_positive`` (share in which it still beats the base), and
+        draws in which the recommended portfolio is still the best affordable one among
+        its rivals, :func:`rival_portfolios`), ``rivals`` (how many),
+        ``p_gain_positive`` (share in which it still beats the base), and
         ``tornado``: per input, the recommended portfolio's objective at the input's low
         and high ends (the others at their midpoints) and the swing, largest first.
     """
@@ -740,12 +762,12 @@ def uncertainty_report(run: PlanRun, frontier: list[Evaluation],
         middle = tuple(f"{k}={inputs[k].value_at(0.5)}" for k in keys if k != key)
         ends.append(((*middle, f"{key}={inputs[key].value_at(0.0)}"),
                      (*middle, f"{key}={inputs[key].value_at(1.0)}")))  # fmt: skip
-    portfolios = [*dict.fromkeys([e.portfolio for e in frontier] + [best.portfolio])]
-    run.prefetch([*((p, extra) for extra in extras for p in portfolios),
+    rivals = rival_portfolios(run.plan, best.portfolio, [e.portfolio for e in frontier])
+    run.prefetch([*((p, extra) for extra in extras for p in rivals),
                   *((best.portfolio, end) for pair in ends for end in pair)])  # fmt: skip
     stays, positive = 0, 0
     for extra in extras:
-        evaluations = [run.evaluate(e.portfolio, extra) for e in frontier]
+        evaluations = [run.evaluate(p, extra) for p in rivals]
         chosen = best_within(evaluations, run.plan.spec.budget, run.sense)
         stays += chosen.portfolio == best.portfolio
         positive += run.evaluate(best.portfolio, extra).gain > 0
@@ -758,5 +780,5 @@ def uncertainty_report(run: PlanRun, frontier: list[Evaluation],
                         "objective_high": high.objective,
                         "swing": abs(high.objective - low.objective)})  # fmt: skip
     tornado.sort(key=lambda row: -row["swing"])
-    return {"samples": samples, "p_best_stays_best": stays / samples,
+    return {"samples": samples, "p_best_stays_best": stays / samples, "rivals": len(rivals),
             "p_gain_positive": positive / samples, "tornado": tornado}

@@ -43,6 +43,10 @@ INPUT_WORDS = {
 time between failures)."""
 
 
+ACRONYMS = frozenset({"gpu", "hbm", "sdc", "nic", "cpu", "psu", "ssd", "dimm"})
+"""Failure-mode names written in capitals when an input is named in words."""
+
+
 def _name(options: list[str]) -> str:
     return " + ".join(options) if options else "base"
 
@@ -105,7 +109,7 @@ def input_words(key: str, low: str, high: str) -> str:
     subject = ""
     if parts[0] == "failures" and len(parts) > 2:
         subject = parts[1].replace("_", " ")
-        subject = subject.upper() if len(subject) <= 4 else subject
+        subject = subject.upper() if subject in ACRONYMS else subject
         parts = parts[2:]
     elif parts[0] in ("job", "budget", "network", "cluster"):
         parts = parts[1:]

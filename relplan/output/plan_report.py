@@ -45,14 +45,20 @@ def plan_answer(result: dict[str, Any]) -> str:
     ...                       "gain": 2e6, "goodput": 0.9, "wall_hours": 100.0}}))
     Buy a for $1M of hardware: net value $2M against the base (goodput 0.900, 100.0 h of
     wall time).
+    >>> print(plan_answer({"objective": "goodput", "budget": None, "uncertainty": {},
+    ...              "best": {"options": ["fewer spares"], "hardware_cost": -2e6,
+    ...                       "objective": 0.91, "gain": 0.01}}))
+    Buy fewer spares saving 2M of hardware: goodput 0.9100, 0.0100 better than the base.
     """
     best = result["best"]
     currency = currency_of(result)
     what = " + ".join(best["options"]) if best["options"] else "nothing more than the base"
     within = (f" (within the spend limit of {format_money(result['budget'], currency)})"
               if result["budget"] else "")  # fmt: skip
-    sentence = (f"Buy {what} for {format_money(best['hardware_cost'], currency)} of "
-                f"hardware{within}: ")  # fmt: skip
+    cost = best["hardware_cost"]
+    paid = (f"for {format_money(cost, currency)} of hardware" if cost >= 0 else
+            f"saving {format_money(-cost, currency)} of hardware")  # fmt: skip
+    sentence = f"Buy {what} {paid}{within}: "
     if result["objective"] == "net_value":
         sentence += f"net value {objective_text(result, best['objective'])} against the base"
     else:
@@ -123,8 +129,10 @@ def _uncertainty_text(result: dict[str, Any]) -> str:
                      f"{objective_text(result, row['objective_high'])}"
                      for row in uncertainty["tornado"])  # fmt: skip
     return (f"{text} Drawn {uncertainty['samples']} times over the uncertain inputs (Latin "
-            f"hypercube), the recommended portfolio stays the best affordable one of the "
-            f"frontier in {uncertainty['p_best_stays_best']:.0%} of draws and beats the base "
+            f"hypercube), the recommended portfolio stays the best affordable one of "
+            f"{uncertainty.get('rivals', 'the frontier')} rivals (the frontier and every "
+            f"portfolio one option away from it) in "
+            f"{uncertainty['p_best_stays_best']:.0%} of draws and beats the base "
             f"in {uncertainty['p_gain_positive']:.0%}. Its objective with each input at its "
             f"low and high end (the others at midpoints): {rows}.")
 

@@ -460,3 +460,12 @@ def test_a_plan_without_money_runs_on_a_base_without_budget(tmp_path, monkeypatc
     result = run_plan(load_plan(path))
     assert result["best"]["options"] == ["A", "B"]  # the option prices still count
     assert result["best"]["net_value"] is None and result["assumptions"]["currency"] is None
+
+
+def test_the_uncertain_draws_test_the_best_against_its_one_option_rivals(tmp_path) -> None:
+    """A+B best of three on/off options: its rivals are the frontier and A+B with one
+    option flipped (B, A, A+B+C), so a cheaper best is also tested against keeping what
+    it drops."""
+    plan = load_plan(_plan_file(tmp_path))
+    rivals = planner.rival_portfolios(plan, (0, 0, -1), [(-1, -1, -1), (0, -1, -1)])
+    assert rivals == [(-1, -1, -1), (0, -1, -1), (0, 0, -1), (-1, 0, -1), (0, 0, 0)]

@@ -66,6 +66,8 @@ def test_spread_labels_keeps_the_spacing_and_the_order() -> None:
 def test_tornado_inputs_are_named_in_words_with_their_units() -> None:
     assert input_words("failures.gpu.repair.mean", "24h", "120h") == (
         "GPU repair time (mean), 24h to 120h")
+    assert input_words("failures.leaf.lifetime.afr", "2%", "10%") == (
+        "leaf annual failure rate, 2% to 10%")
     result = {"plan": "p", "objective": "net_value", "assumptions": {"currency": "€"},
               "uncertainty": {"tornado": [
                   {"input": "failures.gpu.lifetime.mtbf", "low": "3y", "high": "8y",
