@@ -210,6 +210,9 @@ EDGE_EXTENSIONS = 4
 """How many times :func:`optimize_interval` extends its grid by ``span`` past an edge
 that holds the best point, before it warns."""
 
+EXTENSION_POINTS = 5
+"""Intervals each extension of the grid adds."""
+
 
 def _extend_to_an_inner_best(results: dict[float, np.ndarray], run: Callable[..., np.ndarray],
                              span: float, ceiling: float) -> float:  # fmt: skip
@@ -227,7 +230,7 @@ def _extend_to_an_inner_best(results: dict[float, np.ndarray], run: Callable[...
             return best  # the best is no checkpoint at all: the work is the edge
         edge = grid[0] if index == 0 else grid[-1]
         far = edge / span if index == 0 else min(edge * span, ceiling)
-        for interval in np.geomspace(far, edge, 6)[:-1]:
+        for interval in np.geomspace(far, edge, EXTENSION_POINTS + 1)[:-1]:
             run(float(interval), counted=False)
     warnings.warn(f"the best checkpoint interval, {best:.4g} h, is still on the edge of the "
                   f"grid after {EDGE_EXTENSIONS} extensions: the optimum may lie beyond it",

@@ -192,3 +192,12 @@ def test_llama3_optimum_lands_by_young_with_a_real_ci() -> None:
     assert result.mc_optimal_hours < 1.15 * result.young_hours
     low, high = result.mc_optimal_ci95
     assert high > low and low < result.young_hours * 1.15
+
+
+def test_the_memory_estimate_counts_every_interval_optimize_may_run() -> None:
+    from relplan.analysis import memory
+    from relplan.analysis import optimize as optimiser
+
+    most = (optimiser.COARSE_POINTS + optimiser.REFINE_POINTS + 5
+            + optimiser.EDGE_EXTENSIONS * optimiser.EXTENSION_POINTS)
+    assert memory.OPTIMIZE_RUNS == most
