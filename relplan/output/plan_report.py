@@ -65,7 +65,9 @@ def plan_answer(result: dict[str, Any]) -> str:
         label = objective_label(result).split(" (")[0].lower()
         sentence += (f"{label} {objective_text(result, best['objective'])}, "
                      f"{objective_text(result, best['gain'])} better than the base")
-    if best.get("goodput") is not None:
+    if best.get("goodput") is not None and result["objective"] == "goodput":
+        sentence += f" ({best['wall_hours']:,.1f} h of wall time)"
+    elif best.get("goodput") is not None:
         sentence += (f" (goodput {best['goodput']:.3f}, {best['wall_hours']:,.1f} h of "
                      "wall time)")  # fmt: skip
     uncertainty = result["uncertainty"]
