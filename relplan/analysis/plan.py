@@ -47,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from relplan.analysis.baseline import step_baseline
 from relplan.analysis.executor import (
     PointPool,
     Progress,
@@ -59,10 +60,12 @@ from relplan.analysis.results import Z_95
 from relplan.analysis.scenarios import run_scenario
 from relplan.analysis.store import PointStore, point_key
 from relplan.cluster.budget import hardware_price, net_value_of, priced_cost
+from relplan.cluster.topology import build_inventory
 from relplan.config.loading import parse_config
 from relplan.config.plan import PLAN_OBJECTIVES, Plan, Portfolio
 from relplan.config.schema import BudgetConfig
 from relplan.errors import ConfigError
+from relplan.units import format_money
 
 MIN_TRIALS = 2
 """Trials per portfolio a plan needs: its confidence intervals come from the spread
@@ -370,8 +373,6 @@ def portfolio_run(document: dict[str, Any], overrides: list[str], budget: Budget
         ``price`` (currency; 0 without a budget) and ``step_time_s`` (the baseline's
         healthy step time, seconds; None without a ``[workload]``).
     """
-    from relplan.analysis.baseline import step_baseline
-
     config = parse_config(document, overrides)
     result = run_scenario(config, trials, seed, "plan", progress=progress)
     table = result.trials_frame()
@@ -582,8 +583,6 @@ def check_options_affordable(plan: Plan) -> None:
     limit = plan.spec.budget
     if limit is None:
         return
-    from relplan.cluster.topology import build_inventory
-
     budget = plan.base.budget
 
     def price(portfolio: Portfolio) -> float:
@@ -600,8 +599,6 @@ def check_options_affordable(plan: Plan) -> None:
             portfolio = tuple(level if i == index else -1 for i in range(len(plan.options)))
             cheapest = min(cheapest, price(portfolio) - base_price)
     if cheapest > limit + 1e-9:
-        from relplan.units import format_money
-
         raise ConfigError("plan.budget", f"every option costs more than the spend limit of "
                                          f"{format_money(limit)} (the cheapest: "
                                          f"{format_money(cheapest)}): nothing to choose")

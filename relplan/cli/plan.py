@@ -43,7 +43,7 @@ def render_plan(result: dict[str, Any], answer: str, console: Console | None = N
     from rich.table import Table
 
     from relplan.cli import render
-    from relplan.output.plan_plots import MONEY_SHOWN
+    from relplan.output.plan_text import MONEY_SHOWN
     from relplan.units import format_money
 
     out = console if console is not None else render.console

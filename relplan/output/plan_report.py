@@ -12,15 +12,13 @@ from typing import Any
 
 from relplan.analysis.provenance import provenance_line
 from relplan.output.files import to_json, write_provenance, write_text_atomic
-from relplan.output.plan_plots import (
+from relplan.output.plan_plots import attribution_figure, frontier_figure, tornado_figure
+from relplan.output.plan_text import (
     MONEY_SHOWN,
-    attribution_figure,
     currency_of,
-    frontier_figure,
     input_words,
     objective_label,
     objective_text,
-    tornado_figure,
 )
 from relplan.output.plots import provenance_footer, save_figure
 from relplan.output.report import write_report

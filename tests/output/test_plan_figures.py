@@ -7,12 +7,8 @@ import itertools
 
 import pytest
 
-from relplan.output.plan_plots import (
-    frontier_figure,
-    input_words,
-    spread_labels,
-    tornado_figure,
-)
+from relplan.output.plan_plots import frontier_figure, spread_labels, tornado_figure
+from relplan.output.plan_text import input_words
 
 
 def _frontier_result(points: list[tuple[float, float]]) -> dict:
