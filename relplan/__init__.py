@@ -1,11 +1,21 @@
 """relplan: a Monte Carlo reliability and checkpoint planner for large AI training clusters.
 
-The public Python API, imported on first use so that ``import relplan`` stays light:
+The public Python API (:mod:`relplan.api`), imported on first use so that ``import
+relplan`` stays light. Every command of the command line is a function:
 
-- :func:`load_config` reads and validates a TOML config;
-- :func:`simulate` runs the Monte Carlo study of a job;
-- :func:`optimize_interval` finds its checkpoint interval;
-- :func:`run_study` runs a declarative study.
+- :func:`load_config` and :func:`loads_config` read and validate a config (a file, or
+  TOML text); :class:`RelplanConfig` is the validated, immutable value
+  (``with_overrides``, ``to_toml``);
+- :func:`check` (``relplan validate``), :func:`inventory`, :func:`baseline`,
+  :func:`catalog`;
+- :func:`simulate`, :func:`optimize_interval`, :func:`compare`, :func:`run_study`
+  (``relplan sweep``), :func:`plan`;
+- :func:`fit` and :func:`analyze` calibrate failure rates from data; :func:`replay`
+  replays a real failure history against a checkpoint policy.
+
+Each returns a :class:`Result`: ``summary()`` (the ``--json`` object), ``to_frame()``,
+``plot(kind=None, ax=None)``, ``write(directory)``. Errors are :class:`RelplanError`;
+suspicious settings are given as :class:`RelplanWarning` (a :class:`UserWarning`).
 
 Examples
 --------
@@ -21,9 +31,15 @@ from typing import Any
 
 from relplan.version import __version__
 
-__all__ = ["__version__", "load_config", "optimize_interval", "run_study", "simulate"]
+_API = (
+    "Result", "StudyResult", "analyze", "baseline", "catalog", "check", "compare", "fit",
+    "inventory", "load_config", "loads_config", "optimize_interval", "plan", "replay",
+    "run_study",
+    "simulate",
+)  # fmt: skip
+_ERRORS = ("ConfigError", "InfeasibleJobError", "RelplanError", "RelplanWarning")
 
-_API = ("load_config", "optimize_interval", "run_study", "simulate")
+__all__ = ["RelplanConfig", "__version__", *_API, *_ERRORS]
 
 
 def __getattr__(name: str) -> Any:
@@ -32,6 +48,14 @@ def __getattr__(name: str) -> Any:
         from relplan import api
 
         return getattr(api, name)
+    if name == "RelplanConfig":
+        from relplan.config.schema import RelplanConfig
+
+        return RelplanConfig
+    if name in _ERRORS:
+        from relplan import errors
+
+        return getattr(errors, name)
     raise AttributeError(f"module 'relplan' has no attribute {name!r}")
 
 

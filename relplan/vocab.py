@@ -141,3 +141,21 @@ METRIC_LABELS: dict[str, tuple[str, str, str]] = {
     "work_done_hours": ("work done", "h", "{:,.1f}"),
 }
 """Per metric: its name in prose, its unit and the one number format every report uses."""
+
+LOG_ID_KINDS: tuple[str, ...] = ("auto", "server", "gpu", "nic", "link", "switch")
+"""What the unit ids of an incident log may name (``relplan analyze --ids``): ``auto``,
+each row's own failure mode's unit; ``server``, the server the failed part sits in;
+``switch``, a leaf, spine or core switch."""
+
+LOG_ID_CLASSES: dict[str, tuple[str, ...]] = {
+    "gpu": ("gpu",),
+    "nic": ("nic",),
+    "link": ("link", "optic"),
+    "switch": ("leaf", "spine", "core"),
+}
+"""Per kind of log id other than ``auto`` and ``server``: the component classes whose
+failures it names one unit of."""
+
+LINK_SIDES: tuple[str, ...] = ("server", "fabric")
+"""What an incident log's optional ``side`` column may say of a link or optic failure: a
+server's link, or a link between switches."""

@@ -25,6 +25,9 @@ from relplan.config.loading import load_config
 from relplan.sim.engine import simulate
 from relplan.sim.model import build_model
 
+# each runs a benchmark or the whole quick benchmark (about 35 s on two idle cores)
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[1]  # on sys.path: benchmarks/ is a package in it
 RUN_SCRIPT = REPO / "benchmarks" / "run.py"
 BENCHMARK_MODULES = sorted(

@@ -26,6 +26,7 @@ def test_readme_has_examples() -> None:
     assert 'pip install -e ".[test]" && python -m pytest' in README
 
 
+@pytest.mark.slow  # every README command, a plan and a 16k-GPU run among them
 @pytest.mark.parametrize("example", EXAMPLES)
 def test_readme_example_runs(example: str, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(REPO)

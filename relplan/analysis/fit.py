@@ -19,7 +19,18 @@ Weibull through its one-dimensional profile score equation, the lognormal by Nel
   Kolmogorov-Smirnov statistic made fit for censored data. It has no p-value here (with
   estimated parameters and censoring its null distribution depends on both); it ranks
   families and shows a misfit (0.02 fits well, 0.1 on hundreds of failures does not).
-- The best family is the one with the smallest AIC, ``2 p - 2 log L``.
+- The best family is the one with the smallest AIC, ``2 p - 2 log L``, among the families
+  whose mean the data support: every family's mean is set next to the **exposure estimate**
+  (total time on test / failures, the exponential's MTBF, which needs no shape) and the
+  **longest observation**. A family whose mean differs from the exposure estimate by more
+  than :data:`MEAN_EXPOSURE_TOLERANCE` times either way, or (a Weibull or lognormal) lies
+  beyond the longest time observed, takes its mean from a tail the data never saw (a
+  lognormal fitted to heavily censored data can put it 15x off); it is not chosen while a
+  family that passes exists, and a warning says so. If none passes, the AIC's choice
+  stands with a warning, and ``--write-config`` refuses it unless forced. The
+  exponential's mean is the exposure estimate itself; beyond the longest observation (a
+  fleet watched for less than one mean life) it is kept, with a warning that only its
+  constant hazard carries it there.
 
 Every duration is in hours.
 """
@@ -39,6 +50,7 @@ from scipy import optimize, special
 
 from relplan.analysis.results import finite_or_none
 from relplan.config.schema import DistributionConfig
+from relplan.config.toml_text import toml_value
 from relplan.errors import ConfigError
 from relplan.sim import distributions
 from relplan.sim.distributions import Distribution
@@ -51,6 +63,13 @@ Z_95 = 1.959963984540054
 
 CI_METHOD = "Wald on the log scale, from the observed information"
 GOF_METHOD = "Kolmogorov distance between the Kaplan-Meier CDF and the fitted CDF"
+
+MEAN_EXPOSURE_TOLERANCE = 2.0
+"""A family's mean may differ from the exposure estimate (total time / failures) by at most
+this factor, either way, to be chosen as the best fit without a warning."""
+
+CONFIG_KEYS = ("lifetime", "repair")
+"""What a fitted distribution can be written as in a ``[failures.NAME]`` table."""
 
 _HESSIAN_STEP = 1e-4
 """Central-difference step on the log-parameters for the observed information."""
@@ -178,11 +197,22 @@ def read_lifetime_csv(path: str | Path) -> LifetimeSample:
     >>> read_lifetime_csv("tests/data/lifetimes.csv").n
     400
     """
+    hours, failed, _ = _read_lifetime_rows(path, None)
+    return lifetime_sample(hours, failed)
+
+
+def _read_lifetime_rows(
+    path: str | Path, group: str | None
+) -> tuple[list[float], list[float], list[str]]:
+    """The ``hours``, ``failed`` and (if named) group column of a lifetime CSV."""
     file = Path(path)
     if file.is_dir():
         raise ConfigError("CSV", f"{file} is a folder, not a CSV file")
     if not file.is_file():
         raise ConfigError("CSV", f"no such file: {file}")
+    hours: list[float] = []
+    failed: list[float] = []
+    groups: list[str] = []
     try:
         with file.open(newline="", encoding="utf-8-sig") as handle:
             reader = csv.DictReader(handle)
@@ -193,25 +223,32 @@ def read_lifetime_csv(path: str | Path) -> LifetimeSample:
                         column,
                         f"missing column in {file} (columns: {', '.join(columns) or 'none'})",
                     )
+            if group is not None and group not in columns:
+                raise ConfigError(
+                    "--group", f"no column {group!r} in {file} (columns: {', '.join(columns)})"
+                )
             reader.fieldnames = columns
-            hours: list[float] = []
-            failed: list[float] = []
             for row in reader:
+                where = f"line {reader.line_num} of {file}"
                 for column, parse, values in (
                     ("hours", float, hours),
                     ("failed", _parse_flag, failed),
                 ):
                     text = (row.get(column) or "").strip()
-                    where = f"line {reader.line_num} of {file}"
                     if not text:
                         raise ConfigError(column, f"{where}: is empty")
                     try:
                         values.append(parse(text))
                     except ValueError:
                         raise ConfigError(column, f"{where}: {text!r} is not a number") from None
+                if group is not None:
+                    name = (row.get(group) or "").strip()
+                    if not name:
+                        raise ConfigError("--group", f"{where}: the {group!r} column is empty")
+                    groups.append(name)
     except UnicodeDecodeError:
         raise ConfigError("CSV", f"{file} is not UTF-8 text") from None
-    return lifetime_sample(hours, failed)
+    return hours, failed, groups
 
 
 @dataclass(frozen=True)
@@ -268,8 +305,85 @@ class LifetimeFit:
 
 
 @dataclass(frozen=True)
+class FamilyCheck:
+    """Whether a family's mean is one the data support.
+
+    Attributes
+    ----------
+    mean_to_exposure : float
+        The family's mean over the exposure estimate (total time / failures).
+    beyond_longest : bool
+        Whether the mean lies beyond the longest time observed.
+    reasons : tuple of str
+        Why the family is not trusted (empty: it is).
+    notes : tuple of str
+        What to know about a trusted family's mean: the exponential's, beyond the longest
+        observation, rests on its constant hazard alone (the data cover less than one mean
+        life, so no shape can be told from them).
+    """
+
+    mean_to_exposure: float
+    beyond_longest: bool
+    reasons: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def trusted(self) -> bool:
+        """Whether the data support the family's mean."""
+        return not self.reasons
+
+
+def family_check(fit: LifetimeFit, exposure_hours: float, longest_hours: float) -> FamilyCheck:
+    """Set a fitted family's mean next to the exposure estimate and the longest observation.
+
+    Parameters
+    ----------
+    fit : LifetimeFit
+        The fitted family.
+    exposure_hours : float
+        Total time on test over failures, hours.
+    longest_hours : float
+        The longest time observed (failed or censored), hours.
+
+    Returns
+    -------
+    FamilyCheck
+        The ratio, the flag and the reasons against the family, if any.
+
+    Examples
+    --------
+    >>> sample = lifetime_sample([100.0, 300.0, 600.0], [1, 1, 0])
+    >>> family_check(fit_exponential(sample), 500.0, 600.0).trusted
+    True
+    >>> family_check(fit_exponential(sample), 200.0, 600.0).reasons
+    ('its mean 500 h is 2.5x the exposure estimate 200 h',)
+    >>> family_check(fit_weibull(sample), 500.0, 400.0).reasons[-1]
+    'its mean ... h lies beyond the longest observation, 400 h'
+    """
+    mean = fit.mean_hours
+    ratio = mean / exposure_hours if math.isfinite(mean) else math.inf
+    reasons = []
+    if not (1.0 / MEAN_EXPOSURE_TOLERANCE <= ratio <= MEAN_EXPOSURE_TOLERANCE):
+        reasons.append(
+            f"its mean {mean:.4g} h is {ratio:.3g}x the exposure estimate {exposure_hours:.4g} h"
+        )
+    beyond = not mean <= longest_hours
+    notes = []
+    if beyond:
+        text = f"its mean {mean:.4g} h lies beyond the longest observation, {longest_hours:.4g} h"
+        if fit.family == "exponential":
+            notes.append(
+                f"{text}: it is the exposure estimate, which assumes a constant hazard the "
+                "data cannot check"
+            )
+        else:
+            reasons.append(text)
+    return FamilyCheck(ratio, beyond, tuple(reasons), tuple(notes))
+
+
+@dataclass(frozen=True)
 class FitReport:
-    """Every family fitted to one sample, the best by AIC and its config fragment.
+    """Every family fitted to one sample, the best and its config fragment.
 
     Attributes
     ----------
@@ -277,27 +391,77 @@ class FitReport:
         The data.
     fits : dict of str to LifetimeFit
         One fit per family, in :data:`FAMILIES` order.
+    checks : dict of str to FamilyCheck
+        Each family's mean against the exposure estimate and the longest observation.
     best : str
-        The family with the smallest AIC.
+        The family written: the one asked for, else the smallest AIC among the trusted
+        ones (the smallest AIC of all if none is trusted).
+    aic_best : str
+        The family with the smallest AIC of all.
     config : str
-        A TOML ``lifetime = { ... }`` line for the best fit, to paste into a
-        ``[failures.NAME]`` table.
+        A TOML ``lifetime = { ... }`` (or ``repair = { ... }``) line for the best fit, to
+        paste into a ``[failures.NAME]`` table.
+    warnings : tuple of str
+        Why the best is not the AIC's choice, or why it is not trusted.
+    key : {"lifetime", "repair"}
+        What the config line sets.
+    chosen_by : {"aic", "aic among supported", "asked"}
+        How ``best`` was chosen: the smallest AIC of all, the smallest AIC among the
+        families the data support, or asked for (``--family``).
     """
 
     sample: LifetimeSample
     fits: dict[str, LifetimeFit]
+    checks: dict[str, FamilyCheck]
     best: str
+    aic_best: str
     config: str
+    warnings: tuple[str, ...] = ()
+    key: str = "lifetime"
+    chosen_by: str = "aic"
+
+    @property
+    def exposure_mean_hours(self) -> float:
+        """Total time on test over failures, hours."""
+        return float(self.sample.hours.sum()) / self.sample.failures
+
+    @property
+    def longest_hours(self) -> float:
+        """The longest time observed, hours."""
+        return float(self.sample.hours.max())
+
+    @property
+    def best_trusted(self) -> bool:
+        """Whether the data support the best family's mean."""
+        return self.checks[self.best].trusted
 
     def to_dict(self) -> dict[str, Any]:
         """The report as a JSON-ready dict (the ``relplan fit --json`` object)."""
+        fits = {}
+        for family, fit in self.fits.items():
+            check = self.checks[family]
+            fits[family] = {
+                **fit.to_dict(),
+                "mean_to_exposure": finite_or_none(check.mean_to_exposure),
+                "beyond_longest": check.beyond_longest,
+                "trusted": check.trusted,
+                "reasons": list(check.reasons),
+                "notes": list(check.notes),
+            }
         return {
             "n": self.sample.n,
             "failures": self.sample.failures,
             "censored": self.sample.censored,
+            "exposure_mean_hours": self.exposure_mean_hours,
+            "longest_hours": self.longest_hours,
             "ci_method": CI_METHOD,
-            "fits": {family: fit.to_dict() for family, fit in self.fits.items()},
+            "fits": fits,
             "best": self.best,
+            "aic_best": self.aic_best,
+            "best_trusted": self.best_trusted,
+            "chosen_by": self.chosen_by,
+            "warnings": list(self.warnings),
+            "as": self.key,
             "config": self.config,
         }
 
@@ -641,18 +805,21 @@ def duration_text(hours: float) -> str:
     return f"{hours * 3600.0:.6g}s"
 
 
-def lifetime_fragment(fit: LifetimeFit) -> str:
+def lifetime_fragment(fit: LifetimeFit, key: str = "lifetime") -> str:
     """The TOML line giving a fitted lifetime in relplan's schema, checked by loading it.
 
     Parameters
     ----------
     fit : LifetimeFit
         The fit to write.
+    key : {"lifetime", "repair"}
+        The key the line sets in a ``[failures.NAME]`` table.
 
     Returns
     -------
     str
-        ``lifetime = { dist = ..., ... }`` and a newline, durations with their unit.
+        ``lifetime = { dist = ..., ... }`` (or ``repair = ...``) and a newline, durations
+        with their unit.
 
     Examples
     --------
@@ -661,14 +828,17 @@ def lifetime_fragment(fit: LifetimeFit) -> str:
     'lifetime = { dist = "exponential", mtbf = "500h" }\\n'
     """
     params = fit.params
+    table: dict[str, Any] = {"dist": fit.family}
     if fit.family == "exponential":
-        body = f'mtbf = "{duration_text(params["mtbf_hours"])}"'
+        table["mtbf"] = duration_text(params["mtbf_hours"])
     elif fit.family == "weibull":
-        body = f'shape = {params["shape"]:.6g}, scale = "{duration_text(params["scale_hours"])}"'
+        table["shape"] = float(f'{params["shape"]:.6g}')
+        table["scale"] = duration_text(params["scale_hours"])
     else:
-        body = f'sigma = {params["sigma"]:.6g}, median = "{duration_text(params["median_hours"])}"'
-    text = f'lifetime = {{ dist = "{fit.family}", {body} }}\n'
-    loaded = DistributionConfig.model_validate(tomllib.loads(text)["lifetime"])
+        table["sigma"] = float(f'{params["sigma"]:.6g}')
+        table["median"] = duration_text(params["median_hours"])
+    text = f"{key} = {toml_value(table)}\n"
+    loaded = DistributionConfig.model_validate(tomllib.loads(text)[key])
     if not math.isclose(loaded.mean_hours, fit.mean_hours, rel_tol=1e-4):
         raise AssertionError(
             f"{text.strip()} reads back a mean of {loaded.mean_hours} h, not {fit.mean_hours} h"
@@ -676,33 +846,180 @@ def lifetime_fragment(fit: LifetimeFit) -> str:
     return text
 
 
-def fit_lifetimes(sample: LifetimeSample) -> FitReport:
-    """Fit the exponential, Weibull and lognormal families; pick the best by AIC.
+def fit_lifetimes(
+    sample: LifetimeSample, key: str = "lifetime", family: str | None = None
+) -> FitReport:
+    """Fit the exponential, Weibull and lognormal families; pick the best the data support.
 
     Parameters
     ----------
     sample : LifetimeSample
         Times in service, hours, with failure flags (see :func:`lifetime_sample`).
+    key : {"lifetime", "repair"}
+        What the config line sets (``repair`` for fitted repair times).
+    family : {"exponential", "weibull", "lognormal"}, optional
+        The family to write whatever the AIC says (a warning says so when the data do
+        not support its mean); by default the best one.
 
     Returns
     -------
     FitReport
-        Every fit, the best family and its ``lifetime = { ... }`` config line.
+        Every fit with its check against the exposure estimate, the best family (the
+        smallest AIC among the trusted ones), warnings, and its config line.
+
+    Raises
+    ------
+    ConfigError
+        ``--as`` when ``key`` is neither ``lifetime`` nor ``repair``; ``--family`` for an
+        unknown family.
 
     Examples
     --------
     >>> import numpy as np
     >>> hours = 8000.0 * np.random.default_rng(3).weibull(0.7, 3000)
     >>> report = fit_lifetimes(lifetime_sample(np.minimum(hours, 20000.0), hours < 20000.0))
-    >>> report.best, round(report.fits["weibull"].params["shape"], 1)
-    ('weibull', 0.7)
+    >>> report.best, round(report.fits["weibull"].params["shape"], 1), report.warnings
+    ('weibull', 0.7, ())
     >>> print(report.config, end="")
     lifetime = { dist = "weibull", shape = 0.687..., scale = "79...h" }
     """
+    if key not in CONFIG_KEYS:
+        raise ConfigError("--as", f"must be one of {', '.join(CONFIG_KEYS)} (got {key!r})")
+    if family is not None and family not in FAMILIES:
+        raise ConfigError("--family", f"must be one of {', '.join(FAMILIES)} (got {family!r})")
     fits = {
         "exponential": fit_exponential(sample),
         "weibull": fit_weibull(sample),
         "lognormal": fit_lognormal(sample),
     }
-    best = min(FAMILIES, key=lambda family: fits[family].aic)
-    return FitReport(sample, fits, best, lifetime_fragment(fits[best]))
+    exposure = float(sample.hours.sum()) / sample.failures
+    longest = float(sample.hours.max())
+    checks = {family: family_check(fit, exposure, longest) for family, fit in fits.items()}
+    by_aic = sorted(FAMILIES, key=lambda family: fits[family].aic)
+    trusted = [family for family in by_aic if checks[family].trusted]
+    aic_best = by_aic[0]
+    warnings = []
+    if family is not None:
+        best = family
+        if not checks[best].trusted:
+            warnings.append(
+                f"{best} was asked for, but the data do not support its mean: "
+                f"{'; '.join(checks[best].reasons)}"
+            )
+    elif trusted:
+        best = trusted[0]
+        if best != aic_best:
+            warnings.append(
+                f"{aic_best} has the smallest AIC but is not chosen: "
+                f"{'; '.join(checks[aic_best].reasons)}; {best} is the best family the data "
+                "support"
+            )
+    else:
+        best = aic_best
+        warnings.append(
+            f"no family's mean is supported by the data; {best} (smallest AIC) is shown, but "
+            f"{'; '.join(checks[best].reasons)}: check that every unit's time on test is in "
+            "the data (censored units too)"
+        )
+    warnings.extend(f"{best}: {note}" for note in checks[best].notes)
+    if family is not None:
+        chosen_by = "asked"
+    else:
+        chosen_by = "aic" if best == aic_best else "aic among supported"
+    return FitReport(
+        sample,
+        fits,
+        checks,
+        best,
+        aic_best,
+        lifetime_fragment(fits[best], key),
+        tuple(warnings),
+        key,
+        chosen_by,
+    )
+
+
+def fit_groups(
+    samples: dict[str, LifetimeSample], key: str = "lifetime", family: str | None = None
+) -> dict[str, FitReport]:
+    """Fit each group of a sample apart (``relplan fit --group COLUMN``).
+
+    Parameters
+    ----------
+    samples : dict of str to LifetimeSample
+        One sample per group (see :func:`read_lifetime_groups`).
+    key : {"lifetime", "repair"}
+        What each config line sets.
+    family : str, optional
+        The family to write for every group (default: each group's best).
+
+    Returns
+    -------
+    dict of str to FitReport
+        One report per group, in the order given.
+
+    Examples
+    --------
+    >>> groups = {"a": lifetime_sample([10.0, 20.0, 30.0], [1, 1, 0]),
+    ...           "b": lifetime_sample([100.0, 300.0, 500.0], [1, 1, 1])}
+    >>> {name: round(report.exposure_mean_hours) for name, report in fit_groups(groups).items()}
+    {'a': 30, 'b': 300}
+    """
+    reports = {}
+    for name, sample in samples.items():
+        try:
+            reports[name] = fit_lifetimes(sample, key, family)
+        except ConfigError as error:
+            raise ConfigError(error.key, f"group {name!r}: {error.message}") from None
+    return reports
+
+
+def read_lifetime_groups(
+    path: str | Path, column: str
+) -> tuple[dict[str, LifetimeSample], dict[str, str]]:
+    """Read a lifetime CSV and split it by the values of one column.
+
+    Parameters
+    ----------
+    path : str or Path
+        The CSV file (columns ``hours``, ``failed`` and ``column``).
+    column : str
+        The column whose values name the groups.
+
+    Returns
+    -------
+    samples : dict of str to LifetimeSample
+        One checked sample per group that can be fitted, in order of first appearance.
+    skipped : dict of str to str
+        Groups with too few failures to fit, and why.
+
+    Raises
+    ------
+    ConfigError
+        ``--group`` when the column is missing or empty on a line, or when no group can
+        be fitted; as :func:`read_lifetime_csv` otherwise, naming the group.
+
+    Examples
+    --------
+    >>> samples, skipped = read_lifetime_groups("tests/data/lifetimes_batches.csv", "batch")
+    >>> sorted(samples), skipped
+    (['A', 'B'], {})
+    """
+    hours, failed, groups = _read_lifetime_rows(path, column)
+    rows: dict[str, tuple[list[float], list[float]]] = {}
+    for value, flag, group in zip(hours, failed, groups, strict=True):
+        lists = rows.setdefault(str(group), ([], []))
+        lists[0].append(value)
+        lists[1].append(flag)
+    checked = {}
+    skipped = {}
+    for name, (group_hours, group_failed) in rows.items():
+        try:
+            checked[name] = lifetime_sample(group_hours, group_failed)
+        except ConfigError as error:
+            if error.key != "failed":
+                raise ConfigError(error.key, f"group {name!r}: {error.message}") from None
+            skipped[name] = error.message
+    if not checked:
+        raise ConfigError("--group", f"no group of {column!r} has enough failures to fit")
+    return checked, skipped

@@ -10,12 +10,20 @@ and fabric parts together). From that:
 - each category's rate per unit with an exact (Garwood) Poisson 95% interval, its MTBF per
   unit, and whether the config's rate (1 / its lifetime's mean) lies inside the interval;
 - the job's measured mean time to interruption (window / failures of fatal modes) and,
-  where downtimes are given, its goodput ``1 - sum(downtime) / window``;
+  where downtimes are given, its goodput ``1 - downtime / window``, the downtime being the
+  union of the rows' ``[time, time + downtime]`` (merged where they overlap, clipped to
+  the window); downtimes adding up to more than the window are refused;
 - repeat offenders: units with more failures than the category's Poisson rate allows
   (``P(X >= k)`` with ``X ~ Poisson(count / units)``, flagged below 0.01 after a
-  Bonferroni correction over the category's units);
+  Bonferroni correction over the category's units). The log's ids may name servers
+  (``ids = "server"``): a server is then expected to fail as often as all of its units of
+  the category together, and link and optic categories count server links only unless
+  the log marks rows ``side = fabric``;
 - the config recalibrated to the log: each category's lifetime replaced by an exponential
   with the measured MTBF.
+
+Rows repeating an earlier row exactly are dropped (and counted); a category map renames
+the log's own categories onto the config's modes, many to one (:func:`map_categories`).
 
 The default window starts and ends on an event, which overstates every rate by about
 ``2 / events`` (the gaps before the first and after the last event are cut off); give the
@@ -25,27 +33,48 @@ period the log covers (``start``, ``end``) for exact figures.
 from __future__ import annotations
 
 import copy
-import csv
-import json
 import math
 import re
 import tomllib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from scipy import stats
 
+from relplan.analysis.event_log import (
+    DROP_MODE,
+    check_category_map,
+    hours_value,
+    parse_time,
+    read_records,
+)
 from relplan.analysis.fit import duration_text
 from relplan.analysis.results import finite_or_none
 from relplan.config.loading import parse_config
 from relplan.config.schema import RelplanConfig
+from relplan.config.toml_text import toml_document
 from relplan.errors import ConfigError
 from relplan.sim.model import build_model
 from relplan.units import HOURS_PER_YEAR, format_duration
+from relplan.vocab import LINK_SIDES, LOG_ID_CLASSES, LOG_ID_KINDS, SERVER_CLASSES
+
+__all__ = [
+    "IncidentLog",
+    "drop_duplicates",
+    "incident_log",
+    "incident_report",
+    "map_categories",
+    "merged_downtime_hours",
+    "parse_time",
+    "poisson_rate_ci",
+    "read_incident_log",
+    "recalibrated_config_text",
+    "toml_document",
+]
 
 REPEAT_OFFENDER_ALPHA = 0.01
 """Family-wise significance level of the repeat-offender test (after Bonferroni)."""
@@ -65,51 +94,27 @@ class IncidentLog:
         The id of the unit that failed, where given.
     downtime_hours : tuple of (float or None)
         The job's downtime from each failure, hours, where given.
+    sides : tuple of (str or None)
+        For a link or optic failure, which side it was on, where given: ``server`` (a
+        server's link) or ``fabric`` (a link between switches). Empty: none given.
     """
 
     times: tuple[datetime, ...]
     categories: tuple[str, ...]
     units: tuple[str | None, ...]
     downtime_hours: tuple[float | None, ...]
+    sides: tuple[str | None, ...] = ()
+
+    def side_of(self, row: int) -> str | None:
+        """The side of row ``row`` (0-based), None where not given."""
+        return self.sides[row] if self.sides else None
 
 
-def parse_time(text: str | datetime, key: str) -> datetime:
-    """Read an ISO 8601 time; one without an offset is taken as UTC.
-
-    Parameters
-    ----------
-    text : str or datetime
-        For example ``"2024-03-01T12:30:00Z"``, ``"2024-03-01 12:30+02:00"`` or ``"2024-03-01"``.
-    key : str
-        What an error names (the column or the option).
-
-    Returns
-    -------
-    datetime
-        The time, in UTC.
-
-    Raises
-    ------
-    ConfigError
-        Naming ``key`` when the text is not an ISO 8601 time.
-
-    Examples
-    --------
-    >>> parse_time("2024-03-01T12:30:00+02:00", "time").isoformat()
-    '2024-03-01T10:30:00+00:00'
-    """
-    if isinstance(text, datetime):
-        moment = text
-    else:
-        try:
-            moment = datetime.fromisoformat(str(text).strip())
-        except ValueError:
-            raise ConfigError(
-                key, f"{text!r} is not an ISO 8601 time (such as 2024-03-01T12:30:00Z)"
-            ) from None
-    if moment.tzinfo is None:
-        return moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
+def _side(value: Any, where: str) -> str | None:
+    text = _optional_text(value)
+    if text is not None and text not in LINK_SIDES:
+        raise ConfigError("side", f"{where}: must be server or fabric (got {text!r})")
+    return text
 
 
 def _optional_text(value: str | None) -> str | None:
@@ -118,25 +123,12 @@ def _optional_text(value: str | None) -> str | None:
     return str(value).strip()
 
 
-def _optional_hours(value: str | float | None, where: str) -> float | None:
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    try:
-        hours = float(value)
-    except ValueError:
-        raise ConfigError("downtime_hours", f"{where}: {value!r} is not a number") from None
-    if not math.isfinite(hours) or hours < 0:
-        raise ConfigError(
-            "downtime_hours", f"{where}: must be a finite number >= 0 (got {value!r})"
-        )
-    return hours
-
-
 def incident_log(
     times: Sequence[str | datetime],
     categories: Sequence[str],
     units: Sequence[str | None] | None = None,
     downtime_hours: Sequence[str | float | None] | None = None,
+    sides: Sequence[str | None] | None = None,
 ) -> IncidentLog:
     """Check and pack failures into an :class:`IncidentLog`.
 
@@ -150,6 +142,8 @@ def incident_log(
         The id of the unit that failed (None or empty where unknown).
     downtime_hours : sequence of float or None, optional
         The job's downtime from each failure, hours (None or empty where unknown).
+    sides : sequence of str or None, optional
+        For link and optic failures, ``server`` or ``fabric`` (None where unknown).
 
     Returns
     -------
@@ -170,10 +164,12 @@ def incident_log(
     count = len(times)
     units = list(units) if units is not None else [None] * count
     downtime_hours = list(downtime_hours) if downtime_hours is not None else [None] * count
+    side_values = list(sides) if sides is not None else []
     for column, values in (
         ("category", categories),
         ("unit", units),
         ("downtime_hours", downtime_hours),
+        *((("side", side_values),) if sides is not None else ()),
     ):
         if len(values) != count:
             raise ConfigError(column, f"{len(values)} values for {count} times")
@@ -188,19 +184,21 @@ def incident_log(
         categories=tuple(parsed_categories),
         units=tuple(_optional_text(unit) for unit in units),
         downtime_hours=tuple(
-            _optional_hours(hours, f"row {row}")
+            hours_value(hours, "downtime_hours", f"row {row}")
             for row, hours in enumerate(downtime_hours, start=1)
         ),
+        sides=tuple(_side(side, f"row {row}") for row, side in enumerate(side_values, start=1)),
     )
 
 
 def read_incident_log(path: str | Path) -> IncidentLog:
-    """Read an incident log CSV: ``time``, ``category`` and optionally ``unit``, ``downtime_hours``.
+    """Read an incident log: ``time``, ``category`` and optionally ``unit``, ``downtime_hours``.
 
     Parameters
     ----------
     path : str or Path
-        The CSV file, with a header row; other columns are ignored.
+        A CSV file with a header row, or JSON lines (one object a line, with those keys);
+        other columns are ignored.
 
     Returns
     -------
@@ -219,42 +217,31 @@ def read_incident_log(path: str | Path) -> IncidentLog:
     >>> log.categories[0], log.times[0].year
     ('optic', 2024)
     """
-    file = Path(path)
-    if file.is_dir():
-        raise ConfigError("LOG", f"{file} is a folder, not a CSV file")
-    if not file.is_file():
-        raise ConfigError("LOG", f"no such file: {file}")
     times: list[datetime] = []
     categories: list[str] = []
     units: list[str | None] = []
     downtimes: list[float | None] = []
-    try:
-        with file.open(newline="", encoding="utf-8-sig") as handle:
-            reader = csv.DictReader(handle)
-            columns = [name.strip() for name in reader.fieldnames or []]
-            for column in ("time", "category"):
-                if column not in columns:
-                    raise ConfigError(
-                        column,
-                        f"missing column in {file} (columns: {', '.join(columns) or 'none'})",
-                    )
-            reader.fieldnames = columns
-            for row in reader:
-                where = f"line {reader.line_num} of {file}"
-                text = row.get("time") or ""
-                try:
-                    times.append(parse_time(text, "time"))
-                except ConfigError as error:
-                    raise ConfigError("time", f"{where}: {error.message}") from None
-                category = _optional_text(row.get("category"))
-                if category is None:
-                    raise ConfigError("category", f"{where}: is empty")
-                categories.append(category)
-                units.append(_optional_text(row.get("unit")))
-                downtimes.append(_optional_hours(row.get("downtime_hours"), where))
-    except UnicodeDecodeError:
-        raise ConfigError("LOG", f"{file} is not UTF-8 text") from None
-    return IncidentLog(tuple(times), tuple(categories), tuple(units), tuple(downtimes))
+    sides: list[str | None] = []
+    for record in read_records(path, "LOG", ("time", "category")):
+        try:
+            times.append(parse_time(record.text("time") or "", "time"))
+        except ConfigError as error:
+            raise ConfigError("time", f"{record.where}: {error.message}") from None
+        category = record.text("category")
+        if category is None:
+            raise ConfigError("category", f"{record.where}: is empty")
+        categories.append(category)
+        units.append(record.text("unit"))
+        downtimes.append(hours_value(record.values.get("downtime_hours"), "downtime_hours",
+                                     record.where))  # fmt: skip
+        sides.append(_side(record.values.get("side"), record.where))
+    return IncidentLog(
+        tuple(times),
+        tuple(categories),
+        tuple(units),
+        tuple(downtimes),
+        tuple(sides) if any(side is not None for side in sides) else (),
+    )
 
 
 def poisson_rate_ci(count: int, exposure: float) -> tuple[float, float]:
@@ -306,47 +293,167 @@ def _window(
     return window_start, window_end
 
 
-def _category_units(config: RelplanConfig) -> dict[str, dict[str, Any]]:
-    """Per failure mode of the config: job units (parts summed), fatal units, impacts."""
+def map_categories(log: IncidentLog, mapping: dict[str, str], modes: Sequence[str]) -> tuple[
+    IncidentLog, int
+]:
+    """Rename a log's own categories to the config's failure modes (``--map FILE``).
+
+    Parameters
+    ----------
+    log : IncidentLog
+        The log, with its own category names.
+    mapping : dict of str to str
+        The log's category to a failure mode (many to one; ``-`` drops the category's rows).
+    modes : sequence of str
+        The config's failure modes.
+
+    Returns
+    -------
+    (IncidentLog, int)
+        The log with modes for categories, and the rows dropped.
+
+    Raises
+    ------
+    ConfigError
+        ``--map`` naming a mode the config lacks, or a category of the log the map does
+        not name.
+
+    Examples
+    --------
+    >>> log = incident_log(["2024-01-01", "2024-01-02", "2024-01-03"], ["XID 79", "PSU", "Fan"])
+    >>> mapped, dropped = map_categories(log, {"XID 79": "gpu", "PSU": "host", "Fan": "-"},
+    ...                                  ["gpu", "host"])
+    >>> mapped.categories, dropped
+    (('gpu', 'host'), 1)
+    """
+    check_category_map(mapping, modes)
+    unmapped = sorted(set(log.categories) - set(mapping))
+    if unmapped:
+        raise ConfigError(
+            "--map",
+            f"does not name these categories of the log: {', '.join(unmapped[:10])}"
+            + (f" and {len(unmapped) - 10} more" if len(unmapped) > 10 else "")
+            + f" (map them to a mode, or to '{DROP_MODE}' to drop them)",
+        )
+    keep = [mapping[category] != DROP_MODE for category in log.categories]
+
+    def kept(values: tuple[Any, ...]) -> tuple[Any, ...]:
+        return tuple(value for value, flag in zip(values, keep, strict=True) if flag)
+
+    mapped = IncidentLog(
+        times=kept(log.times),
+        categories=tuple(mapping[category] for category in kept(log.categories)),
+        units=kept(log.units),
+        downtime_hours=kept(log.downtime_hours),
+        sides=kept(log.sides) if log.sides else (),
+    )
+    return mapped, len(keep) - sum(keep)
+
+
+def drop_duplicates(log: IncidentLog) -> tuple[IncidentLog, int]:
+    """Drop rows identical to an earlier row (time, category, unit and downtime).
+
+    Examples
+    --------
+    >>> log = incident_log(["2024-01-01", "2024-01-01", "2024-01-02"], ["gpu"] * 3, ["a"] * 3)
+    >>> deduplicated, dropped = drop_duplicates(log)
+    >>> len(deduplicated.times), dropped
+    (2, 1)
+    """
+    seen: set[tuple[Any, ...]] = set()
+    rows = []
+    sides = log.sides or (None,) * len(log.times)
+    for row in zip(log.times, log.categories, log.units, log.downtime_hours, sides,
+                   strict=True):  # fmt: skip
+        if row not in seen:
+            seen.add(row)
+            rows.append(row)
+    if len(rows) == len(log.times):
+        return log, 0
+    columns = [tuple(column) for column in zip(*rows, strict=True)] if rows else [()] * 5
+    deduplicated = IncidentLog(*columns[:4], sides=columns[4] if log.sides else ())
+    return deduplicated, len(log.times) - len(rows)
+
+
+def _servers_in_job(config: RelplanConfig) -> int:
+    return build_model(config).inventory.job_servers
+
+
+def _category_units(
+    config: RelplanConfig, ids: str, fabric_logged: frozenset[str] = frozenset()
+) -> dict[str, dict[str, Any]]:
+    """Per failure mode of the config: job units, fatal units, impacts, units per log id.
+
+    With ``ids = "server"`` a link or optic mode counts its server part only (the log's
+    server ids cannot name a fabric link), unless the log marks some of its rows
+    ``side = fabric`` (the modes in ``fabric_logged``). ``units_per_id`` is how many of
+    the mode's server units one id of the log names (None: the mode's failures cannot
+    be put on an id).
+    """
     if config.job.recovery == "failure-free":
         raise ConfigError(
             "job.recovery", "a failure-free config has no failure modes to measure a log against"
         )
     model = build_model(config)
+    servers = model.inventory.job_servers
     categories: dict[str, dict[str, Any]] = {}
     for name in config.failures:
+        unit = config.failure_unit(name)
         parts = [mode for mode in model.modes if mode.name in (name, f"{name}.fabric")]
+        server_units = sum(mode.job_units for mode in parts if mode.name == name)
+        if ids == "server" and name not in fabric_logged:
+            parts = [mode for mode in parts if mode.name == name]
         impacts = list(dict.fromkeys(mode.impact for mode in parts))
+        units = sum(mode.job_units for mode in parts)
+        if ids == "auto" or (ids != "server" and unit in LOG_ID_CLASSES[ids]):
+            per_id: float | None = 1.0
+        elif ids == "server" and (unit in SERVER_CLASSES or unit in ("link", "optic")):
+            per_id = server_units / servers if servers else None
+        else:
+            per_id = None
         categories[name] = {
-            "units": sum(mode.job_units for mode in parts),
+            "unit": unit,
+            "units": units,
             "fatal_units": sum(mode.job_units for mode in parts if mode.is_fatal),
             "impact": "/".join(impacts),
+            "units_per_id": per_id,
         }
     return categories
 
 
 def _repeat_offenders(
-    log: IncidentLog, in_window: list[bool], categories: dict[str, dict[str, Any]]
+    log: IncidentLog,
+    in_window: list[bool],
+    categories: dict[str, dict[str, Any]],
+    id_count: int | None,
 ) -> list[dict[str, Any]]:
-    """Units failing more often than their category's Poisson rate allows, most extreme first.
+    """Ids failing more often than their category's Poisson rate allows, most extreme first.
 
-    Each unit's count is tested against ``Poisson(count / units)``; the Bonferroni factor is
-    the category's units in the job (or the units the log names, if more): a unit without
-    failures is a hypothesis too (with p = 1), so counting only the units seen would let a
-    chance triple through.
+    Each id's count is tested against ``Poisson(count / units x units_per_id)``: the sum
+    of the rates of the category's units the id names (one unit, or a server's units of
+    the category). The Bonferroni factor is the ids the category's units make up in the
+    job (or the ids the log names, if more): an id without failures is a hypothesis too
+    (with p = 1), so counting only the ids seen would let a chance triple through.
     """
-    per_unit = Counter(
+    per_id = Counter(
         (category, unit)
-        for category, unit, inside in zip(log.categories, log.units, in_window, strict=True)
-        if inside and unit is not None
+        for row, (category, unit, inside) in enumerate(
+            zip(log.categories, log.units, in_window, strict=True)
+        )
+        if inside
+        and unit is not None
+        and categories[category]["units_per_id"] is not None
+        and not (id_count is not None and log.side_of(row) == "fabric")
     )
-    seen = Counter(category for category, _ in per_unit)
+    seen = Counter(category for category, _ in per_id)
     offenders = []
-    for (category, unit), failures in per_unit.items():
-        units = categories[category]["units"]
-        expected = categories[category]["count"] / units
+    for (category, unit), failures in per_id.items():
+        entry = categories[category]
+        units_per_id = entry["units_per_id"]
+        ids_in_job = id_count if id_count is not None else entry["units"]
+        expected = entry["count"] / entry["units"] * units_per_id
         p_value = float(stats.poisson.sf(failures - 1, expected))
-        adjusted = min(1.0, p_value * max(units, seen[category]))
+        adjusted = min(1.0, p_value * max(ids_in_job, seen[category]))
         if adjusted < REPEAT_OFFENDER_ALPHA:
             offenders.append(
                 {
@@ -361,11 +468,76 @@ def _repeat_offenders(
     return sorted(offenders, key=lambda row: (row["p_value"], row["category"], row["unit"]))
 
 
+def merged_downtime_hours(
+    log: IncidentLog, in_window: list[bool], window_start: datetime, window_end: datetime
+) -> tuple[float, float, int]:
+    """The job's downtime over a window: each row's downtime from its time, merged where
+    they overlap and clipped to the window.
+
+    Returns
+    -------
+    (float, float, int)
+        The merged downtime, the plain sum of the (clipped) downtimes, and the rows with
+        a downtime, hours.
+
+    Raises
+    ------
+    ConfigError
+        ``downtime_hours`` naming the row of a downtime longer than the window, or when
+        the downtimes add up to more than the window (per-unit repair times given as the
+        job's downtime, most likely).
+
+    Examples
+    --------
+    >>> from datetime import datetime, UTC
+    >>> log = incident_log(["2024-01-01T00:00Z", "2024-01-01T01:00Z", "2024-01-02T23:00Z"],
+    ...                    ["gpu"] * 3, downtime_hours=[2.0, 2.0, 5.0])
+    >>> merged_downtime_hours(log, [True] * 3, datetime(2024, 1, 1, tzinfo=UTC),
+    ...                       datetime(2024, 1, 3, tzinfo=UTC))
+    (4.0, 5.0, 3)
+    """
+    window_hours = (window_end - window_start).total_seconds() / 3600.0
+    spans = []
+    rows = 0
+    for row, (time, hours, inside) in enumerate(
+        zip(log.times, log.downtime_hours, in_window, strict=True), start=1
+    ):
+        if not inside or hours is None:
+            continue
+        rows += 1
+        if hours > window_hours:
+            raise ConfigError(
+                "downtime_hours",
+                f"row {row}: {hours:g} h is longer than the whole window ({window_hours:g} h); "
+                "a downtime is the job's time down from that failure",
+            )
+        begin = (time - window_start).total_seconds() / 3600.0
+        spans.append((begin, min(begin + hours, window_hours)))
+    total = sum(end - begin for begin, end in spans)
+    if total > window_hours:
+        raise ConfigError(
+            "downtime_hours",
+            f"the downtimes add up to {total:,.1f} h, more than the window's "
+            f"{window_hours:,.1f} h: they cannot be the job's downtime (per-unit repair "
+            "times, perhaps? give the job's time down, or leave the column out)",
+        )
+    merged = 0.0
+    reach = -math.inf
+    for begin, end in sorted(spans):
+        if end <= reach:
+            continue
+        merged += end - max(begin, reach)
+        reach = end
+    return merged, total, rows
+
+
 def incident_report(
     log: IncidentLog,
     config: RelplanConfig,
     start: str | datetime | None = None,
     end: str | datetime | None = None,
+    ids: str = "auto",
+    category_map: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Measure an incident log's failure rates against a config's.
 
@@ -378,29 +550,41 @@ def incident_report(
     start, end : str or datetime, optional
         The window (ISO 8601); by default the first and the last event. Events outside
         it are not counted.
+    ids : {"auto", "server", "gpu", "nic", "link", "switch"}
+        What the log's unit ids name: ``auto``, a unit of the row's own mode; ``server``,
+        the server the failed part is in (the repeat-offender test then expects the sum
+        of the rates of the server's units of the mode, and a link or optic mode counts
+        its server links only); the others, a unit of those classes (rows of other
+        classes are left out of the repeat-offender test).
+    category_map : dict of str to str, optional
+        The log's own categories onto the config's modes (see :func:`map_categories`).
 
     Returns
     -------
     dict
         JSON-ready: ``window`` (``start``, ``end``, ``hours``, ``events`` counted,
-        ``events_outside``); ``categories``, per failure mode of the config with units in
-        the job: ``count``, ``units``, ``impact``, ``rate_per_unit_hour`` and
+        ``events_outside``); ``ids``; ``duplicates_dropped``; ``mapped_dropped`` (rows
+        the map drops); ``warnings``; ``categories``, per failure mode of the config with
+        units in the job: ``count``, ``units``, ``impact``, ``rate_per_unit_hour`` and
         ``rate_per_unit_year`` with their ``_ci95`` (exact Poisson), ``mtbf_hours`` and
         ``mtbf_hours_ci95`` (per unit), ``config_mtbf_hours``, ``ratio_to_config``
         (measured rate / config rate), ``config_rate_inside_ci``; ``job``:
         ``interruptions`` (failures of fatal modes; a mode whose parts differ counts its
         fatal parts' share of units), ``mtti_hours`` with ``mtti_hours_ci95``,
-        ``config_mtti_hours``, ``interruptions_per_day``, ``downtime_hours`` and
-        ``goodput`` (None without downtimes); ``repeat_offenders``: ``unit``,
-        ``category``, ``failures``, ``expected``, ``p_value`` and ``p_value_bonferroni``
-        (times the category's units; below 0.01), smallest first. Infinite values (an
-        MTBF without failures) are None.
+        ``config_mtti_hours``, ``interruptions_per_day``, ``downtime_hours`` (merged
+        where downtimes overlap, clipped to the window), ``downtime_sum_hours`` and
+        ``goodput`` (None without downtimes; never negative); ``repeat_offenders``:
+        ``unit``, ``category``, ``failures``, ``expected``, ``p_value`` and
+        ``p_value_bonferroni`` (below 0.01), smallest first. Infinite values (an MTBF
+        without failures) are None.
 
     Raises
     ------
     ConfigError
         ``category`` naming categories that are not failure modes of the config, or
-        modes with no unit in the job; ``--start`` / ``--end`` for a bad window.
+        modes with no unit in the job; ``--start`` / ``--end`` for a bad window; ``LOG``
+        for a window with no event; ``--ids`` for an unknown kind; ``--map`` for a bad
+        map; ``downtime_hours`` for downtimes longer than the window.
 
     Examples
     --------
@@ -414,20 +598,44 @@ def incident_report(
     >>> report["categories"]["gpu"]["config_rate_inside_ci"]
     True
     """
+    if ids not in LOG_ID_KINDS:
+        raise ConfigError("--ids", f"must be one of {', '.join(LOG_ID_KINDS)} (got {ids!r})")
+    mapped_dropped = 0
+    if category_map is not None:
+        log, mapped_dropped = map_categories(log, category_map, list(config.failures))
     unknown = sorted(set(log.categories) - set(config.failures))
     if unknown:
         raise ConfigError(
             "category",
             f"not failure modes of the config: {', '.join(unknown)} "
-            f"(its modes: {', '.join(config.failures)})",
+            f"(its modes: {', '.join(config.failures)}; --map FILE maps a log's own "
+            "categories onto them)",
+        )
+    log, duplicates = drop_duplicates(log)
+    warnings = []
+    if duplicates:
+        warnings.append(
+            f"{duplicates:,} duplicated rows dropped (the same time, category, unit and "
+            "downtime as an earlier row)"
         )
     window_start, window_end = _window(log, start, end)
     window_hours = (window_end - window_start).total_seconds() / 3600.0
     in_window = [window_start <= time <= window_end for time in log.times]
+    if log.times and not any(in_window):
+        raise ConfigError(
+            "LOG",
+            f"no event between {window_start.isoformat()} and {window_end.isoformat()} "
+            f"(the log runs from {min(log.times).isoformat()} to {max(log.times).isoformat()})",
+        )
     counts = Counter(
         category for category, inside in zip(log.categories, in_window, strict=True) if inside
     )
-    modes = _category_units(config)
+    fabric_logged = frozenset(
+        category
+        for row, category in enumerate(log.categories)
+        if log.side_of(row) == "fabric"
+    )
+    modes = _category_units(config, ids, fabric_logged)
     missing = sorted(name for name in counts if modes[name]["units"] == 0)
     if missing:
         raise ConfigError("category", f"no units in the job's footprint for: {', '.join(missing)}")
@@ -458,14 +666,21 @@ def incident_report(
             "ratio_to_config": rate / config_rate,
             "config_rate_inside_ci": bool(low <= config_rate <= high),
         }
+    untestable = sorted(
+        name
+        for name in categories
+        if counts.get(name) and modes[name]["units_per_id"] is None
+    )
+    if untestable and any(unit is not None for unit in log.units):
+        warnings.append(
+            f"repeat offenders not tested for {', '.join(untestable)}: with --ids {ids} a "
+            "unit id does not name their units"
+        )
 
     interruptions_low, interruptions_high = poisson_rate_ci(interruptions, window_hours)
-    downtimes = [
-        hours
-        for hours, inside in zip(log.downtime_hours, in_window, strict=True)
-        if inside and hours is not None
-    ]
-    total_downtime = sum(downtimes)
+    downtime, downtime_sum, downtime_rows = merged_downtime_hours(
+        log, in_window, window_start, window_end
+    )
     job = {
         "interruptions": interruptions,
         "mtti_hours": finite_or_none(window_hours / interruptions if interruptions else math.inf),
@@ -475,10 +690,12 @@ def incident_report(
         ],
         "config_mtti_hours": finite_or_none(build_model(config).job_mtti_hours),
         "interruptions_per_day": interruptions / window_hours * 24.0,
-        "downtime_hours": total_downtime if downtimes else None,
-        "downtime_events": len(downtimes),
-        "goodput": 1.0 - total_downtime / window_hours if downtimes else None,
+        "downtime_hours": downtime if downtime_rows else None,
+        "downtime_sum_hours": downtime_sum if downtime_rows else None,
+        "downtime_events": downtime_rows,
+        "goodput": max(0.0, 1.0 - downtime / window_hours) if downtime_rows else None,
     }
+    id_count = _servers_in_job(config) if ids == "server" else None
     return {
         "window": {
             "start": window_start.isoformat(),
@@ -487,15 +704,24 @@ def incident_report(
             "events": sum(in_window),
             "events_outside": len(in_window) - sum(in_window),
         },
+        "ids": ids,
+        "duplicates_dropped": duplicates,
+        "mapped_dropped": mapped_dropped,
+        "warnings": warnings,
         "categories": categories,
         "job": job,
         "repeat_offenders": _repeat_offenders(
             log,
             in_window,
             {
-                name: {"count": entry["count"], "units": entry["units"]}
+                name: {
+                    "count": entry["count"],
+                    "units": entry["units"],
+                    "units_per_id": modes[name]["units_per_id"],
+                }
                 for name, entry in categories.items()
             },
+            id_count,
         ),
     }
 
@@ -505,7 +731,6 @@ def incident_report(
 _TABLE_HEADER = re.compile(r"^\s*\[(?!\[)(.+?)\]\s*(?:#.*)?$")
 _ANY_HEADER = re.compile(r"^\s*\[")
 _LIFETIME_LINE = re.compile(r"^(\s*)(?:lifetime|\"lifetime\"|'lifetime')\s*=")
-_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
 def _table_path(line: str) -> tuple[str, ...] | None:
@@ -522,84 +747,6 @@ def _table_path(line: str) -> tuple[str, ...] | None:
         ((key, table),) = table.items()
         path.append(key)
     return tuple(path)
-
-
-def _toml_key(key: str) -> str:
-    return key if _BARE_KEY.match(key) else json.dumps(key, ensure_ascii=False)
-
-
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "nan"
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(item) for item in value) + "]"
-    if isinstance(value, dict):
-        items = ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items())
-        return "{ " + items + " }" if items else "{}"
-    raise TypeError(f"no TOML form for {value!r}")
-
-
-def toml_document(document: dict[str, Any]) -> str:
-    """Write a parsed TOML document back as TOML text (comments are not kept).
-
-    Top-level tables get ``[headers]``; inside a table, a table that holds no table is
-    written inline (``lifetime = { dist = ..., ... }``), one that does gets a header.
-
-    Parameters
-    ----------
-    document : dict
-        As :func:`tomllib.loads` returns it.
-
-    Returns
-    -------
-    str
-        TOML text that :func:`tomllib.loads` reads back as ``document``.
-
-    Examples
-    --------
-    >>> text = toml_document({"name": "x", "failures": {"gpu": {"lifetime": {"dist": "fixed",
-    ...                       "mean": "1h"}}}})
-    >>> print(text.strip())
-    name = "x"
-    <BLANKLINE>
-    [failures.gpu]
-    lifetime = { dist = "fixed", mean = "1h" }
-    >>> tomllib.loads(text)["failures"]["gpu"]["lifetime"]["mean"]
-    '1h'
-    """
-    lines: list[str] = []
-
-    def is_header_table(value: Any, depth: int) -> bool:
-        if not isinstance(value, dict):
-            return False
-        return depth == 0 or any(isinstance(item, dict) for item in value.values())
-
-    def write_table(path: tuple[str, ...], table: dict[str, Any]) -> None:
-        depth = len(path)
-        values = [(k, v) for k, v in table.items() if not is_header_table(v, depth)]
-        tables = [(k, v) for k, v in table.items() if is_header_table(v, depth)]
-        if path and (values or not tables):
-            if lines:
-                lines.append("")
-            lines.append("[" + ".".join(_toml_key(part) for part in path) + "]")
-        lines.extend(f"{_toml_key(key)} = {_toml_value(value)}" for key, value in values)
-        for key, value in tables:
-            write_table((*path, key), value)
-
-    write_table((), document)
-    return "\n".join(lines) + "\n"
 
 
 def _edit_lifetime_lines(text: str, new_lines: dict[str, list[str]]) -> str | None:

@@ -21,7 +21,7 @@ import pandas as pd
 from relplan.analysis.provenance import config_digest, provenance_record
 from relplan.analysis.results import work_done_hours
 from relplan.config.schema import RelplanConfig
-from relplan.errors import ConfigError
+from relplan.errors import ConfigError, RelplanWarning
 from relplan.sim.closed_forms import daly_interval, exact_interval, young_interval
 from relplan.sim.engine import simulate
 from relplan.sim.model import SimulationModel, build_model
@@ -70,6 +70,12 @@ class IntervalOptimum:
     trials: int
     seed: int
     config_sha256: str = ""
+
+    def __repr__(self) -> str:
+        """One line (the curve is in :meth:`to_frame`)."""
+        return (f"IntervalOptimum(mc_optimal_hours={self.mc_optimal_hours:.4g}, young_hours="
+                f"{self.young_hours:.4g}, daly_hours={self.daly_hours:.4g}, "
+                f"trials={self.trials:,}, seed={self.seed})")
 
     def summary(self) -> dict[str, object]:
         """The JSON-ready summary (see :meth:`to_dict`)."""
@@ -232,9 +238,10 @@ def _extend_to_an_inner_best(results: dict[float, np.ndarray], run: Callable[...
         far = edge / span if index == 0 else min(edge * span, ceiling)
         for interval in np.geomspace(far, edge, EXTENSION_POINTS + 1)[:-1]:
             run(float(interval), counted=False)
-    warnings.warn(f"the best checkpoint interval, {best:.4g} h, is still on the edge of the "
-                  f"grid after {EDGE_EXTENSIONS} extensions: the optimum may lie beyond it",
-                  stacklevel=3)  # fmt: skip
+    warnings.warn(RelplanWarning(
+        "job.checkpoint.interval", f"the best interval optimize found, {best:.4g} h, is still "
+        f"on the edge of its grid after {EDGE_EXTENSIONS} extensions: the optimum may lie "
+        "beyond it"), stacklevel=3)  # fmt: skip
     return best
 
 

@@ -109,6 +109,11 @@ class SimulationResult:
     config_name: str
     config_sha256: str = ""
 
+    def __repr__(self) -> str:
+        """One line (the per-trial arrays are in :meth:`trials_frame`)."""
+        return (f"SimulationResult({self.config_name!r}, trials={self.trials:,}, "
+                f"seed={self.seed}, goodput mean {float(self._trials['goodput'].mean()):.4f})")
+
     @property
     def provenance(self) -> dict[str, Any]:
         """The provenance record: relplan version, config digest, seed and trials."""

@@ -1,4 +1,4 @@
-"""relplan against published figures: the validation suite behind ``relplan validation``.
+"""relplan against published figures: the validation suite behind ``relplan published``.
 
 Each case sets a figure published about a real fleet, run or model (Daly 2006, Meta's
 research clusters and Llama 3 run, ByteRobust, AWS HLAT, the source document) against

@@ -11,7 +11,6 @@ runs, so ``relplan --help`` and ``relplan --version`` pay for none of them.
 from __future__ import annotations
 
 import json
-import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from relplan.cli.calibration import analyze_command, fit_command
+from relplan.cli.calibration import analyze_command, fit_command, replay_command
 from relplan.cli.common import (
     SEED,
     TRIALS,
@@ -38,9 +37,7 @@ from relplan.cli.common import (
     interval_override,
     out_option,
     points_progress,
-    print_warnings,
     reports_errors,
-    warnings_of,
 )
 from relplan.version import __version__
 
@@ -78,12 +75,13 @@ def main(
 
 
 def _load(config_path: Path, overrides: list[str] | None, warn: bool = True) -> RelplanConfig:
-    """Load a config; print its warnings on stderr (see :func:`_warnings`)."""
+    """Load a config; give its warnings (printed on stderr by :func:`reports_errors`)."""
+    from relplan.analysis.preflight import warn_config
     from relplan.config.loading import load_config
 
     config = load_config(config_path, overrides or [])
     if warn:
-        print_warnings(warnings_of(config))
+        warn_config(config)
     return config
 
 
@@ -94,15 +92,10 @@ def _config_name(config: RelplanConfig, config_path: Path) -> str:
 def _check_memory(configs: list[RelplanConfig], command: str, trials: int, key: str,
                   workers: int = 1, write_trials: bool = False) -> None:  # fmt: skip
     """Refuse, before any work, a job that would never finish, and a run that cannot fit
-    in the available memory."""
-    from relplan.analysis.memory import check_memory, estimate_memory
-    from relplan.sim.engine import check_feasible
-    from relplan.sim.model import build_model
+    in the available memory (:func:`relplan.analysis.preflight.check_run`)."""
+    from relplan.analysis.preflight import check_run
 
-    models = [build_model(config) for config in configs]
-    for model in models:
-        check_feasible(model)
-    check_memory(estimate_memory(models, command, workers, write_trials), trials, key)
+    check_run(configs, command, trials, key, workers, write_trials)
 
 
 def _settings(config: RelplanConfig, trials: int | None, seed: int | None,
@@ -196,18 +189,20 @@ def validate_command(
 ) -> None:
     """Check a config: schema, units and consistency. Exit 0 when it is valid.
 
+    (relplan published checks relplan itself against published figures.)
+
     A legal but suspicious setting (switches short of ports, a checkpoint write longer
     than its interval, failures faster than a checkpoint cycle) is valid but gets one
     warning line on stderr naming the key, as from every command; with --strict that is
     an error (exit 1).
     """
+    from relplan.analysis.preflight import warn_config
     from relplan.cli.render import console
     from relplan.sim.model import build_model
     from relplan.units import format_duration
 
     config = _load(config_path, [*(overrides or []), *interval_override(interval)], warn=False)
-    problems = warnings_of(config)
-    print_warnings(problems)
+    problems = warn_config(config)
     model = build_model(config)
     console.print(
         f"[green]ok[/]: {config_path} is valid: {config.job.gpus} GPUs on "
@@ -354,11 +349,8 @@ def optimize_command(
     command = "optimize" if config.job.checkpoint.fast is None else "tiers"
     _check_memory([config], command, trials, key, workers)
     total = planned_trials(build_model(config), trials)
-    with (_progress("optimizing", total, _shows_progress(as_json)) as advance,
-          warnings.catch_warnings(record=True) as caught):
-        warnings.simplefilter("always")
+    with _progress("optimizing", total, _shows_progress(as_json)) as advance:
         result, tiers = optimize_config(config, trials, seed, workers, advance, key)
-    print_warnings(f"optimize: {w.message}" for w in caught)
     name = _config_name(config, config_path)
     data = result.to_dict()
     if tiers is not None:
@@ -472,19 +464,11 @@ def sweep_command(
 
 
 def _print_grouped_warnings(labelled: list[tuple[str, RelplanConfig]]) -> None:
-    """Print the warnings of several configs, one line per key: the first one met, and
-    how many other scenarios or points share the key."""
-    first: dict[str, tuple[Any, str]] = {}
-    others: dict[str, int] = {}
-    for label, config in labelled:
-        for warning in warnings_of(config):
-            if warning.key in first:
-                others[warning.key] += 1
-            else:
-                first[warning.key], others[warning.key] = (warning, label), 0
-    for warning_key, (warning, label) in first.items():
-        more = others[warning_key]
-        print_warnings([warning], f" ({label}{f' and {more} more' if more else ''})")
+    """Give the warnings of several configs, one per key
+    (:func:`relplan.analysis.preflight.warn_configs`)."""
+    from relplan.analysis.preflight import warn_configs
+
+    warn_configs(labelled)
 
 
 @app.command("compare")
@@ -583,12 +567,15 @@ def compare_command(
 
 app.command("fit")(reports_errors(fit_command))
 app.command("analyze")(reports_errors(analyze_command))
+app.command("replay")(reports_errors(replay_command))
 
 
-# relplan validation: relplan against published figures
+# relplan published: relplan against published figures. Its old name, "validation", read
+# too much like "validate" (which checks a config); it stays as a hidden alias.
 from relplan.cli.validation import validation_command  # noqa: E402
 
-app.command("validation")(reports_errors(validation_command))
+app.command("published")(reports_errors(validation_command))
+app.command("validation", hidden=True)(reports_errors(validation_command))
 
 # relplan plan: the best portfolio of redundancy options under a budget
 from relplan.cli.plan import plan_command  # noqa: E402

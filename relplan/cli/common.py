@@ -6,6 +6,7 @@ Light on purpose (typer and relplan's light modules only), like all of :mod:`rel
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,6 +19,7 @@ from relplan.errors import (
     INTERRUPTED_EXIT_CODE,
     ConfigError,
     InfeasibleJobError,
+    RelplanWarning,
 )
 
 ConfigArgument = Annotated[
@@ -116,8 +118,7 @@ def duration_override(option: str, key: str, value: str | None) -> list[str]:
     """
     if value is None:
         return []
-    import json
-
+    from relplan.config.toml_text import toml_value
     from relplan.units import UnitError, parse_duration_hours
 
     try:
@@ -126,7 +127,7 @@ def duration_override(option: str, key: str, value: str | None) -> list[str]:
         raise ConfigError(option, str(error)) from None
     if hours <= 0:
         raise ConfigError(option, f"must be greater than 0 (got {value!r})")
-    return [f"{key}={json.dumps(value)}"]
+    return [f"{key}={toml_value(value)}"]
 
 
 def interval_override(interval: str | None) -> list[str]:
@@ -157,26 +158,14 @@ def horizon_override(horizon: str | None) -> list[str]:
     return duration_override("--horizon", "job.horizon", horizon)
 
 
-def warnings_of(config: Any) -> list[Any]:
-    """The legal but suspicious settings of a validated config, each a
-    :class:`~relplan.config.checks.ConfigWarning` (see
-    :func:`~relplan.config.checks.config_warnings`)."""
-    from relplan.cluster.topology import check_port_budget
-    from relplan.config.checks import config_warnings
-    from relplan.sim.model import build_model
-
-    model = build_model(config)
-    return config_warnings(config, model.job_mtti_hours, check_port_budget(model.inventory))
-
-
-def print_warnings(warnings: Iterable[object], where: str = "") -> None:
+def print_warnings(items: Iterable[object], where: str = "") -> None:
     """Print each warning as one ``warning: KEY: message`` line on stderr.
 
     Parameters
     ----------
-    warnings : iterable
+    items : iterable
         Objects whose ``str`` is ``KEY: message`` (such as
-        :class:`~relplan.config.checks.ConfigWarning`).
+        :class:`~relplan.errors.RelplanWarning`).
     where : str
         Appended to each line, e.g. `` (scenario dual-ToR)``.
     """
@@ -184,7 +173,7 @@ def print_warnings(warnings: Iterable[object], where: str = "") -> None:
 
     from relplan.cli.render import error_console
 
-    for warning in warnings:
+    for warning in items:
         error_console.print(f"[bold yellow]warning:[/] {escape(str(warning))}{escape(where)}",
                             highlight=False, soft_wrap=True)  # fmt: skip
 
@@ -265,13 +254,37 @@ def _fail(key: str, message: str) -> typer.Exit:
     return typer.Exit(code=BAD_INPUT_EXIT_CODE)
 
 
+@contextmanager
+def printed_warnings() -> Iterator[None]:
+    """Print each :class:`~relplan.errors.RelplanWarning` the library gives, once, as a
+    ``warning: KEY: message`` line on stderr, the moment it is given; other warnings are
+    shown as Python shows them."""
+    printed: set[str] = set()
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", RelplanWarning)
+        show_other = warnings.showwarning
+
+        def show(message: Warning | str, category: type[Warning], *args: Any,
+                 **kwargs: Any) -> None:  # fmt: skip
+            if not issubclass(category, RelplanWarning):
+                show_other(message, category, *args, **kwargs)
+            elif str(message) not in printed:
+                printed.add(str(message))
+                print_warnings([message])
+
+        warnings.showwarning = show
+        yield
+
+
 def reports_errors(command: Command) -> Command:
-    """Turn the library's input errors into one message and exit code 2."""
+    """Turn the library's input errors into one message and exit code 2; print its
+    warnings once (:func:`printed_warnings`)."""
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return command(*args, **kwargs)
+            with printed_warnings():
+                return command(*args, **kwargs)
         except ConfigError as error:
             raise _fail(error.key, error.message) from None
         except InfeasibleJobError as error:

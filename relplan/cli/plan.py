@@ -39,8 +39,6 @@ def render_plan(result: dict[str, Any], answer: str, console: Console | None = N
     console : rich.console.Console, optional
         Where to print (default: relplan's console).
     """
-    from rich import box
-    from rich.table import Table
 
     from relplan.cli import render
     from relplan.output.plan_text import MONEY_SHOWN
@@ -55,9 +53,7 @@ def render_plan(result: dict[str, Any], answer: str, console: Console | None = N
     def shown(value: float) -> str:
         return money(value) if result["objective"] in MONEY_SHOWN else f"{value:.4g}"
 
-    table = Table(title=f"Pareto frontier: {result['plan']} ({result['objective']})",
-                  box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
-                  padding=(0, 1, 0, 0))  # fmt: skip
+    table = render.compact_table(f"Pareto frontier: {result['plan']} ({result['objective']})")
     table.add_column("portfolio", justify="left", overflow="fold")
     table.add_column("cost", justify="right", no_wrap=True)
     table.add_column("goodput", justify="right", no_wrap=True)
@@ -71,9 +67,7 @@ def render_plan(result: dict[str, Any], answer: str, console: Console | None = N
                       f"{shown(point['ci95'][1])}]")  # fmt: skip
     out.print(table)
     if result["attribution"]:
-        worth = Table(title="What each option of the best (*) is worth",
-                      box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
-                      padding=(0, 1, 0, 0), min_width=60)  # fmt: skip
+        worth = render.compact_table("What each option of the best (*) is worth", min_width=60)
         worth.add_column("option", overflow="fold")
         worth.add_column("Shapley", justify="right", no_wrap=True)
         worth.add_column("removing it", justify="right", no_wrap=True)

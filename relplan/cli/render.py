@@ -21,6 +21,28 @@ from relplan.vocab import BUCKETS, HIGHER_IS_BETTER, TAIL_PERCENTILES
 console = Console(width=None if sys.stdout.isatty() else 160)
 error_console = Console(stderr=True)
 
+def compact_table(title: str, **options: Any) -> Table:
+    """A table in the compact style of the reports (fits, incidents, published figures,
+    plans): a rule under the header, no outer edge, one space between columns.
+
+    Parameters
+    ----------
+    title : str
+        Shown above the table.
+    **options
+        Further :class:`rich.table.Table` options (``caption``, ``min_width``, ...).
+
+    Examples
+    --------
+    >>> compact_table("fits", caption="95% CIs").show_edge
+    False
+    """
+    from rich import box
+
+    return Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
+                 padding=(0, 1, 0, 0), **options)  # fmt: skip
+
+
 SHORT_KIND = {"exponential": "exp", "weibull": "Weibull", "lognormal": "logn", "fixed": "fixed"}
 """Short names of the distribution families for narrow table cells."""
 

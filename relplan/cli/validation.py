@@ -1,4 +1,4 @@
-"""``relplan validation``: relplan against published figures (the validation suite).
+"""``relplan published``: relplan against published figures (the validation suite).
 
 Thin: parse, call :func:`relplan.analysis.validation.run_validation`, render a table of 80
 columns, print JSON, or write the table as CSV, JSON and Markdown. Like the rest of
@@ -34,9 +34,6 @@ def render_validation(data: dict[str, Any], cells: list[dict[str, str]],
     console : rich.console.Console, optional
         Where to print (default: relplan's console).
     """
-    from rich import box
-    from rich.table import Table
-
     from relplan.cli import render
 
     out = console if console is not None else render.console
@@ -46,16 +43,12 @@ def render_validation(data: dict[str, Any], cells: list[dict[str, str]],
     kinds = [kind for kind in titles if any(row.get("kind") == kind for row in cells)]
     for number, kind in enumerate(kinds):
         last = number == len(kinds) - 1
-        table = Table(
-            title=(f"relplan against published figures (seed {data['seed']})\n"
-                   if number == 0 else "") + titles[kind],
+        table = render.compact_table(
+            (f"relplan against published figures (seed {data['seed']})\n"
+             if number == 0 else "") + titles[kind],
             caption=("tolerance: 4 SE of relplan + the published figure's own uncertainty;\n"
-                     "sources, inputs and notes: relplan validation --json, or --out DIR"
+                     "sources, inputs and notes: relplan published --json, or --out DIR"
                      if last else None),
-            box=box.SIMPLE_HEAD,
-            pad_edge=False,
-            show_edge=False,
-            padding=(0, 1, 0, 0),
         )  # fmt: skip
         for index, column in enumerate(COLUMNS):
             header = "relplan [95% CI]" if column == "relplan" else column
@@ -92,6 +85,8 @@ def validation_command(
     ] = None,
 ) -> None:
     """Check relplan against published figures: Daly, Meta, Llama 3, ByteRobust, HLAT.
+
+    (Was "relplan validation", still accepted. relplan validate checks a config.)
 
     Each case shows the published figure, relplan's with its 95% CI, the tolerance and
     the verdict (pass, fail, or explained: a figure relplan is not meant to match, with

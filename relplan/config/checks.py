@@ -6,14 +6,15 @@ failure is a :class:`~relplan.errors.ConfigError` naming the key.
 
 Some settings are legal but almost certainly a mistake (a checkpoint write longer than its
 interval, failures faster than a checkpoint cycle, switches short of ports):
-:func:`config_warnings` names each, and every command prints them on stderr as one
-``warning:`` line before it works.
+:func:`config_warnings` names each as a :class:`~relplan.errors.RelplanWarning`
+(:mod:`relplan.analysis.preflight` gives them with :func:`warnings.warn`, and the command
+line prints each as one ``warning:`` line on stderr before it works).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from relplan.config.derived import (
     ceil_div,
@@ -22,10 +23,12 @@ from relplan.config.derived import (
     restart_parts,
     uplink_bundles_per_leaf,
 )
-from relplan.config.schema import RelplanConfig, RestartConfig
-from relplan.errors import ConfigError
+from relplan.errors import ConfigError, RelplanWarning
 from relplan.units import format_duration
 from relplan.vocab import COMPONENT_CLASSES, FAILURE_UNITS
+
+if TYPE_CHECKING:  # the schema runs these checks when it validates, so they take its type only
+    from relplan.config.schema import RelplanConfig
 
 MTTI_CYCLES = 1.0
 """Warn when the job's mean time to interruption is shorter than this many checkpoint
@@ -33,20 +36,9 @@ cycles (interval + write + restart): most of the time then goes to rework and re
 (Daly's expected goodput is below about a half)."""
 
 
-@dataclass(frozen=True)
-class ConfigWarning:
-    """A legal but suspicious setting: ``key`` names it, ``message`` says why."""
-
-    key: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.key}: {self.message}"
-
-
 def config_warnings(
     config: RelplanConfig, job_mtti_hours: float, port_problems: Sequence[str] = ()
-) -> list[ConfigWarning]:
+) -> list[RelplanWarning]:
     """The legal but suspicious settings of a valid config, one warning each.
 
     Parameters
@@ -60,7 +52,7 @@ def config_warnings(
 
     Returns
     -------
-    list of ConfigWarning
+    list of RelplanWarning
         Empty for a sound config. A checkpoint write longer than its interval; a job
         MTTI shorter than :data:`MTTI_CYCLES` checkpoint cycles; a tier short of ports;
         keys that do nothing for their mode (``evict`` without ``impact = "slow"``,
@@ -75,12 +67,12 @@ def config_warnings(
     >>> [w.key for w in config_warnings(config, job_mtti_hours=130.0)]
     ['job.checkpoint.write']
     """
-    warnings = [ConfigWarning("port budget", problem) for problem in port_problems]
+    warnings = [RelplanWarning("port budget", problem) for problem in port_problems]
     checkpoint = config.job.checkpoint
     write = checkpoint.blocking_write_hours
     if write > checkpoint.interval:
         share = checkpoint.interval / (checkpoint.interval + write)
-        warnings.append(ConfigWarning(
+        warnings.append(RelplanWarning(
             "job.checkpoint.write",
             f"a checkpoint blocks training for {format_duration(write)}, longer than "
             f"job.checkpoint.interval ({format_duration(checkpoint.interval)}): at most "
@@ -88,25 +80,25 @@ def config_warnings(
         ))  # fmt: skip
     fast = checkpoint.fast
     if fast is not None and fast.write > fast.interval:
-        warnings.append(ConfigWarning(
+        warnings.append(RelplanWarning(
             "job.checkpoint.fast.write",
             f"a fast checkpoint takes {format_duration(fast.write)}, longer than "
             f"job.checkpoint.fast.interval ({format_duration(fast.interval)})",
         ))  # fmt: skip
     for name, mode in config.failures.items():
         if mode.evict != "now" and mode.impact != "slow":
-            warnings.append(ConfigWarning(
+            warnings.append(RelplanWarning(
                 f"failures.{name}.evict", 'only a fail-slow mode (impact = "slow") is evicted',
             ))  # fmt: skip
         if mode.detect_probability < 1.0 and mode.impact != "corruption":
-            warnings.append(ConfigWarning(
+            warnings.append(RelplanWarning(
                 f"failures.{name}.detect_probability",
                 'only a corruption (impact = "corruption") may go unfound',
             ))  # fmt: skip
         if config.job.idle_failures and (
             mode.lifetime.dist != "exponential" or mode.has_unit_history
         ):
-            warnings.append(ConfigWarning(
+            warnings.append(RelplanWarning(
                 "job.idle_failures",
                 f"failures.{name} does not fail while the job is down: only modes with "
                 "exponential lifetimes and no unit history do",
@@ -116,7 +108,7 @@ def config_warnings(
     if maintenance is not None and not maintenance.checkpoint_first and (
         maintenance.every < maintenance.duration + cycle
     ):
-        warnings.append(ConfigWarning(
+        warnings.append(RelplanWarning(
             "maintenance.every",
             f"{format_duration(maintenance.duration)} windows every "
             f"{format_duration(maintenance.every)} that stop the job at once leave it less "
@@ -124,7 +116,7 @@ def config_warnings(
             "get past a checkpoint; set checkpoint_first = true",
         ))  # fmt: skip
     if job_mtti_hours < MTTI_CYCLES * cycle:
-        warnings.append(ConfigWarning(
+        warnings.append(RelplanWarning(
             "failures",
             f"the job's mean time to interruption ({format_duration(job_mtti_hours)}) is "
             f"shorter than a checkpoint cycle (interval + write + restart = "
@@ -233,7 +225,7 @@ def _check_job(config: RelplanConfig) -> None:
                 f"{interval:.3g} h is too short for {work:.3g} h of work: "
                 f"{work / interval:.3g} checkpoints (at most {MAX_CHECKPOINTS:.0e})",
             )
-    if isinstance(job.restart, RestartConfig) and job.restart.load == "auto" and (
+    if not isinstance(job.restart, float | int) and job.restart.load == "auto" and (
         checkpoint.size is None
         or (checkpoint.read_bandwidth is None and checkpoint.bandwidth is None)
     ):

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from relplan.config.schema import ClusterConfig, NetworkConfig, RelplanConfig, RestartConfig
+if TYPE_CHECKING:  # the schema validates with these helpers, so they take its types only
+    from relplan.config.schema import ClusterConfig, NetworkConfig, RelplanConfig
 
 
 def ceil_div(numerator: int, denominator: int) -> int:
@@ -30,6 +32,7 @@ def nics_per_server(cluster: ClusterConfig) -> int:
 
     Examples
     --------
+    >>> from relplan.config.schema import ClusterConfig
     >>> nics_per_server(ClusterConfig(servers=4, gpus_per_server=8))
     8
     """
@@ -96,6 +99,7 @@ def two_tier_shape(network: NetworkConfig, nics: int) -> LeafShape:
 
     Examples
     --------
+    >>> from relplan.config.schema import NetworkConfig
     >>> shape = two_tier_shape(NetworkConfig(switch_ports=64), nics=8)
     >>> shape.servers_per_group, shape.uplinks_per_leaf
     (4, 32)
@@ -283,7 +287,7 @@ def restart_parts(config: RelplanConfig) -> RestartParts:
     """
     job = config.job
     restart = job.restart
-    if not isinstance(restart, RestartConfig):
+    if isinstance(restart, float | int):  # one duration, not a table of parts
         return RestartParts(float(restart), 0.0, 0.0)
     init = restart.init * init_scale(restart.init_scaling, job.gpus, restart.reference_gpus)
     if restart.load != "auto":

@@ -7,7 +7,6 @@ mistake is reported as one :class:`ConfigError` naming the dotted key at fault.
 
 from __future__ import annotations
 
-import copy
 import math
 from typing import Annotated, Any, Literal
 
@@ -17,13 +16,18 @@ from pydantic import (
     ConfigDict,
     Discriminator,
     Field,
-    PrivateAttr,
+    PlainSerializer,
+    SerializationInfo,
     Tag,
+    ValidationError,
     ValidationInfo,
     field_validator,
     model_validator,
 )
 
+from relplan.config.checks import check_consistency
+from relplan.config.overriding import apply_overrides, config_error, override_items
+from relplan.config.toml_text import toml_document
 from relplan.units import (
     HOURS_PER_YEAR,
     MAX_DURATION_HOURS,
@@ -41,7 +45,25 @@ from relplan.vocab import (
     SERVER_CLASSES,
 )
 
-Hours = Annotated[float, BeforeValidator(parse_duration_hours)]
+WITH_UNITS = {"units": True}
+"""The serialization context of :meth:`RelplanConfig.to_document`: durations, sizes and
+bandwidths as config text with their unit. Without it (a plain ``model_dump``, the config
+digest) they stay numbers in hours, bytes and bytes per second."""
+
+
+def _with_unit(unit: str) -> Any:
+    """A serializer writing a number as config text in ``unit`` when asked to
+    (:data:`WITH_UNITS`): ``repr`` keeps every digit, so that it reads back exactly."""
+
+    def write(value: Any, info: SerializationInfo) -> Any:
+        if value == "auto" or not (info.context or {}).get("units"):
+            return value
+        return f"{value!r}{unit}"
+
+    return PlainSerializer(write, when_used="json")
+
+
+Hours = Annotated[float, BeforeValidator(parse_duration_hours), _with_unit("h")]
 Fraction = Annotated[float, BeforeValidator(parse_fraction)]
 
 DEFAULT_PEER_BANDWIDTH = 25e9
@@ -287,8 +309,10 @@ class ClusterConfig(_Strict):
     servers_per_domain: int = Field(default=1, gt=0, strict=True)
 
 
-BytesPerSecond = Annotated[float, BeforeValidator(parse_bandwidth_bytes_per_s)]
-Bytes = Annotated[float, BeforeValidator(parse_size_bytes)]
+BytesPerSecond = Annotated[
+    float, BeforeValidator(parse_bandwidth_bytes_per_s), _with_unit("B/s")
+]
+Bytes = Annotated[float, BeforeValidator(parse_size_bytes), _with_unit("B")]
 
 
 class FailoverConfig(_Strict):
@@ -496,9 +520,11 @@ class RestartConfig(_Strict):
     init: Hours = Field(ge=0)
     init_scaling: Literal["none", "log2", "linear"] = "none"
     reference_gpus: int = Field(default=DEFAULT_REFERENCE_GPUS, ge=2, strict=True)
-    load: Annotated[Literal["auto"] | float, BeforeValidator(_auto_or_hours)] = Field(
-        default=0.0
-    )
+    load: Annotated[
+        Literal["auto"] | float,
+        BeforeValidator(_auto_or_hours),
+        _with_unit("h"),
+    ] = Field(default=0.0)
 
     @model_validator(mode="after")
     def _check_load(self) -> RestartConfig:
@@ -648,14 +674,30 @@ class SimulationConfig(_Strict):
 
 
 class RelplanConfig(_Strict):
-    """A whole config file.
+    """A whole config: a validated, immutable value.
 
-    :attr:`source_document` keeps the TOML document it was validated from (after
-    overrides), with every duration as the user wrote it, so that further ``--set``
-    overrides can be applied to a loaded config.
+    Build one with :func:`relplan.load_config` (a file), :func:`relplan.loads_config`
+    (TOML text) or :meth:`from_document` (a parsed TOML document); derive another with
+    :meth:`with_overrides`, validated exactly as ``--set`` is. Its fields cannot be
+    assigned (it is frozen). ``model_copy(update=...)`` validates the copy too (pydantic's
+    would not), but :meth:`with_overrides` is the way to change a config: it takes the
+    units a config file takes. :meth:`to_toml` writes it back as TOML text that
+    :func:`relplan.loads_config` reads back to an equal config.
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config, loads_config
+    >>> config = load_config("configs/small.toml")
+    >>> shorter = config.with_overrides({"job.checkpoint.interval": "15min"})
+    >>> shorter.job.checkpoint.interval, config.job.checkpoint.interval
+    (0.25, 1.0)
+    >>> loads_config(shorter.to_toml()) == shorter
+    True
+    >>> config.with_overrides(["job.checkpoint.interval=-1h"])
+    Traceback (most recent call last):
+    ...
+    relplan.errors.ConfigError: job.checkpoint.interval: input should be greater than 0 (got '-1h')
     """
-
-    _source_document: dict[str, Any] = PrivateAttr(default_factory=dict)
 
     name: str | None = None
     description: str | None = None
@@ -668,10 +710,128 @@ class RelplanConfig(_Strict):
     budget: BudgetConfig | None = None
     simulation: SimulationConfig = Field(default_factory=SimulationConfig)
 
-    @property
-    def source_document(self) -> dict[str, Any]:
-        """The TOML document this config was validated from (a copy)."""
-        return copy.deepcopy(self._source_document)
+    @model_validator(mode="after")
+    def _check_consistency(self) -> RelplanConfig:
+        check_consistency(self)  # raises ConfigError, which pydantic lets through
+        return self
+
+    @classmethod
+    def from_document(cls, document: dict[str, Any]) -> RelplanConfig:
+        """Validate a parsed TOML document: each key, then the keys against each other.
+
+        Parameters
+        ----------
+        document : dict
+            As :func:`tomllib.loads` returns it (durations and sizes with their units).
+
+        Returns
+        -------
+        RelplanConfig
+            The validated config.
+
+        Raises
+        ------
+        ConfigError
+            Naming the first wrong key (the message lists any others); an unknown key
+            gets the nearest known one ("did you mean ...?").
+
+        Examples
+        --------
+        >>> document = {"cluster": {"servers": 4},
+        ...             "job": {"gpus": 8, "work": "2d", "checkpoint": {"interval": "1h"}}}
+        >>> RelplanConfig.from_document(document).job.work
+        48.0
+        """
+        try:
+            return cls.model_validate(document)
+        except ValidationError as error:
+            raise config_error(error, document=document, model=cls) from None
+
+    def to_document(self) -> dict[str, Any]:
+        """The config as a TOML document: the keys set (by the file, an override or a
+        copy; defaults are left out, so that they stay defaults), durations in hours
+        (``"0.25h"``), sizes in bytes (``"4e9B"``), bandwidths in bytes per second
+        (``"5e10B/s"``).
+
+        Returns
+        -------
+        dict
+            A document :meth:`from_document` validates back to an equal config.
+
+        Examples
+        --------
+        >>> from relplan.config.loading import load_config
+        >>> load_config("configs/small.toml").to_document()["job"]["checkpoint"]["interval"]
+        '1.0h'
+        """
+        return self.model_dump(mode="json", exclude_unset=True, exclude_none=True,
+                               context=WITH_UNITS)
+
+    def to_toml(self) -> str:
+        """The config as TOML text (the keys set, see :meth:`to_document`; comments are
+        not kept).
+
+        Returns
+        -------
+        str
+            Text that :func:`relplan.loads_config` reads back to an equal config.
+
+        Examples
+        --------
+        >>> from relplan.config.loading import load_config
+        >>> print(load_config("configs/small.toml").to_toml().splitlines()[0])
+        name = "small"
+        """
+        return toml_document(self.to_document())
+
+    def with_overrides(self, items: list[str] | dict[str, Any]) -> RelplanConfig:
+        """A new config with some keys changed, validated exactly as ``--set`` is.
+
+        Parameters
+        ----------
+        items : list of str or dict
+            ``KEY=VALUE`` items (``["job.spares=2", "job.checkpoint.interval=30min"]``)
+            or a dict of dotted keys to values (``{"job.checkpoint.interval": "30min"}``);
+            durations, sizes and bandwidths take their unit, as in a config file.
+
+        Returns
+        -------
+        RelplanConfig
+            The new config (this one is unchanged). Setting one of ``job.work`` and
+            ``job.horizon`` drops the other, as ``--set`` does.
+
+        Raises
+        ------
+        ConfigError
+            Naming the key at fault.
+
+        Examples
+        --------
+        >>> from relplan.config.loading import load_config
+        >>> config = load_config("configs/small.toml").with_overrides(["job.spares=2"])
+        >>> config.job.spares
+        2
+        >>> config.with_overrides({"job.spare": 3})
+        Traceback (most recent call last):
+        ...
+        relplan.errors.ConfigError: job.spare: unknown key; did you mean job.spares?
+        """
+        return self.from_document(apply_overrides(self.to_document(), override_items(items)))
+
+    def model_copy(self, *, update: dict[str, Any] | None = None,
+                   deep: bool = False) -> RelplanConfig:  # fmt: skip
+        """A copy, validated like any config (pydantic's copy would skip validation).
+
+        Prefer :meth:`with_overrides`, which takes the units a config file takes; values
+        given here are in the model's units (hours, bytes, bytes per second).
+
+        Raises
+        ------
+        ConfigError
+            Naming the key at fault.
+        """
+        copied = super().model_copy(update=update, deep=deep)
+        return self.from_document(copied.to_document())
 
     def failure_unit(self, mode_name: str) -> str:
         """The unit a failure mode is counted per (its ``unit``, else its name)."""

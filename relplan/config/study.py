@@ -8,7 +8,6 @@ its points into ``--set`` overrides of the base config.
 from __future__ import annotations
 
 import itertools
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -18,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from relplan.config.loading import apply_overrides, config_error, parse_config, read_toml
 from relplan.config.schema import RelplanConfig
+from relplan.config.toml_text import toml_value
 from relplan.errors import ConfigError
 from relplan.vocab import METRICS
 
@@ -137,7 +137,7 @@ class Study:
             )
             for combo in combos:
                 values = dict(zip(keys, combo, strict=True))
-                overrides = [*spec.set, *(f"{k}={_toml_value(v)}" for k, v in values.items())]
+                overrides = [*spec.set, *(f"{k}={toml_value(v)}" for k, v in values.items())]
                 label = ", ".join(f"{k.split('.')[-1]}={v}" for k, v in values.items())
                 points.append((label, values, overrides))
         return points
@@ -145,14 +145,6 @@ class Study:
     def config(self, overrides: list[str]) -> RelplanConfig:
         """The base config with a point's overrides applied and validated."""
         return parse_config(apply_overrides(self.base_document, []), overrides)
-
-
-def _toml_value(value: Any) -> str:
-    if isinstance(value, str):
-        return json.dumps(value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return repr(value)
 
 
 def load_study(

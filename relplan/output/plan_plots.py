@@ -17,7 +17,7 @@ from relplan.output.plan_text import (
     objective_label,
     objective_text,
 )
-from relplan.output.plots import _new_figure, _style_axes
+from relplan.output.plots import new_figure, style_axes
 from relplan.units import format_money
 
 
@@ -77,9 +77,9 @@ def frontier_figure(result: dict[str, Any]) -> Figure:
     >>> len(frontier_figure(result).axes)  # the chart and the frontier's key
     2
     """
-    figure = _new_figure(11.0, 5.0)
+    figure = new_figure(11.0, 5.0)
     axes, key = figure.subplots(1, 2, width_ratios=[3.0, 1.4])
-    _style_axes(axes)
+    style_axes(axes)
     currency = currency_of(result)
     every = result["portfolios"]
     axes.scatter([p["hardware_cost"] for p in every], [p["objective"] for p in every],
@@ -160,9 +160,9 @@ def attribution_figure(result: dict[str, Any]) -> Figure:
     >>> figure.axes[0].get_title().endswith("gain: 3")
     True
     """
-    figure = _new_figure(8.0, 1.2 + 0.45 * max(len(result["attribution"]), 1))
+    figure = new_figure(8.0, 1.2 + 0.45 * max(len(result["attribution"]), 1))
     axes = figure.add_subplot()
-    _style_axes(axes)
+    style_axes(axes)
     items = sorted(result["attribution"].items(), key=lambda item: item[1])
     labels = [label for label, _ in items]
     values = [value for _, value in items]
@@ -197,9 +197,9 @@ def tornado_figure(result: dict[str, Any]) -> Figure:
     1
     """
     rows = list(reversed(result["uncertainty"]["tornado"]))
-    figure = _new_figure(8.0, 1.4 + 0.5 * max(len(rows), 1))
+    figure = new_figure(8.0, 1.4 + 0.5 * max(len(rows), 1))
     axes = figure.add_subplot()
-    _style_axes(axes)
+    style_axes(axes)
     for index, row in enumerate(rows):
         low, high = row["objective_low"], row["objective_high"]
         axes.barh(index, high - low, left=low, height=0.55,

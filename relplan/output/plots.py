@@ -1,10 +1,14 @@
 """Matplotlib figures of simulation results, as pure functions of data.
 
 Every figure function takes plain data (pandas DataFrames, dicts, arrays) and returns a
-new :class:`matplotlib.figure.Figure`. Nothing here touches the engine or pyplot's global
-state: figures are built with the object API (``Figure()``), so they are never registered
-with a GUI backend and never leak; :func:`save_figure` renders them with the Agg (PNG) or
-vector (SVG, PDF) canvases and writes each file atomically.
+:class:`matplotlib.figure.Figure`: a new one, or, for the charts of one axes (the lost
+hours' histogram, CDF and buckets, interruptions by class, failures by mode, a metric by
+point, goodput against the interval), the figure of the ``ax=`` given, drawn on that axes
+(:func:`axes_for`), so that a notebook can place them in its own grid. Nothing here
+touches the engine or pyplot's global state: figures are built with the object API
+(``Figure()``), so they are never registered with a GUI backend and never leak;
+:func:`save_figure` renders them with the Agg (PNG) or vector (SVG, PDF) canvases and
+writes each file atomically.
 
 Times are in hours throughout, as everywhere in relplan. Wall-clock buckets are named and
 coloured the same way in every figure (:data:`BUCKET_COLORS`).
@@ -137,12 +141,36 @@ _AXIS_LABELS: dict[str, str] = {
 # --------------------------------------------------------------------------- helpers
 
 
-def _new_figure(width: float, height: float) -> Figure:
-    """A figure that belongs to no pyplot manager; constrained layout keeps it tight."""
+def new_figure(width: float, height: float) -> Figure:
+    """A figure of ``width`` x ``height`` inches that belongs to no pyplot manager;
+    constrained layout keeps it tight.
+
+    Examples
+    --------
+    >>> new_figure(4.0, 3.0).get_size_inches().tolist()
+    [4.0, 3.0]
+    """
     return Figure(figsize=(width, height), layout="constrained")
 
 
-def _style_axes(axes: Axes) -> None:
+def axes_for(ax: Axes | None, width: float, height: float) -> tuple[Figure, Axes]:
+    """The axes a plot draws on: ``ax`` when given (in the caller's figure), else the one
+    axes of a new ``width`` x ``height`` inch figure.
+
+    Examples
+    --------
+    >>> figure, axes = axes_for(None, 4.0, 3.0)
+    >>> axes_for(axes, 9.0, 9.0) == (figure, axes)
+    True
+    """
+    if ax is not None:
+        return ax.figure, ax
+    figure = new_figure(width, height)
+    return figure, figure.add_subplot()
+
+
+def style_axes(axes: Axes) -> None:
+    """relplan's look for one axes: a light grid below the data, no top or right spine."""
     axes.grid(True, which="major", alpha=_GRID_ALPHA, linewidth=0.6)
     axes.set_axisbelow(True)
     axes.tick_params(labelsize=_SMALL_SIZE + 0.5)
@@ -267,7 +295,9 @@ def _format_hours(hours: float) -> str:
 # --------------------------------------------------------------------------- figures
 
 
-def lost_hours_histogram(trials: pd.DataFrame, config_name: str) -> Figure:
+def lost_hours_histogram(
+    trials: pd.DataFrame, config_name: str, ax: Axes | None = None
+) -> Figure:
     """Histogram of the hours lost per trial, with the mean, P50 and P95 marked.
 
     Parameters
@@ -278,6 +308,8 @@ def lost_hours_histogram(trials: pd.DataFrame, config_name: str) -> Figure:
         ``gpu_hours_lost`` is present too, a second x-axis shows GPU-hours.
     config_name : str
         Name of the config, shown in the title.
+    ax : matplotlib.axes.Axes, optional
+        Draw on these axes, in their figure (which is returned); by default a new figure.
 
     Returns
     -------
@@ -286,8 +318,7 @@ def lost_hours_histogram(trials: pd.DataFrame, config_name: str) -> Figure:
     """
     _require_columns(trials, ["lost_hours"], "trials")
     lost = _finite_values(trials["lost_hours"], "trials.lost_hours")
-    figure = _new_figure(7.5, 4.5)
-    axes = figure.add_subplot()
+    figure, axes = axes_for(ax, 7.5, 4.5)
 
     if np.ptp(lost) > 0:
         edges = np.histogram_bin_edges(lost, bins="auto")
@@ -325,12 +356,14 @@ def lost_hours_histogram(trials: pd.DataFrame, config_name: str) -> Figure:
     if gpus is not None:
         _add_gpu_hours_axis(axes, gpus)
     axes.legend(fontsize=_SMALL_SIZE, framealpha=0.9)
-    _style_axes(axes)
+    style_axes(axes)
     _title(figure, "Hours lost per trial", config_name)
     return figure
 
 
-def lost_hours_cdf(trials: pd.DataFrame, config_name: str) -> Figure:
+def lost_hours_cdf(
+    trials: pd.DataFrame, config_name: str, ax: Axes | None = None
+) -> Figure:
     """Empirical CDF of the hours lost per trial, with P50 and P95 marked.
 
     Parameters
@@ -340,6 +373,8 @@ def lost_hours_cdf(trials: pd.DataFrame, config_name: str) -> Figure:
         (GPU-hours) is present too, a second x-axis on top shows GPU-hours lost.
     config_name : str
         Name of the config, shown in the title.
+    ax : matplotlib.axes.Axes, optional
+        Draw on these axes, in their figure (which is returned); by default a new figure.
 
     Returns
     -------
@@ -349,8 +384,7 @@ def lost_hours_cdf(trials: pd.DataFrame, config_name: str) -> Figure:
     _require_columns(trials, ["lost_hours"], "trials")
     lost = np.sort(_finite_values(trials["lost_hours"], "trials.lost_hours"))
     cumulative = np.arange(1, lost.size + 1) / lost.size
-    figure = _new_figure(7.5, 4.5)
-    axes = figure.add_subplot()
+    figure, axes = axes_for(ax, 7.5, 4.5)
     axes.step(
         np.concatenate([[lost[0]], lost]),
         np.concatenate([[0.0], cumulative]),
@@ -378,7 +412,7 @@ def lost_hours_cdf(trials: pd.DataFrame, config_name: str) -> Figure:
     if gpus is not None:
         _add_gpu_hours_axis(axes, gpus)
     axes.legend(loc="lower right", fontsize=_SMALL_SIZE, framealpha=0.9)
-    _style_axes(axes)
+    style_axes(axes)
     _title(figure, "Distribution of hours lost per trial", config_name)
     return figure
 
@@ -425,6 +459,7 @@ def lost_hours_by_bucket(
     breakdown: Mapping[str, float] | pd.DataFrame,
     config_name: str,
     reference: str | None = None,
+    ax: Axes | None = None,
 ) -> Figure:
     """Stacked bar of the mean hours lost per trial in each wall-clock bucket.
 
@@ -442,6 +477,8 @@ def lost_hours_by_bucket(
     reference : str, optional
         Label of a row that is a bound, not a candidate (such as failure-free running):
         drawn as a dashed line across the bars, not as a bar.
+    ax : matplotlib.axes.Axes, optional
+        Draw on these axes, in their figure (which is returned); by default a new figure.
 
     Returns
     -------
@@ -473,8 +510,7 @@ def lost_hours_by_bucket(
     labels = [str(label) for label in frame["label"]]
     positions = np.arange(len(frame), dtype=float)
     width = 0.6 if len(frame) > 1 else 0.45
-    figure = _new_figure(max(5.5, 3.2 + 1.25 * len(frame)) if len(frame) > 1 else 5.5, 4.8)
-    axes = figure.add_subplot()
+    figure, axes = axes_for(ax, max(5.5, 3.2 + 1.25 * len(frame)) if len(frame) > 1 else 5.5, 4.8)
 
     bottom = np.zeros(len(frame))
     for bucket in buckets:
@@ -538,13 +574,15 @@ def lost_hours_by_bucket(
             title_fontsize=_SMALL_SIZE,
             frameon=False,
         )
-    _style_axes(axes)
+    style_axes(axes)
     axes.grid(False, axis="x")
     _title(figure, "Where the lost hours go", config_name)
     return figure
 
 
-def interruptions_by_class(by_class: Mapping[str, float], config_name: str) -> Figure:
+def interruptions_by_class(
+    by_class: Mapping[str, float], config_name: str, ax: Axes | None = None
+) -> Figure:
     """Horizontal bars of the mean interruptions per trial by failure mode, with shares.
 
     Parameters
@@ -554,6 +592,8 @@ def interruptions_by_class(by_class: Mapping[str, float], config_name: str) -> F
         of :meth:`relplan.analysis.results.SimulationResult.summary`), in counts per trial.
     config_name : str
         Name of the config, shown in the title.
+    ax : matplotlib.axes.Axes, optional
+        Draw on these axes, in their figure (which is returned); by default a new figure.
 
     Returns
     -------
@@ -570,8 +610,7 @@ def interruptions_by_class(by_class: Mapping[str, float], config_name: str) -> F
     modes = [mode for mode, _ in items]
     counts = np.array([count for _, count in items])
     total = float(counts.sum())
-    figure = _new_figure(7.5, max(2.6, 1.4 + 0.38 * len(modes)))
-    axes = figure.add_subplot()
+    figure, axes = axes_for(ax, 7.5, max(2.6, 1.4 + 0.38 * len(modes)))
     positions = np.arange(len(modes))[::-1]  # largest on top
     colors = [PALETTE[index % len(PALETTE)] for index in range(len(modes))]
     axes.barh(positions, counts, height=0.65, color=colors, gid="interruptions")
@@ -589,13 +628,15 @@ def interruptions_by_class(by_class: Mapping[str, float], config_name: str) -> F
     axes.set_xlim(0, max(float(counts.max()), 1e-9) * 1.25)
     axes.set_xlabel("Mean interruptions per trial (count)", fontsize=_LABEL_SIZE)
     axes.set_ylabel("Failure mode", fontsize=_LABEL_SIZE)
-    _style_axes(axes)
+    style_axes(axes)
     axes.grid(False, axis="y")
     _title(figure, f"Interruptions by failure mode (total {total:.3g} per trial)", config_name)
     return figure
 
 
-def failures_by_mode(by_mode: Mapping[str, Mapping[str, Any]], config_name: str) -> Figure:
+def failures_by_mode(
+    by_mode: Mapping[str, Mapping[str, Any]], config_name: str, ax: Axes | None = None
+) -> Figure:
     """Stacked bars of the mean failures per trial by mode: those that stopped the job
     (interruptions) and those it survived (degraded, stalled, elastic), distinctly.
 
@@ -609,6 +650,8 @@ def failures_by_mode(by_mode: Mapping[str, Mapping[str, Any]], config_name: str)
         :func:`relplan.output.report.failure_table`.
     config_name : str
         Name of the config, shown in the title.
+    ax : matplotlib.axes.Axes, optional
+        Draw on these axes, in their figure (which is returned); by default a new figure.
 
     Returns
     -------
@@ -644,8 +687,7 @@ def failures_by_mode(by_mode: Mapping[str, Mapping[str, Any]], config_name: str)
     stopped = np.array([row[3] for row in rows])
     survived = np.array([row[4] for row in rows])
     total_stopped, total_survived = float(stopped.sum()), float(survived.sum())
-    figure = _new_figure(8.0, max(2.8, 1.6 + 0.38 * len(modes)))
-    axes = figure.add_subplot()
+    figure, axes = axes_for(ax, 8.0, max(2.8, 1.6 + 0.38 * len(modes)))
     positions = np.arange(len(modes))[::-1]  # most failures on top
     axes.barh(
         positions,
@@ -687,7 +729,7 @@ def failures_by_mode(by_mode: Mapping[str, Mapping[str, Any]], config_name: str)
     axes.set_ylabel("Failure mode", fontsize=_LABEL_SIZE)
     axes.legend(loc="lower right", fontsize=_SMALL_SIZE, framealpha=0.9, title="what it did",
                 title_fontsize=_SMALL_SIZE)  # fmt: skip
-    _style_axes(axes)
+    style_axes(axes)
     axes.grid(False, axis="y")
     _title(
         figure,
@@ -704,6 +746,7 @@ def metric_by_point(
     config_name: str,
     reference: str | None = None,
     labels: Mapping[str, str] | None = None,
+    ax: Axes | None = None,
 ) -> Figure:
     """One metric per study point: its mean with the 95% CI, and its bad tail.
 
@@ -723,6 +766,8 @@ def metric_by_point(
         dashed line, not as a candidate.
     labels : mapping of str to str, optional
         Axis label by metric name, overriding the built-in ones.
+    ax : matplotlib.axes.Axes, optional
+        Draw on these axes, in their figure (which is returned); by default a new figure.
 
     Returns
     -------
@@ -750,8 +795,7 @@ def metric_by_point(
     tail = TAIL_PERCENTILES.get(metric, 95)
     tail_column = f"{metric}_p{tail}"
     fmt = METRIC_LABELS[metric][2] if metric in METRIC_LABELS else "{:,.4g}"
-    figure = _new_figure(8.5, max(2.8, 1.5 + 0.6 * len(frame)))
-    axes = figure.add_subplot()
+    figure, axes = axes_for(ax, 8.5, max(2.8, 1.5 + 0.6 * len(frame)))
     positions = np.arange(len(frame))[::-1]
     means = frame[metric].to_numpy(dtype=float)
     axes.errorbar(
@@ -797,7 +841,7 @@ def metric_by_point(
     axes.set_ylim(-0.7, len(frame) - 0.3)
     axes.set_xlabel(_axis_label(metric, labels), fontsize=_LABEL_SIZE)
     axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=_SMALL_SIZE, frameon=False)
-    _style_axes(axes)
+    style_axes(axes)
     axes.grid(False, axis="y")
     name = METRIC_LABELS[metric][0] if metric in METRIC_LABELS else metric.replace("_", " ")
     _title(figure, f"Mean {name} by point, with 95% CI", config_name)
@@ -899,13 +943,13 @@ def trial_timeline(
     failure_modes = failures["mode"].astype(str).to_numpy()
     aggregate = failure_times.size > _MAX_FAILURE_LABELS or len(ordered) > _MAX_TIMELINE_INTERVALS
     if aggregate:
-        figure = _new_figure(11.0, 7.0)
+        figure = new_figure(11.0, 7.0)
         lane, counts_axes, progress = figure.subplots(
             3, 1, sharex=True, gridspec_kw={"height_ratios": [1.3, 0.9, 2.0]}
         )
         _timeline_binned(lane, counts_axes, start, end, bucket, failures)
     else:
-        figure = _new_figure(11.0, 6.0)
+        figure = new_figure(11.0, 6.0)
         lane, progress = figure.subplots(
             2, 1, sharex=True, gridspec_kw={"height_ratios": [1.0, 2.2]}
         )
@@ -995,7 +1039,7 @@ def _timeline_lane(
     lane.legend(loc="upper left", bbox_to_anchor=(1.01, 1.15), fontsize=_SMALL_SIZE,
                 frameon=False)  # fmt: skip
     lane.set_title("Wall-clock time by bucket", fontsize=_LABEL_SIZE, loc="left")
-    _style_axes(lane)
+    style_axes(lane)
     lane.grid(False, axis="y")
     lane.spines["left"].set_visible(False)
 
@@ -1060,7 +1104,7 @@ def _timeline_binned(
     )  # fmt: skip
     lane.legend(loc="upper left", bbox_to_anchor=(1.01, 1.05), fontsize=_SMALL_SIZE,
                 frameon=False)  # fmt: skip
-    _style_axes(lane)
+    style_axes(lane)
 
     times = failures["time_hours"].to_numpy(dtype=float)
     impacts = (failures["impact"].astype(str).to_numpy() if "impact" in failures.columns
@@ -1086,7 +1130,7 @@ def _timeline_binned(
     if times.size:
         counts_axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.05), fontsize=_SMALL_SIZE,
                            frameon=False)  # fmt: skip
-    _style_axes(counts_axes)
+    style_axes(counts_axes)
 
 
 def _timeline_progress(
@@ -1152,7 +1196,7 @@ def _timeline_progress(
     progress.legend(
         loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=_SMALL_SIZE, frameon=False
     )
-    _style_axes(progress)
+    style_axes(progress)
 
 
 def goodput_vs_interval(
@@ -1164,6 +1208,7 @@ def goodput_vs_interval(
     mc_optimal_ci95: Sequence[float] | None = None,
     p95_optimal_hours: float | None = None,
     p95_optimal_ci95: Sequence[float] | None = None,
+    ax: Axes | None = None,
 ) -> Figure:
     """Mean goodput against the checkpoint interval, with its 95% CI and the optima marked.
 
@@ -1191,6 +1236,8 @@ def goodput_vs_interval(
         The interval minimising the P95 wall time, hours.
     p95_optimal_ci95 : sequence of two floats, optional
         Its 95% confidence interval, hours.
+    ax : matplotlib.axes.Axes, optional
+        Draw on these axes, in their figure (which is returned); by default a new figure.
 
     Returns
     -------
@@ -1229,14 +1276,17 @@ def goodput_vs_interval(
         )
         if value is not None
     ]
-    figure = _new_figure(9.0, 5.0 + (0.32 * len(optima) + 0.8 if optima else 0.0))
-    if optima:
+    if ax is not None:  # the caller's axes: the optima are marked on the curve alone
+        figure, axes, strip = ax.figure, ax, None
+    elif optima:
+        figure = new_figure(9.0, 5.0 + (0.32 * len(optima) + 0.8 if optima else 0.0))
         axes, strip = figure.subplots(
             2, 1, sharex=True,
             gridspec_kw={"height_ratios": [4.6, 0.42 * len(optima) + 0.5]},
         )  # fmt: skip
     else:
-        axes, strip = figure.add_subplot(), None
+        figure, axes = axes_for(None, 9.0, 5.0)
+        strip = None
     axes.set_gid("goodput")
     axes.fill_between(
         interval,
@@ -1320,7 +1370,7 @@ def goodput_vs_interval(
         fontsize=_SMALL_SIZE,
         frameon=False,
     )
-    _style_axes(axes)
+    style_axes(axes)
     if has_wall:
         axes.spines["right"].set_visible(True)
     bottom = axes
@@ -1346,7 +1396,7 @@ def goodput_vs_interval(
         strip.set_yticks(rows, [name for name, *_ in optima])
         strip.set_ylim(-0.6, len(optima) - 0.4)
         strip.set_title("Optimal interval by method", fontsize=_LABEL_SIZE, loc="left")
-        _style_axes(strip)
+        style_axes(strip)
         strip.grid(False, axis="y")
         strip.tick_params(axis="y", labelsize=_SMALL_SIZE)
         bottom = strip
@@ -1399,7 +1449,7 @@ def sweep_curves(
         raise ValueError("results: no rows to plot")
     columns = 1 if len(metrics) <= 3 else 2
     rows = -(-len(metrics) // columns)
-    figure = _new_figure(6.5 * columns + (1.6 if hue else 0.0), 2.9 * rows + 0.6)
+    figure = new_figure(6.5 * columns + (1.6 if hue else 0.0), 2.9 * rows + 0.6)
     grid = np.atleast_1d(figure.subplots(rows, columns, sharex=True, squeeze=False).ravel())
     groups: list[tuple[Any, pd.DataFrame]] = (
         list(results.groupby(hue, sort=True)) if hue else [(None, results)]
@@ -1444,7 +1494,7 @@ def sweep_curves(
             _log_x(axes, x_values)
         axes.set_ylabel(_axis_label(metric, labels), fontsize=_LABEL_SIZE)
         axes.yaxis.set_major_formatter(FuncFormatter(_plain_number))
-        _style_axes(axes)
+        style_axes(axes)
     for axes in grid[len(metrics) :]:
         axes.set_visible(False)
     for index, axes in enumerate(grid[: len(metrics)]):

@@ -173,6 +173,7 @@ def test_the_workers_of_a_killed_sweep_exit(tmp_path) -> None:
     assert _gone(workers)
 
 
+@pytest.mark.slow  # starts worker pools in fresh interpreters (about 30 s)
 def test_workers_fork_from_a_lone_process_else_from_the_fork_server() -> None:
     """Alone, this process forks its workers (they start with what it has computed);
     with another thread running it takes them from the fork server instead, and the

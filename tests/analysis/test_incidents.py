@@ -140,7 +140,7 @@ def test_a_planted_lemon_is_a_repeat_offender_and_normal_units_are_not() -> None
     assert lemon["p_value_bonferroni"] == pytest.approx(lemon["p_value"] * 1024)
 
 
-def test_job_mtti_counts_fatal_modes_only_and_goodput_sums_downtimes() -> None:
+def test_job_mtti_counts_fatal_modes_only_and_goodput_sums_clipped_downtimes() -> None:
     times = [
         "2024-01-01T00:00Z",
         "2024-01-02T00:00Z",
@@ -157,7 +157,9 @@ def test_job_mtti_counts_fatal_modes_only_and_goodput_sums_downtimes() -> None:
     assert job["interruptions"] == 4  # the leaf is degraded, not fatal
     assert job["mtti_hours"] == 24.0
     assert job["interruptions_per_day"] == 1.0
-    assert job["goodput"] == pytest.approx(1.0 - 4.0 / 96.0)
+    # the last failure's 0.5 h falls after the window's end (its last event): clipped
+    assert job["goodput"] == pytest.approx(1.0 - 3.5 / 96.0)
+    assert job["downtime_sum_hours"] == pytest.approx(3.5)
     assert job["downtime_events"] == 4
     without = incident_report(
         incident_log(times, categories), parse_config(tomllib.loads(CONFIG_TOML))

@@ -173,7 +173,9 @@ def test_the_grid_extends_past_an_edge_that_holds_the_best() -> None:
     results, run = fake(0.05)  # below the grid: extends down
     assert _extend_to_an_inner_best(results, run, span=3.0, ceiling=1e6) < 0.1
     results, run = fake(None)
-    with pytest.warns(UserWarning, match="edge of the grid"):
+    from relplan.errors import RelplanWarning
+
+    with pytest.warns(RelplanWarning, match="edge of its grid"):
         _extend_to_an_inner_best(results, run, span=2.0, ceiling=1e6)
     results, run = fake(None)  # rising up to the work: no checkpoint is best, no warning
     assert _extend_to_an_inner_best(results, run, span=2.0, ceiling=3.0) == 3.0

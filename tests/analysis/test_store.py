@@ -57,6 +57,7 @@ def _sweep(study, out, *extra: str) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True)  # fmt: skip
 
 
+@pytest.mark.slow  # a sweep on processes, killed and run again (about 130 s under load)
 def test_a_sweep_killed_with_sigkill_resumes_to_the_uninterrupted_results(tmp_path) -> None:
     study = tmp_path / "study.toml"
     study.write_text(STUDY.format(base=CONFIGS / "seed-moe-10k.toml"))

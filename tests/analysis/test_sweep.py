@@ -25,6 +25,7 @@ def test_the_studies_of_the_issue_are_shipped() -> None:
             "recovery-strategies"} <= names
 
 
+@pytest.mark.slow  # every shipped study with its report (20-60 s each)
 @pytest.mark.parametrize("study_path", STUDIES, ids=[p.stem for p in STUDIES])
 def test_every_shipped_study_runs_and_writes_its_report(study_path: Path, tmp_path: Path):
     result = CliRunner().invoke(app, ["sweep", str(study_path), "--trials", "20",
@@ -47,6 +48,7 @@ def test_every_shipped_study_runs_and_writes_its_report(study_path: Path, tmp_pa
     assert "<table" in page
 
 
+@pytest.mark.slow  # a study three ways, one on Dask (about 40 s)
 def test_points_share_failure_streams_and_dask_gives_the_same_numbers(tmp_path: Path):
     study = load_study(REPO / "studies" / "recovery-strategies.toml")
     local = run_study(study, trials=50)

@@ -154,6 +154,7 @@ def test_missing_and_malformed_files_exit_2(tmp_path: Path, command: str) -> Non
     assert malformed.exit_code == 2 and "not valid TOML" in malformed.output
 
 
+@pytest.mark.slow  # a simulation in a fresh interpreter
 def test_module_entry_point_in_a_real_process(tmp_path: Path) -> None:
     """``python -m relplan`` works, and errors carry no traceback on stderr."""
     ok = subprocess.run(

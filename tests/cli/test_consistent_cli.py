@@ -143,6 +143,7 @@ print((peak - before) / trials, estimate.per_trial)
 """
 
 
+@pytest.mark.slow  # measures the memory of real runs
 def test_the_memory_estimate_bounds_what_a_run_takes(tmp_path) -> None:
     """The per-trial estimate covers the measured peak of simulate --out, within 2x."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}

@@ -65,6 +65,7 @@ def test_baseline_fits_80_columns(config, narrow) -> None:
     _check(*narrow)
 
 
+@pytest.mark.slow  # a comparison of every shipped config
 @pytest.mark.parametrize("config", SHIPPED, ids=lambda p: p.stem)
 def test_compare_fits_80_columns(config, narrow) -> None:
     """Priced (small.toml has a budget) or not, with a long scenario name and big numbers."""

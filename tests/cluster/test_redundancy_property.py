@@ -19,6 +19,7 @@ import copy
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -90,6 +91,7 @@ def _wall(model: SimulationModel, stream: list[tuple[float, str, float]]) -> flo
     return float(outcome.wall_hours[0])
 
 
+@pytest.mark.slow  # a property test of many walks (about 12 s)
 @settings(max_examples=300, deadline=None)
 @given(
     servers_per_leaf=st.sampled_from([2, 4]),

@@ -170,6 +170,7 @@ def invalid_configs(draw: st.DrawFn) -> tuple[dict[str, Any], str]:
     return document, key
 
 
+@pytest.mark.slow  # a process per drawn config (about 35 s under load)
 @settings(
     max_examples=150,
     deadline=None,

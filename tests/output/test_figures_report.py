@@ -216,6 +216,7 @@ def test_simulate_table_shows_p5_in_bold_for_goodput() -> None:
     assert "P5 of goodput" in result.output
 
 
+@pytest.mark.slow  # runs a study with its report
 def test_sweep_keeps_p95_and_adds_p5_and_reports_goodput_p5(sweep_out) -> None:
     out, _ = sweep_out
     results = pd.read_parquet(out / "results.parquet")
@@ -241,6 +242,7 @@ def test_compare_json_adds_goodput_p5() -> None:
 # --------------------------------------------------------------------------- reports
 
 
+@pytest.mark.slow  # shares the study run above
 def test_study_report_has_units_one_precision_hours_and_a_goodput_chart(sweep_out) -> None:
     out, data = sweep_out
     # the question asks for hours; so does the answer
@@ -286,6 +288,7 @@ def _check_record(record: dict, seed: int, trials: int, digest: str | None = Non
         assert record["config_sha256"] == digest
 
 
+@pytest.mark.slow  # a simulation with every output file
 def test_every_simulate_output_names_its_provenance(simulate_out: Path) -> None:
     digest = config_digest(load_config(CONFIGS / "small.toml"))
     summary = json.loads((simulate_out / "summary.json").read_text())

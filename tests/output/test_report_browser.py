@@ -25,10 +25,13 @@ from tests.conftest import CONFIGS, REPO
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
-pytestmark = pytest.mark.skipif(
-    not Path(CHROMIUM).exists(),
-    reason="chromium is not installed (apt-get install chromium; .ci/run installs it)",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not Path(CHROMIUM).exists(),
+        reason="chromium is not installed (apt-get install chromium; .ci/run installs it)",
+    ),
+    pytest.mark.slow,  # a simulation with figures, then a headless browser
+]
 
 PROBE = """<script>
 window.addEventListener("load", () => {

@@ -326,6 +326,7 @@ def test_a_lost_fast_tier_after_one_stretch_across_a_durable_checkpoint(on_fabri
         assert b["rework"] == pytest.approx(9.0 - 4.2)
 
 
+@pytest.mark.slow  # a property test of many walks (about 14 s)
 @settings(max_examples=150, deadline=None)
 @given(
     times=st.lists(st.floats(min_value=0.0, max_value=30.0), max_size=20).map(sorted),

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from relplan.sim import distributions, engine
 from relplan.sim.compiled import EventWindow, TraceBuffer, TrialState, TrialStreams, compile_model
@@ -27,6 +28,7 @@ def _simulate(config: Path, cache: Path) -> subprocess.CompletedProcess:
     )  # fmt: skip
 
 
+@pytest.mark.slow  # compiles the walk from an empty cache (about 40 s)
 def test_first_run_on_an_empty_cache_says_it_compiles_and_the_next_does_not(
     minimal_config_file: Path, tmp_path: Path
 ) -> None:

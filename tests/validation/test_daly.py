@@ -37,6 +37,7 @@ def test_expected_wall_time_of_daly_case() -> None:
     assert 500.0 * per_work == pytest.approx(547.9, abs=0.1)
 
 
+@pytest.mark.slow  # the 24 h case alone takes about 18 s
 @pytest.mark.parametrize(("mtbf_hours", "published_minutes", "published_wall_hours"),
                          [(24.0, 117.0, 547.9), (6.0, 57.0, 610.2)])
 def test_daly_2006_validation_case_by_monte_carlo(mtbf_hours, published_minutes,

@@ -1,4 +1,4 @@
-"""The validation suite (``relplan validation``): every case against its published figure.
+"""The validation suite (``relplan published``): every case against its published figure.
 
 The whole suite runs once (fixed seed, about 20 s); each test reads the cases it checks.
 """
@@ -33,6 +33,9 @@ from relplan.analysis.validation import (
 from relplan.cli.app import app
 from relplan.cli.validation import render_validation
 from tests.conftest import REPO
+
+# the whole validation suite runs once for the module (about 20 s)
+pytestmark = pytest.mark.slow
 
 runner = CliRunner()
 
@@ -163,7 +166,7 @@ def cached(report, monkeypatch) -> ValidationReport:
 
 
 def test_command_json(cached) -> None:
-    result = runner.invoke(app, ["validation", "--json"])
+    result = runner.invoke(app, ["published", "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert set(data) == {"seed", "trials", "passed", "explained", "failed", "cases"}
@@ -185,7 +188,7 @@ def test_command_table_fits_80_columns(cached) -> None:
 
 def test_command_writes_csv_json_and_markdown(cached, tmp_path: Path) -> None:
     out = tmp_path / "validation"
-    result = runner.invoke(app, ["validation", "--out", str(out)])
+    result = runner.invoke(app, ["published", "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in out.iterdir()) == [
         "validation.csv", "validation.json", "validation.md"]  # fmt: skip
@@ -203,7 +206,7 @@ def test_command_refuses_an_unwritable_out_before_running(tmp_path: Path, monkey
     monkeypatch.setattr(validation, "run_validation", never)
     a_file = tmp_path / "file"
     a_file.write_text("x")
-    result = runner.invoke(app, ["validation", "--out", str(a_file)])
+    result = runner.invoke(app, ["published", "--out", str(a_file)])
     assert result.exit_code == 2
     assert result.output.strip().startswith("error: --out:")
     assert "Traceback" not in result.output
@@ -225,7 +228,7 @@ def test_readme_shows_the_table_relplan_validation_generates(report) -> None:
                       flags=re.MULTILINE)  # fmt: skip
     assert rows == [(case.case, case.status) for case in report.cases]
     table = report.to_markdown().split("\n\n")[0]
-    assert table in section  # the figures too: regenerate with relplan validation --out
+    assert table in section  # the figures too: regenerate with relplan published --out
 
 
 def test_every_case_says_what_kind_of_evidence_it_is(cases) -> None:
@@ -251,7 +254,7 @@ def test_cases_resting_on_an_assumed_input_show_it_at_other_values(cases) -> Non
     assert five == "restart 5 min" and twenty == "restart 20 min"
     assert at_five > ettr.relplan > at_twenty
     assert at_twenty < 90.0 < ettr.relplan
-    # Daly's closed form for the same jobs orders them the same way, within a point
+    # ByteRobust's ETTR falls as its assumed fail-stop cycle grows
     byterobust = cases["byterobust-10min"]
     values = [byterobust.relplan] + [figure for _, figure in byterobust.sensitivity]
     assert values == sorted(values, reverse=True)

@@ -1,0 +1,197 @@
+"""``relplan fit`` cannot mislead: every family's mean against the exposure estimate and the
+longest observation, a family the data do not support never chosen without a warning,
+groups fitted apart, event records turned into censored times between failures."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+
+from relplan.analysis.event_log import events_to_lifetimes, read_unit_list
+from relplan.analysis.fit import (
+    MEAN_EXPOSURE_TOLERANCE,
+    family_check,
+    fit_exponential,
+    fit_groups,
+    fit_lifetimes,
+    fit_weibull,
+    lifetime_sample,
+    read_lifetime_groups,
+)
+from relplan.errors import ConfigError
+from tests.conftest import REPO
+
+START = datetime(2024, 1, 1, tzinfo=UTC)
+YEAR_HOURS = 8760.0
+
+
+def bursty_node_log(seed: int, nodes: int = 512) -> tuple[list[str], list[datetime]]:
+    """Failures of nodes that mostly last long but often fail again within hours of a
+    repair: the shape of the per-node logs (LANL system 20) where the AIC picks a
+    lognormal whose mean comes from its tail."""
+    rng = np.random.default_rng(seed)
+    units: list[str] = []
+    times: list[datetime] = []
+    for node in range(nodes):
+        moment, just_failed = 0.0, False
+        while True:
+            quick = just_failed and rng.random() < 0.6
+            moment += rng.exponential(20.0) if quick else rng.exponential(20000.0)
+            if moment > YEAR_HOURS:
+                break
+            units.append(f"n{node}")
+            times.append(START + timedelta(hours=moment))
+            just_failed = True
+    return units, times
+
+
+def test_a_tail_driven_lognormal_is_not_chosen_and_a_warning_says_why() -> None:
+    units, times = bursty_node_log(5)
+    built = events_to_lifetimes(units, times, START, START + timedelta(hours=YEAR_HOURS),
+                                units=512)  # fmt: skip
+    report = fit_lifetimes(built.sample)
+    exposure = 512 * YEAR_HOURS / built.events  # every node watched the whole year
+    assert report.exposure_mean_hours == pytest.approx(exposure, rel=1e-12)
+    assert report.longest_hours == pytest.approx(YEAR_HOURS)
+    assert report.aic_best == "lognormal"  # the finding: the AIC alone picks it
+    assert report.fits["lognormal"].mean_hours > 10 * exposure
+    assert not report.checks["lognormal"].trusted
+    assert report.best == "exponential" and report.best_trusted
+    assert len(report.warnings) == 1 and report.warnings[0].startswith("lognormal")
+    data = report.to_dict()
+    assert data["fits"]["lognormal"]["trusted"] is False
+    assert data["fits"]["exponential"]["mean_to_exposure"] == pytest.approx(1.0)
+
+
+def test_the_check_bounds_are_the_tolerance_and_the_longest_observation() -> None:
+    sample = lifetime_sample([100.0, 300.0, 600.0], [1, 1, 0])
+    fit = fit_exponential(sample)  # mean 500 h
+    assert family_check(fit, 500.0 / MEAN_EXPOSURE_TOLERANCE, 600.0).trusted  # exactly 2x
+    assert family_check(fit, 500.0 * MEAN_EXPOSURE_TOLERANCE, 600.0).trusted  # exactly 1/2
+    assert not family_check(fit, 500.0 / MEAN_EXPOSURE_TOLERANCE * 0.999, 600.0).trusted
+    assert family_check(fit, 500.0, 500.0).trusted  # at the longest observation
+    # the exponential beyond the longest observation: kept, with a note
+    beyond = family_check(fit, 500.0, 499.0)
+    assert beyond.beyond_longest and beyond.trusted and len(beyond.notes) == 1
+    # a shape family beyond it: not trusted
+    weibull = fit_weibull(sample)
+    shaped = family_check(weibull, weibull.mean_hours, weibull.mean_hours * 0.99)
+    assert shaped.beyond_longest and not shaped.trusted
+
+
+def test_a_fleet_watched_for_less_than_a_mean_life_keeps_the_exponential_with_a_warning() -> None:
+    # 8 units watched 100 h without failing and two failures: exposure (800 + 50 + 60) / 2
+    # = 455 h, beyond the longest observation (100 h)
+    sample = lifetime_sample([100.0] * 8 + [50.0, 60.0], [0] * 8 + [1, 1])
+    report = fit_lifetimes(sample)
+    assert report.exposure_mean_hours == pytest.approx(455.0)
+    assert not report.checks["weibull"].trusted and not report.checks["lognormal"].trusted
+    assert report.best == "exponential" and report.best_trusted
+    assert any("constant hazard" in warning for warning in report.warnings)
+
+
+def test_a_family_asked_for_that_the_data_do_not_support_is_flagged() -> None:
+    units, times = bursty_node_log(5, nodes=128)
+    built = events_to_lifetimes(units, times, START, START + timedelta(hours=YEAR_HOURS),
+                                units=128)  # fmt: skip
+    report = fit_lifetimes(built.sample, family="lognormal")
+    assert report.best == "lognormal" and not report.best_trusted
+    assert report.warnings[0].startswith("lognormal was asked for")
+    with pytest.raises(ConfigError) as caught:
+        fit_lifetimes(built.sample, family="gamma")
+    assert caught.value.key == "--family"
+
+
+def test_groups_are_fitted_apart() -> None:
+    path = REPO / "tests" / "data" / "lifetimes_batches.csv"
+    groups, skipped = read_lifetime_groups(path, "batch")
+    assert skipped == {}
+    reports = fit_groups(groups)
+    rows = np.genfromtxt(path, delimiter=",", names=True, dtype=None, encoding="utf-8")
+    for batch in ("A", "B"):
+        mine = rows[rows["batch"] == batch]
+        exposure = mine["hours"].sum() / mine["failed"].sum()
+        assert reports[batch].exposure_mean_hours == pytest.approx(exposure)
+        assert reports[batch].fits["exponential"].params["mtbf_hours"] == pytest.approx(exposure)
+    assert reports["B"].exposure_mean_hours > 10 * reports["A"].exposure_mean_hours
+
+
+def test_a_repair_line_can_be_written() -> None:
+    report = fit_lifetimes(lifetime_sample([1.0, 2.0, 3.5, 8.0], [1, 1, 1, 1]), "repair")
+    assert report.config.startswith("repair = { dist = ")
+    with pytest.raises(ConfigError) as caught:
+        fit_lifetimes(lifetime_sample([1.0, 2.0], [1, 1]), "downtime")
+    assert caught.value.key == "--as"
+
+
+def hours(value: float) -> datetime:
+    return START + timedelta(hours=value)
+
+
+def test_events_become_censored_gaps_with_simultaneous_records_merged() -> None:
+    built = events_to_lifetimes(
+        ["a", "a", "a", "b", "b", "c"],
+        [hours(10), hours(10), hours(25), hours(0), hours(40), hours(120)],  # c: outside
+        START,
+        hours(100),
+        units=4,
+    )
+    # a: 10, 15 failed, 75 censored; b: failed at the start (no gap), 40 failed, 60
+    # censored; two units without a record: 100 censored each
+    pairs = zip(built.sample.hours.tolist(), built.sample.failed.tolist(), strict=True)
+    assert sorted(pairs) == sorted(
+        [(10.0, True), (15.0, True), (75.0, False), (40.0, True), (60.0, False),
+         (100.0, False), (100.0, False)]
+    )  # fmt: skip
+    assert (built.events, built.merged, built.outside, built.units) == (3, 1, 1, 4)
+
+
+def test_exponential_mtbf_from_events_is_units_times_window_over_failures() -> None:
+    rng = np.random.default_rng(7)
+    units, times = [], []
+    for unit in range(50):
+        for offset in rng.uniform(0.0, 1000.0, rng.poisson(3.0)):
+            units.append(f"u{unit}")
+            times.append(hours(float(offset)))
+    built = events_to_lifetimes(units, times, START, hours(1000), units=60)
+    fit = fit_exponential(built.sample)
+    distinct = len(set(zip(units, times, strict=True)))
+    assert fit.params["mtbf_hours"] == pytest.approx(60 * 1000.0 / distinct)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "key"),
+    [
+        ({"units": 1}, "--units"),  # two units in the log
+        ({"unit_list": ["a"]}, "--unit-list"),  # b is not in it
+        ({}, "--units"),  # neither
+        ({"units": 2, "end": START}, "--end"),
+        ({"units": 2, "end": hours(0.5)}, "--start"),  # no record in the window
+    ],
+)
+def test_bad_event_inputs_name_the_option(kwargs: dict, key: str) -> None:
+    end = kwargs.pop("end", hours(10))
+    with pytest.raises(ConfigError) as caught:
+        events_to_lifetimes(["a", "b"], [hours(1), hours(2)], START, end, **kwargs)
+    assert caught.value.key == key
+
+
+def test_a_unit_list_names_each_unit_once(tmp_path) -> None:
+    path = tmp_path / "units.txt"
+    path.write_text("a\nb # spare\n\na\n")
+    with pytest.raises(ConfigError, match="twice: a"):
+        read_unit_list(path)
+
+
+def test_a_group_with_too_few_failures_is_skipped_and_named(tmp_path) -> None:
+    path = tmp_path / "groups.csv"
+    path.write_text("hours,failed,kind\n10,1,a\n20,1,a\n30,0,a\n5,1,b\n7,0,b\n")
+    samples, skipped = read_lifetime_groups(path, "kind")
+    assert list(samples) == ["a"] and list(skipped) == ["b"]
+    assert "fewer than two distinct failure times" in skipped["b"]
+    path.write_text("hours,failed,kind\n5,1,b\n7,0,b\n")
+    with pytest.raises(ConfigError) as caught:
+        read_lifetime_groups(path, "kind")
+    assert caught.value.key == "--group"
