@@ -202,6 +202,40 @@ def parse_size_bytes(value: str | float | int) -> float:
     return number * factor
 
 
+_COUNT_FACTOR = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
+
+
+def parse_count(value: str | float | int) -> float:
+    """Read a large count, a plain number or one with a decimal suffix ("15T", "2M").
+
+    Parameters
+    ----------
+    value : str or number
+        A number, or a number followed by K (1e3), M (1e6), B or G (1e9) or T (1e12).
+
+    Returns
+    -------
+    float
+        The count.
+
+    Examples
+    --------
+    >>> parse_count("15T"), parse_count(2e6)
+    (15000000000000.0, 2000000.0)
+    """
+    if isinstance(value, bool):
+        raise UnitError(f"{value!r} is not a count")
+    if not isinstance(value, str):
+        return float(value)
+    number, unit = _split(value)
+    factor = _COUNT_FACTOR.get(unit.lower())
+    if factor is None:
+        raise UnitError(f"{value!r}: unknown count suffix {unit!r} (known: K, M, B, T)")
+    if not math.isfinite(number * factor):
+        raise UnitError(f"{value!r} is too large")
+    return number * factor
+
+
 def parse_bandwidth_bytes_per_s(value: str | float | int) -> float:
     """Read a bandwidth ("400Gbps", "50GB/s") and return bytes per second.
 

@@ -142,6 +142,10 @@ METRIC_LABELS: dict[str, tuple[str, str, str]] = {
 }
 """Per metric: its name in prose, its unit and the one number format every report uses."""
 
+UNITLESS_METRIC_UNITS: tuple[str, ...] = ("fraction of wall time", "count")
+"""The units of :data:`METRIC_LABELS` that a table heading leaves out (a fraction, a count):
+the others (h, GPU-h) follow the metric's name in brackets."""
+
 LOG_ID_KINDS: tuple[str, ...] = ("auto", "server", "gpu", "nic", "link", "switch")
 """What the unit ids of an incident log may name (``relplan analyze --ids``): ``auto``,
 each row's own failure mode's unit; ``server``, the server the failed part sits in;

@@ -20,6 +20,7 @@ from relplan.sim.model import SimulationModel, build_model
 
 STEP_KEYS: tuple[str, ...] = (
     "compute_time_s",
+    "pipeline_bubble_s",
     "exposed_communication_s",
     "step_time_s",
     "step_time_rtt_low_s",

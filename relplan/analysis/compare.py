@@ -94,6 +94,10 @@ def _run_compared(config: RelplanConfig, budget: BudgetConfig | None, trials: in
         "goodput": summary["goodput"]["mean"],
         "goodput_ci95": summary["goodput"]["ci95"],
         "goodput_p5": summary["goodput"]["p5"],
+        "step_time_s": summary["step_time_s"],
+        "work_hours": summary["work_hours"],
+        "wall_hours": summary["wall_hours"]["mean"],
+        "gpu_hours": summary["wall_hours"]["mean"] * summary["job_gpus"],
         "wall_hours_p50": summary["wall_hours"]["p50"],
         "wall_hours_p95": summary["wall_hours"]["p95"],
         "lost_hours": summary["lost_hours"]["mean"],
@@ -109,6 +113,21 @@ def _run_compared(config: RelplanConfig, budget: BudgetConfig | None, trials: in
                 "hardware_charge": cost.hardware_charge,
                 "lost_value": cost.lost_value, "total_cost": cost.total})
     return row, list(astuple(cost))
+
+
+def gpu_hours_saved(first: dict[str, Any], row: dict[str, Any]) -> float:
+    """GPU-hours a scenario saves against the first: the difference of their mean wall
+    hours x GPUs, so a slower healthy step, more GPUs and more failures all count (rows
+    stored before ``gpu_hours`` existed: the difference of GPU-hours lost).
+
+    Examples
+    --------
+    >>> gpu_hours_saved({"gpu_hours": 1000.0}, {"gpu_hours": 900.0})
+    100.0
+    """
+    if "gpu_hours" in first and "gpu_hours" in row:
+        return first["gpu_hours"] - row["gpu_hours"]
+    return first["gpu_hours_lost"] - row["gpu_hours_lost"]
 
 
 def compare_scenarios(
@@ -155,10 +174,15 @@ def compare_scenarios(
     -------
     dict
         ``trials``, ``seed`` and ``scenarios``: one row per scenario with ``scenario``,
-        ``goodput``, ``goodput_ci95``, ``goodput_p5`` (its bad tail), ``wall_hours_p50``,
-        ``wall_hours_p95``, ``lost_hours``, ``gpu_hours_lost``, ``interruptions``,
-        ``provenance`` (relplan version, config digest, seed, trials),
-        ``gpu_hours_saved_vs_first`` and, with a budget, ``hardware_price``,
+        ``goodput``, ``goodput_ci95``, ``goodput_p5`` (its bad tail), ``step_time_s``
+        (its healthy step, seconds; None without a step time), ``work_hours`` (its
+        failure-free hours: with work in steps or tokens, steps x its own step time),
+        ``wall_hours`` (mean), ``gpu_hours`` (mean wall hours x its GPUs),
+        ``wall_hours_p50``, ``wall_hours_p95``, ``lost_hours``, ``gpu_hours_lost``,
+        ``interruptions``, ``provenance`` (relplan version, config digest, seed, trials),
+        ``gpu_hours_saved_vs_first`` (the first scenario's ``gpu_hours`` less this one's:
+        failures and speed both count, and so do more or fewer GPUs) and, with a budget,
+        ``hardware_price``,
         ``hardware_charge``, ``lost_value``, ``total_cost``, ``net_value``,
         ``extra_hardware_charge``, ``break_even_gpu_hour_value`` (see
         :func:`relplan.cluster.budget.net_value`: the one definition, shared with
@@ -206,7 +230,7 @@ def compare_scenarios(
         if budget is not None:
             costs.append(ScenarioCost(*stored["cost"]))
     for index, row in enumerate(rows):
-        row["gpu_hours_saved_vs_first"] = rows[0]["gpu_hours_lost"] - row["gpu_hours_lost"]
+        row["gpu_hours_saved_vs_first"] = gpu_hours_saved(rows[0], row)
         if budget is not None:
             row.update(net_value(costs[0], costs[index], budget))
     return {"trials": trials, "seed": seed, "scenarios": rows}

@@ -58,6 +58,10 @@ WAIT_SECONDS = 0.25
 """How long the calling process waits for a finished point at a time, seconds (so that
 a Ctrl-C is handled at once)."""
 
+MANAGER_JOIN_SECONDS = 5
+"""How long an interrupted pool waits for its executor's manager thread to end, seconds
+(a hang guard: it ends within milliseconds of its workers)."""
+
 PRELOAD = ("relplan.analysis.sweep", "relplan.analysis.plan", "relplan.analysis.compare")
 """Modules the fork server imports once, so that every worker starts with them loaded."""
 
@@ -345,12 +349,18 @@ class PointPool:
             pool.shutdown(wait=True)
             return
         workers = list(getattr(pool, "_processes", {}).values())
+        # the executor's manager thread notices the killed workers and closes its wake-up
+        # pipe; joined here, it cannot be closing it while the interpreter's exit hook
+        # writes to it (an "Exception ignored ... Bad file descriptor" after "interrupted")
+        manager = getattr(pool, "_executor_manager_thread", None)
         pool.shutdown(wait=False, cancel_futures=True)
         for process in workers:
             if process.is_alive():
                 process.kill()
         for process in workers:
             process.join(timeout=5)
+        if manager is not None and manager is not threading.current_thread():
+            manager.join(timeout=MANAGER_JOIN_SECONDS)
 
     def __enter__(self) -> PointPool:
         return self
@@ -358,6 +368,96 @@ class PointPool:
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: TracebackType | None) -> None:  # fmt: skip
         self.close(interrupted=error is not None)
+
+
+HANDSHAKE_MAX_BYTES = 1 << 20
+"""The largest first message a Dask scheduler is believed to send (its handshake, a few
+hundred bytes), bytes: a longer announced length is another protocol's text."""
+
+
+def _receive_exactly(connection: Any, size: int, deadline: float) -> bytes:
+    """``size`` bytes from a socket before ``deadline`` (time.monotonic), else
+    TimeoutError; EOFError when the peer closes first."""
+    data = b""
+    while len(data) < size:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError
+        connection.settimeout(remaining)
+        chunk = connection.recv(size - len(data))
+        if not chunk:
+            raise EOFError
+        data += chunk
+    return data
+
+
+def check_dask_scheduler(address: str, timeout_seconds: float = DASK_CONNECT_SECONDS) -> None:
+    """Check that a Dask scheduler answers at a ``tcp://`` address, before a client
+    connects: it must send its handshake (distributed's framed message) within
+    ``timeout_seconds``. Other schemes (``tls://``, ``inproc://``) are left to the client.
+
+    A Dask server speaks first: its handshake is an 8-byte little-endian length, then that
+    many bytes holding a frame count, the frames' lengths and the frames. A server that
+    says nothing in time, or that sends anything else (an SSH banner, an HTTP reply), is
+    not a scheduler.
+
+    Parameters
+    ----------
+    address : str
+        The scheduler address, e.g. ``tcp://10.0.0.1:8786``.
+    timeout_seconds : float
+        The time allowed for the connection and the handshake together, seconds.
+
+    Raises
+    ------
+    ConfigError
+        Naming ``--dask``, in one line, when the address is malformed, nothing answers
+        in time, the connection is refused, or the server is not a Dask scheduler.
+
+    Examples
+    --------
+    >>> check_dask_scheduler("tcp://127.0.0.1:1", 1)
+    Traceback (most recent call last):
+    ...
+    relplan.errors.ConfigError: --dask: no Dask scheduler at tcp://127.0.0.1:1: ...
+    """
+    import socket
+    import struct
+
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    from relplan.errors import ConfigError
+
+    try:
+        scheme, location = parse_address(address)
+        if scheme != "tcp":
+            return
+        host, port = parse_host_port(location)
+    except ValueError as error:
+        raise ConfigError("--dask", f"{address!r} is not \"local\" or a scheduler address "
+                                    f"such as tcp://10.0.0.1:8786 ({error})") from None
+    deadline = time.monotonic() + timeout_seconds
+    try:
+        with socket.create_connection((host, port), timeout=timeout_seconds) as connection:
+            (length,) = struct.unpack("<Q", _receive_exactly(connection, 8, deadline))
+            if not 8 <= length <= HANDSHAKE_MAX_BYTES:
+                raise ValueError
+            message = _receive_exactly(connection, length, deadline)
+            (frames,) = struct.unpack_from("<Q", message)
+            if not 1 <= frames <= 64 or length < 8 * (1 + frames):
+                raise ValueError
+            sizes = struct.unpack_from(f"<{frames}Q", message, 8)
+            if 8 * (1 + frames) + sum(sizes) != length:
+                raise ValueError
+    except TimeoutError:
+        raise ConfigError("--dask", f"no Dask scheduler answered at {address} within "
+                                    f"{timeout_seconds:g} s (the server said nothing)") from None
+    except (EOFError, ValueError, struct.error):
+        raise ConfigError("--dask", f"{address} is not a Dask scheduler (it did not answer "
+                                    "with Dask's handshake)") from None
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        raise ConfigError("--dask", f"no Dask scheduler at {address}: {reason}") from None
 
 
 @contextmanager
@@ -383,7 +483,8 @@ def dask_client(address: str, timeout_seconds: float | None = None,
     Raises
     ------
     ConfigError
-        Naming ``--dask`` when the address is malformed or no scheduler answers in time.
+        Naming ``--dask`` when the address is malformed, no scheduler answers in time, or
+        the server there is not Dask (see :func:`check_dask_scheduler`).
 
     Examples
     --------
@@ -405,13 +506,19 @@ def dask_client(address: str, timeout_seconds: float | None = None,
                                    processes=False, dashboard_address=None)  # fmt: skip
             client = Client(cluster)
         else:
+            check_dask_scheduler(address, timeout_seconds)
             client = Client(address, timeout=f"{timeout_seconds}s")
+    except ConfigError:
+        raise
     except ValueError as error:
         raise ConfigError("--dask", f"{address!r} is not \"local\" or a scheduler address such "
                                     f"as tcp://10.0.0.1:8786 ({error})") from None
     except (OSError, TimeoutError) as error:
         raise ConfigError("--dask", f"no Dask scheduler answered at {address} within "
                                     f"{timeout_seconds:g} s ({error})") from None
+    except Exception as error:  # any other failure of the handshake: one line, no traceback
+        raise ConfigError("--dask", f"could not connect to Dask at {address} "
+                                    f"({type(error).__name__}: {error})") from None
     try:
         yield client
     finally:

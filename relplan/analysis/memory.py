@@ -233,3 +233,57 @@ def check_memory(estimate: MemoryEstimate, trials: int, key: str,
         f"{trials:,} trials need about {format_bytes(needed)} of memory but "
         f"{format_bytes(available)} is available; {advice}",
     )
+
+
+def check_workers_memory(models: list[SimulationModel], command: str, trials: int,
+                         workers: int, key: str, write_trials: bool = False,
+                         available: float | None = None) -> None:  # fmt: skip
+    """Refuse workers whose blocks (points) in flight cannot fit in the available memory,
+    saying how many fit; the error names the workers, not the trials.
+
+    Call it after :func:`check_memory` of one worker has passed (the trials fit).
+
+    Parameters
+    ----------
+    models, command, write_trials
+        As for :func:`estimate_memory`.
+    trials : int
+        Trials of the run (per interval, scenario or point).
+    workers : int
+        Workers asked for.
+    key : str
+        The argument or key the error names (``--workers``, ``simulation.workers``).
+    available : float, optional
+        Bytes available (default: :func:`available_memory`).
+
+    Raises
+    ------
+    ConfigError
+        If ``workers`` workers need more than is available.
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> from relplan.sim.model import build_model
+    >>> model = build_model(load_config("configs/small.toml"))
+    >>> check_workers_memory([model], "simulate", 10, 10_000, "--workers", available=2e9)
+    Traceback (most recent call last):
+    ...
+    relplan.errors.ConfigError: --workers: 10,000 workers need about ... workers fit
+    """
+    available = available_memory() if available is None else available
+
+    def needed(count: int) -> float:
+        return estimate_memory(models, command, count, write_trials).bytes(trials)
+
+    if needed(workers) <= available:
+        return
+    low, high = 0, workers  # needed(low) fits (or low is 0), needed(high) does not
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if needed(middle) <= available else (low, middle)
+    raise ConfigError(
+        key,
+        f"{workers:,} workers need about {format_bytes(needed(workers))} of memory but "
+        f"{format_bytes(available)} is available; at most {max(low, 1):,} workers fit",
+    )

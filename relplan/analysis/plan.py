@@ -47,7 +47,6 @@ from typing import Any
 
 import numpy as np
 
-from relplan.analysis.baseline import step_baseline
 from relplan.analysis.executor import (
     PointPool,
     Progress,
@@ -72,12 +71,13 @@ MIN_TRIALS = 2
 between trials."""
 
 PORTFOLIO_FIGURES: tuple[str, ...] = (
-    "goodput", "goodput_ci95", "wall_hours", "gpu_hours_lost", "step_time_s",
+    "goodput", "goodput_ci95", "wall_hours", "gpu_hours_lost", "step_time_s", "work_hours",
     "hardware_charge", "extra_hardware_charge", "lost_value", "net_value",
 )  # fmt: skip
 """What every evaluated portfolio carries beside its objective: mean goodput and its 95%
-CI, mean wall hours, mean GPU-hours lost, the healthy step time in seconds (from the
-workload's baseline; None without a ``[workload]``), and with a ``[budget]`` the
+CI, mean wall hours, mean GPU-hours lost, the healthy step time in seconds (the
+simulation model's step; None without one), the failure-free hours (with work in steps
+or tokens, steps times the design's own step), and with a ``[budget]`` the
 hardware charge (the whole price, option prices included, spread over ``amortization``
 and charged for the mean wall time), the extra charge against the base, the value of
 the GPU-hours lost and the net value against the base (None without a budget)."""
@@ -370,17 +370,19 @@ def portfolio_run(document: dict[str, Any], overrides: list[str], budget: Budget
     dict
         ``wall``, ``lost`` (GPU-hours) and ``goodput`` (lists, one entry per trial, as
         :meth:`relplan.analysis.results.SimulationResult.trials_frame` has them),
-        ``price`` (currency; 0 without a budget) and ``step_time_s`` (the baseline's
-        healthy step time, seconds; None without a ``[workload]``).
+        ``price`` (currency; 0 without a budget), ``step_time_s`` (the design's healthy
+        step, seconds; None without a step time) and ``work_hours`` (its failure-free
+        hours: with work in steps or tokens, steps times its own step).
     """
     config = parse_config(document, overrides)
     result = run_scenario(config, trials, seed, "plan", progress=progress)
     table = result.trials_frame()
     price = hardware_price(config, result.model.inventory, budget) if budget is not None else 0.0
-    step = step_baseline(config)
+    step_hours = result.model.step_hours
     return {"wall": table["wall_hours"].tolist(), "lost": table["gpu_hours_lost"].tolist(),
             "goodput": table["goodput"].tolist(), "price": float(price),
-            "step_time_s": None if step is None else float(step["step_time_s"])}  # fmt: skip
+            "step_time_s": step_hours * 3600.0 if step_hours is not None else None,
+            "work_hours": float(result.model.job.work_hours)}  # fmt: skip
 
 
 def _objective_per_trial(objective: str, plan: Plan, run: dict[str, np.ndarray],
@@ -442,6 +444,7 @@ def _evaluate(plan: Plan, portfolio: Portfolio, stored: dict[str, Any],
     figures: dict[str, Any] = {
         "goodput": goodput, "goodput_ci95": list(goodput_ci), "wall_hours": wall_hours,
         "gpu_hours_lost": gpu_hours_lost, "step_time_s": stored.get("step_time_s"),
+        "work_hours": stored.get("work_hours"),
         "hardware_charge": None, "extra_hardware_charge": None, "lost_value": None,
         "net_value": None,
     }  # fmt: skip

@@ -13,7 +13,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 
-from relplan.analysis.memory import check_memory, estimate_memory
+from relplan.analysis.memory import check_memory, check_workers_memory, estimate_memory
 from relplan.cluster.topology import check_port_budget
 from relplan.config.checks import config_warnings
 from relplan.config.schema import RelplanConfig
@@ -131,7 +131,8 @@ def warn_configs(labelled: Sequence[tuple[str, RelplanConfig]],
 
 
 def check_run(configs: Sequence[RelplanConfig], command: str, trials: int, key: str,
-              workers: int = 1, write_trials: bool = False) -> None:  # fmt: skip
+              workers: int = 1, write_trials: bool = False,
+              workers_key: str = "workers") -> None:  # fmt: skip
     """Refuse, before any work, a job that would never finish and a run that cannot fit in
     the available memory.
 
@@ -149,13 +150,17 @@ def check_run(configs: Sequence[RelplanConfig], command: str, trials: int, key: 
         Blocks or points in flight at once.
     write_trials : bool
         Whether every trial's row is kept (``simulate --out``).
+    workers_key : str
+        What names the workers in an error (``--workers``, ``simulation.workers``).
 
     Raises
     ------
     InfeasibleJobError
         If a job would (almost) never finish.
     ConfigError
-        Naming ``key`` when the run needs more memory than is available.
+        Naming ``key`` when the trials need more memory than is available with one
+        worker, ``workers_key`` when they fit but ``workers`` blocks or points in flight
+        do not (see :func:`relplan.analysis.memory.check_workers_memory`).
 
     Examples
     --------
@@ -168,4 +173,5 @@ def check_run(configs: Sequence[RelplanConfig], command: str, trials: int, key: 
     models = [build_model(config) for config in configs]
     for model in models:
         check_feasible(model)
-    check_memory(estimate_memory(models, command, workers, write_trials), trials, key)
+    check_memory(estimate_memory(models, command, 1, write_trials), trials, key)
+    check_workers_memory(models, command, trials, workers, workers_key, write_trials)

@@ -125,3 +125,27 @@ def study_provenance(study: Study, results: pd.DataFrame, trials: int) -> dict[s
     points = results["config_sha256"] if "config_sha256" in results.columns else []
     document = {"study": study.spec.model_dump(mode="json"), "points": [str(v) for v in points]}
     return provenance_record(config_digest(document), study.spec.seed, trials)
+
+
+def comparison_provenance(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The provenance record of a comparison's outputs (see :func:`provenance_record`).
+
+    Its ``config_sha256`` digests every scenario's name and resolved config digest
+    together, in order, so it changes with any scenario.
+
+    Parameters
+    ----------
+    data : mapping
+        From :func:`relplan.analysis.compare.compare_scenarios`: ``trials``, ``seed`` and
+        ``scenarios`` (each with ``scenario`` and its ``provenance``).
+
+    Examples
+    --------
+    >>> row = {"scenario": "a", "provenance": {"config_sha256": "ab" * 32}}
+    >>> record = comparison_provenance({"trials": 10, "seed": 1, "scenarios": [row]})
+    >>> record["seed"], record["trials"], len(record["config_sha256"])
+    (1, 10, 64)
+    """
+    document = [[row["scenario"], row["provenance"]["config_sha256"]]
+                for row in data["scenarios"]]  # fmt: skip
+    return provenance_record(config_digest(document), int(data["seed"]), int(data["trials"]))

@@ -205,7 +205,9 @@ class SimulationResult:
         -------
         dict
             ``trials``, ``seed``, ``interval_hours``, the job's figures (``work_hours``,
-            or ``horizon_hours`` for a calendar window), a summary (:func:`summarize`)
+            the failure-free hours at this design's healthy speed, or ``horizon_hours``
+            for a calendar window; ``step_time_s``, the healthy step time, seconds, None
+            without a ``[workload]`` or ``job.step``), a summary (:func:`summarize`)
             of each metric and of ``work_done_hours``, ``lost_hours_breakdown`` (mean
             hours per bucket), ``restart_parts`` (mean hours of the restart bucket's
             ``init`` and ``load``), ``badput_ml_goodput`` (the same hours under Google's
@@ -230,6 +232,8 @@ class SimulationResult:
             "restart_hours": job.restart_hours,
             "fast_restart_hours": job.fast_restart_hours,
             "work_hours": job.work_hours if job.horizon_hours is None else None,
+            "step_time_s": (self.model.step_hours * 3600.0
+                            if self.model.step_hours is not None else None),
             "horizon_hours": job.horizon_hours,
             "job_gpus": job.gpus,
             "job_mtti_hours": finite_or_none(self.model.job_mtti_hours),

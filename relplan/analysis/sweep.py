@@ -63,8 +63,12 @@ def _run_point(document: dict[str, Any], overrides: list[str], trials: int, seed
     result = run_scenario(parse_config(document, overrides), trials, seed, name,
                           progress=progress)  # fmt: skip
     frame = result.trials_frame()
+    step_hours = result.model.step_hours
     row: dict[str, Any] = {"job_mtti_hours": result.model.job_mtti_hours,
-                           "config_sha256": result.config_sha256}
+                           "config_sha256": result.config_sha256,
+                           "step_time_s": step_hours * 3600.0 if step_hours else None,
+                           "work_hours": result.model.job.work_hours,
+                           "job_gpus": result.model.job.gpus}
     for metric in METRICS:
         stats = summarize(frame[metric].to_numpy())
         row[metric] = stats["mean"]

@@ -121,20 +121,22 @@ class Result:
 
     def write(self, directory: str | Path) -> list[Path]:
         """Write the result's files into ``directory`` (created if needed), each atomically:
-        what the command's ``--out`` writes, or, for a command without one,
-        ``<command>.json`` (the summary) and ``<command>.csv`` (the frame).
+        what the command's ``--out`` writes, as one run as ``--out`` does (the previous
+        run's files are replaced together, see :func:`relplan.output.files.write_run`), or,
+        for a command without one, ``<command>.json`` (the summary) and ``<command>.csv``
+        (the frame).
 
         Returns
         -------
         list of Path
             The files written.
         """
-        from relplan.output.files import check_output_dir, to_json, write_text_atomic
+        from relplan.output.files import check_output_dir, to_json, write_run, write_text_atomic
 
         folder = Path(directory)
         check_output_dir(folder, "directory")
         if self.writer is not None:
-            return self.writer(folder)
+            return write_run(folder, self.writer, "directory")
         folder.mkdir(parents=True, exist_ok=True)
         json_path, csv_path = folder / f"{self.command}.json", folder / f"{self.command}.csv"
         write_text_atomic(json_path, to_json(self.data) + "\n")

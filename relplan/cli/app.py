@@ -33,12 +33,20 @@ from relplan.cli.common import (
     SetOption,
     TrialsOption,
     WorkersOption,
-    horizon_override,
-    interval_override,
+    YesOption,
+    command_overrides,
     out_option,
     points_progress,
     reports_errors,
 )
+from relplan.cli.runs import (
+    announce_points,
+    note_reused,
+    point_workers,
+    running_points,
+    write_outputs,
+)
+from relplan.errors import ConfigError
 from relplan.version import __version__
 
 if TYPE_CHECKING:
@@ -90,12 +98,15 @@ def _config_name(config: RelplanConfig, config_path: Path) -> str:
 
 
 def _check_memory(configs: list[RelplanConfig], command: str, trials: int, key: str,
-                  workers: int = 1, write_trials: bool = False) -> None:  # fmt: skip
+                  workers: int = 1, write_trials: bool = False,
+                  workers_key: str = "--workers") -> None:  # fmt: skip
     """Refuse, before any work, a job that would never finish, and a run that cannot fit
-    in the available memory (:func:`relplan.analysis.preflight.check_run`)."""
+    in the available memory: too many trials (the error names ``key``), or too many
+    workers holding their blocks or points at once (it names ``workers_key``); see
+    :func:`relplan.analysis.preflight.check_run`."""
     from relplan.analysis.preflight import check_run
 
-    check_run(configs, command, trials, key, workers, write_trials)
+    check_run(configs, command, trials, key, workers, write_trials, workers_key)
 
 
 def _settings(config: RelplanConfig, trials: int | None, seed: int | None,
@@ -136,23 +147,6 @@ def _shows_progress(as_json: bool) -> bool:
     from relplan.cli.render import error_console
 
     return not as_json and error_console.is_terminal
-
-
-def _note(text: str) -> None:
-    """One line of information on stderr (stdout stays for the results)."""
-    from relplan.cli.render import error_console
-
-    error_console.print(text, highlight=False, markup=False, soft_wrap=True)
-
-
-def _wrote(directory: Path, paths: list[Path]) -> None:
-    """The one line every command prints on stderr after writing its files."""
-    from relplan.cli.render import error_console
-
-    names = ", ".join(str(p.relative_to(directory)) if p.is_relative_to(directory) else str(p)
-                      for p in paths)  # fmt: skip
-    error_console.print(f"wrote {len(paths)} files to {directory}: {names}", highlight=False,
-                        soft_wrap=True)  # fmt: skip
 
 
 def _report(
@@ -201,8 +195,15 @@ def validate_command(
     from relplan.sim.model import build_model
     from relplan.units import format_duration
 
-    config = _load(config_path, [*(overrides or []), *interval_override(interval)], warn=False)
+    config = _load(config_path, command_overrides(overrides, interval), warn=False)
     problems = warn_config(config)
+    if strict and problems:
+        from relplan.cli.render import error_console
+
+        error_console.print(f"[bold red]error:[/] --strict: {config_path} is valid but has "
+                            f"{len(problems)} warning{'s' if len(problems) > 1 else ''}",
+                            highlight=False, soft_wrap=True)  # fmt: skip
+        raise typer.Exit(code=1)
     model = build_model(config)
     console.print(
         f"[green]ok[/]: {config_path} is valid: {config.job.gpus} GPUs on "
@@ -210,8 +211,6 @@ def validate_command(
         f"job MTTI {format_duration(model.job_mtti_hours)}",
         highlight=False,
     )
-    if strict and problems:
-        raise typer.Exit(code=1)
 
 
 @app.command("catalog")
@@ -264,22 +263,23 @@ def simulate_command(
     from relplan.analysis.scenarios import run_scenario
     from relplan.output.files import to_json
 
-    config = _load(config_path, [*(overrides or []), *interval_override(interval),
-                                 *horizon_override(horizon)])  # fmt: skip
+    config = _load(config_path, command_overrides(overrides, interval, horizon))
     if out is not None:
         from relplan.output.files import check_output_dir
 
         check_output_dir(out)
+    workers_key = "--workers" if workers is not None else "simulation.workers"
     trials, seed, workers, key = _settings(config, trials, seed, workers)
-    _check_memory([config], "simulate", trials, key, workers, write_trials=out is not None)
+    _check_memory([config], "simulate", trials, key, workers, write_trials=out is not None,
+                  workers_key=workers_key)
     with _progress("simulating", trials, _shows_progress(as_json)) as advance:
         result = run_scenario(config, trials, seed, _config_name(config, config_path), workers,
                               advance)  # fmt: skip
     if out is not None:
         from relplan.output.report import write_simulation_outputs
 
-        written = write_simulation_outputs(result, out, str(config_path))
-        _wrote(out, written)
+        write_outputs(out, lambda folder: write_simulation_outputs(result, folder,
+                                                                   str(config_path)))
     baseline = step_baseline(config)
     if as_json:
         data = result.summary()
@@ -287,12 +287,18 @@ def simulate_command(
             data["baseline"] = baseline
         typer.echo(to_json(data))
         return
-    from relplan.cli.render import render_simulation, render_step_baseline
+    from relplan.cli.render import (
+        render_failure_free_work,
+        render_simulation,
+        render_step_baseline,
+    )
     from relplan.units import format_duration
 
     if baseline is not None:
         render_step_baseline(baseline)
     job = result.model.job
+    if job.horizon_hours is None:
+        render_failure_free_work(job.work_hours, result.model.step_hours)
     # a calendar window takes the place of the write in the title (80 columns)
     window = f"write {format_duration(job.write_hours)}"
     if job.horizon_hours is not None:
@@ -340,14 +346,15 @@ def optimize_command(
     from relplan.output.files import to_json
     from relplan.sim.model import build_model
 
-    config = _load(config_path, [*(overrides or []), *horizon_override(horizon)])
+    config = _load(config_path, command_overrides(overrides, horizon=horizon))
     if out is not None:
         from relplan.output.files import check_output_dir
 
         check_output_dir(out)
+    workers_key = "--workers" if workers is not None else "simulation.workers"
     trials, seed, workers, key = _settings(config, trials, seed, workers)
     command = "optimize" if config.job.checkpoint.fast is None else "tiers"
-    _check_memory([config], command, trials, key, workers)
+    _check_memory([config], command, trials, key, workers, workers_key=workers_key)
     total = planned_trials(build_model(config), trials)
     with _progress("optimizing", total, _shows_progress(as_json)) as advance:
         result, tiers = optimize_config(config, trials, seed, workers, advance, key)
@@ -358,7 +365,7 @@ def optimize_command(
     if out is not None:
         from relplan.output.report import write_optimize_outputs
 
-        _wrote(out, write_optimize_outputs(result, data, out, name))
+        write_outputs(out, lambda folder: write_optimize_outputs(result, data, folder, name))
     if as_json:
         typer.echo(to_json(data))
         return
@@ -392,56 +399,54 @@ def sweep_command(
                                 "out/<study name>]")
     ] = None,
     fresh: FreshOption = False,
+    yes: YesOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Run a declarative study; write results.parquet, figures, report.md and report.html.
 
-    --set and --interval apply to every point, after the study's own set (a key the study
-    varies cannot be overridden). Each finished point is stored at once in the output
-    folder (points.sqlite); a rerun reuses them (--fresh ignores them).
+    --set and --interval apply to every point, after the study's own set; a key the study
+    varies, or that one of its scenarios sets, cannot be overridden (exit 2). The number
+    of points is told at once with a rough memory and time estimate; more than 100,000
+    need --yes. Each finished point is stored at once in the output folder
+    (points.sqlite); a rerun reuses them (--fresh ignores them). The folder's files are
+    replaced together at the end: a Ctrl-C leaves the previous run or this one.
     """
-    from contextlib import ExitStack
-
-    from relplan.analysis.executor import (
-        PointPool,
-        configured_workers,
-        dask_client,
-        default_workers,
-    )
     from relplan.analysis.provenance import study_provenance
-    from relplan.analysis.store import STORE_NAME, PointStore
     from relplan.analysis.sweep import answer_sentence, run_study
     from relplan.config.study import load_study
     from relplan.output.files import check_output_dir, to_json
     from relplan.output.study_report import write_study_outputs
+    from relplan.sim.model import build_model
 
-    study = load_study(study_path, [*(overrides or []), *interval_override(interval)], seed)
+    workers_key = "--workers" if workers is not None else "simulation.workers"
+    items = command_overrides(overrides, interval)
+    sources = {"job.checkpoint.interval": "--interval"} if interval is not None else {}
+    study = load_study(study_path, items, seed, validate_points=False, sources=sources)
     directory = out if out is not None else Path("out") / study.spec.name
     check_output_dir(directory)
-    points = study.points()
-    configs = [study.config(items) for _, _, items in points]
-    _print_grouped_warnings([(f"study point {label}", config)
-                             for (label, _, _), config in zip(points, configs, strict=True)])
     per_point = trials or study.spec.trials
     key = "--trials" if trials is not None else "study.trials"
-    workers = default_workers(workers if workers is not None else configured_workers(configs[0]))
+    count = study.spec.point_count()
+    try:  # the estimate's representative point: the base with the study's own set
+        base = study.config(list(study.spec.set))
+    except ConfigError:  # valid only with each point's own keys: the first point
+        base = study.config(study.points()[0][2])
+    workers = point_workers(workers, base)
+    announce_points(build_model(base), count, per_point, workers, yes)
+    points = study.points()
+    configs = study.configs()
+    _print_grouped_warnings([(f"study point {label}", config)
+                             for (label, _, _), config in zip(points, configs, strict=True)])
     if dask is None or dask == "local":
-        _check_memory(configs, "sweep", per_point, key, min(workers, len(points)))
-    with ExitStack() as stack:
-        client = (stack.enter_context(dask_client(dask, workers=workers))
-                  if dask is not None else None)  # fmt: skip
-        # the workers start before the progress bar's thread and the store's connection:
-        # forked from this process, with no other thread and no SQLite handle
-        pool = stack.enter_context(PointPool(min(workers, len(points)), client)).start()
-        store = stack.enter_context(PointStore(directory / STORE_NAME, fresh))
+        _check_memory(configs, "sweep", per_point, key, min(workers, len(points)),
+                      workers_key=workers_key)
+    with running_points(workers, dask, len(points), directory, fresh) as (pool, store):
         with points_progress(study.spec.name, len(points), per_point,
                              _shows_progress(as_json)) as advance:  # fmt: skip
             results = run_study(study, per_point, progress=advance, store=store, pool=pool)
-        if store.reused:
-            _note(f"reused {store.reused} of {len(points)} points finished before "
-                  f"({directory / STORE_NAME}; --fresh ignores them)")
-    written = write_study_outputs(study, results, directory, per_point)
-    _wrote(directory, written)
+        note_reused(store, len(points), "points")
+    written = write_outputs(directory, lambda folder: write_study_outputs(study, results, folder,
+                                                                          per_point))
     answer = answer_sentence(study, results, per_point)
     records = json.loads(results.to_json(orient="records"))
     if as_json:
@@ -505,8 +510,6 @@ def compare_command(
     stored the moment it finishes (points.sqlite), and a rerun reuses them (--fresh
     ignores them).
     """
-    from contextlib import ExitStack
-
     from relplan.analysis.compare import (
         ScenarioSpec,
         compare_scenarios,
@@ -516,47 +519,38 @@ def compare_command(
     )
     from relplan.output.files import check_output_dir, to_json
 
-    items = [*(overrides or []), *interval_override(interval)]
+    workers_key = "--workers" if workers is not None else "simulation.workers"
+    items = command_overrides(overrides, interval)
     scenarios = [ScenarioSpec(path, tuple(items)) for path in config_paths]
     scenarios += [parse_variant(text, config_paths[0], items) for text in variant or []]
     configs = load_scenarios(scenarios)
-    _print_grouped_warnings([(f"scenario {scenario_name(spec, config)}", config)
-                             for spec, config in zip(scenarios, configs, strict=True)])
+    names = [scenario_name(spec, config) for spec, config in zip(scenarios, configs, strict=True)]
+    # a variant's label names its rows: two of one name cannot be told apart (the same
+    # config given twice keeps its name, as before)
+    labels = names[len(config_paths):]
+    repeated = sorted({label for label in labels if names.count(label) > 1})
+    if repeated:
+        raise ConfigError("--variant", f"two scenarios are named {repeated[0]!r}: give each "
+                                       "variant its own label")
+    _print_grouped_warnings([(f"scenario {name}", config)
+                             for name, config in zip(names, configs, strict=True)])
     if out is not None:
         check_output_dir(out)
-    from relplan.analysis.executor import (
-        PointPool,
-        configured_workers,
-        dask_client,
-        default_workers,
-    )
-
     trials, seed, _, key = _settings(configs[0], trials, seed, workers)
-    workers = default_workers(workers if workers is not None else configured_workers(configs[0]))
+    workers = point_workers(workers, configs[0])
     if dask is None or dask == "local":
-        _check_memory(configs, "compare", trials, key, min(workers, len(configs)))
-    with ExitStack() as stack:
-        client = (stack.enter_context(dask_client(dask, workers=workers))
-                  if dask is not None else None)  # fmt: skip
-        # the workers start before the progress bar's thread and the store's connection:
-        # forked from this process, with no other thread and no SQLite handle
-        pool = stack.enter_context(PointPool(min(workers, len(configs)), client)).start()
-        store = None
-        if out is not None:
-            from relplan.analysis.store import STORE_NAME, PointStore
-
-            store = stack.enter_context(PointStore(out / STORE_NAME, fresh))
+        _check_memory(configs, "compare", trials, key, min(workers, len(configs)),
+                      workers_key=workers_key)
+    with running_points(workers, dask, len(configs), out, fresh) as (pool, store):
         with points_progress("comparing", len(configs), trials,
                              _shows_progress(as_json)) as advance:  # fmt: skip
             data = compare_scenarios(scenarios, trials, seed, progress=advance,
                                      configs=configs, store=store, pool=pool)
-        if store is not None and store.reused:
-            _note(f"reused {store.reused} of {len(configs)} scenarios finished before "
-                  f"({out / STORE_NAME}; --fresh ignores them)")
+        note_reused(store, len(configs), "scenarios")
     if out is not None:
         from relplan.output.files import write_comparison_files
 
-        _wrote(out, write_comparison_files(data, out))
+        write_outputs(out, lambda folder: write_comparison_files(data, folder))
     if as_json:
         typer.echo(to_json(data))
         return

@@ -98,9 +98,24 @@ IntervalOption = Annotated[
 ]  # fmt: skip
 
 
+YesOption = Annotated[
+    bool,
+    typer.Option("--yes", help="Run even when the run has more than 100,000 points."),
+]
+
+
+def _folder(text: str) -> Path:
+    """An ``--out`` value as a folder; an empty one is refused (it would be the current
+    folder, by accident)."""
+    if not text.strip():
+        raise ValueError("is empty: name a folder (. for the current one)")
+    return Path(text)
+
+
 def out_option(what: str) -> Any:
     """The ``--out DIR`` option of a command that writes ``what`` there."""
-    return typer.Option("--out", metavar=DIR, show_default=False, help=f"Write {what}.")
+    return typer.Option("--out", metavar=DIR, show_default=False, help=f"Write {what}.",
+                        parser=_folder)  # fmt: skip
 
 
 def duration_override(option: str, key: str, value: str | None) -> list[str]:
@@ -156,6 +171,37 @@ def horizon_override(horizon: str | None) -> list[str]:
     ['job.horizon="28d"']
     """
     return duration_override("--horizon", "job.horizon", horizon)
+
+
+def command_overrides(overrides: list[str] | None, interval: str | None = None,
+                      horizon: str | None = None) -> list[str]:  # fmt: skip
+    """A command's ``--set`` items followed by those of ``--interval`` and ``--horizon``.
+
+    Raises
+    ------
+    ConfigError
+        Naming the key when ``--set`` sets it too (one of the two would be lost), or the
+        option when its value is not a positive duration.
+
+    Examples
+    --------
+    >>> command_overrides(["job.spares=2"], interval="45min")
+    ['job.spares=2', 'job.checkpoint.interval="45min"']
+    >>> command_overrides(["job.checkpoint.interval=1h"], interval="45min")
+    Traceback (most recent call last):
+    ...
+    relplan.errors.ConfigError: job.checkpoint.interval: given by --set and by --interval: ...
+    """
+    items = list(overrides or [])
+    keys = {item.partition("=")[0].strip() for item in items}
+    for option, extra in (("--interval", interval_override(interval)),
+                          ("--horizon", horizon_override(horizon))):  # fmt: skip
+        for item in extra:
+            key = item.partition("=")[0]
+            if key in keys:
+                raise ConfigError(key, f"given by --set and by {option}: give one of them")
+        items += extra
+    return items
 
 
 def print_warnings(items: Iterable[object], where: str = "") -> None:

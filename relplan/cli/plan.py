@@ -13,14 +13,24 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from relplan.cli.common import (
-    DIR,
     SEED,
     TRIALS,
     DaskOption,
     FreshOption,
     JsonOption,
     PointWorkersOption,
+    SetOption,
+    YesOption,
+    out_option,
     points_progress,
+)
+from relplan.cli.runs import (
+    announce_points,
+    note,
+    note_reused,
+    point_workers,
+    running_points,
+    write_outputs,
 )
 
 if TYPE_CHECKING:
@@ -58,13 +68,18 @@ def render_plan(result: dict[str, Any], answer: str, console: Console | None = N
     table.add_column("cost", justify="right", no_wrap=True)
     table.add_column("goodput", justify="right", no_wrap=True)
     table.add_column("objective [95% CI]", justify="right", no_wrap=True)
+    table.add_column("step s", justify="right", no_wrap=True)
+    table.add_column("failure-free h", justify="right", no_wrap=True)
     best = result["best"]
     for point in result["frontier"]:
         mark = " *" if point["options"] == best["options"] else ""
         table.add_row(" + ".join(point["options"]) + mark if point["options"] else "base" + mark,
                       money(point["hardware_cost"]), f"{point['goodput']:.4f}",
                       f"{shown(point['objective'])} [{shown(point['ci95'][0])}, "
-                      f"{shown(point['ci95'][1])}]")  # fmt: skip
+                      f"{shown(point['ci95'][1])}]",
+                      "-" if point.get("step_time_s") is None else f"{point['step_time_s']:.3f}",
+                      "-" if point.get("work_hours") is None
+                      else f"{point['work_hours']:,.1f}")  # fmt: skip
     out.print(table)
     if result["attribution"]:
         worth = render.compact_table("What each option of the best (*) is worth", min_width=60)
@@ -92,13 +107,14 @@ def plan_command(
         int | None, typer.Option(metavar=SEED, min=0,
                                  help="Seed [default: the plan's, else the base config's].")
     ] = None,
+    overrides: SetOption = None,
     workers: PointWorkersOption = None,
     dask: DaskOption = None,
     out: Annotated[
-        Path | None,
-        typer.Option(metavar=DIR, help="Write plan.json, portfolios.csv, figures and reports."),
+        Path | None, out_option("plan.json, portfolios.csv, figures and reports here")
     ] = None,
     fresh: FreshOption = False,
+    yes: YesOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Find the best portfolio of redundancy options within a budget.
@@ -106,54 +122,46 @@ def plan_command(
     Every portfolio runs on the same failure streams. Prints the Pareto frontier of
     hardware cost against the objective, the best portfolio within the budget, each
     option's Shapley value inside it, and how often it stays best when the uncertain
-    inputs are drawn. With --out, each portfolio is stored the moment it finishes
+    inputs are drawn. --set applies to every portfolio, after the plan's own set; a key
+    an option or an uncertain input sets cannot be overridden (exit 2). The number of
+    portfolios is told at once with a rough estimate; an exhaustive search of more than
+    100,000 needs --yes. With --out, each portfolio is stored the moment it finishes
     (points.sqlite), and a rerun reuses them (--fresh ignores them).
     """
-    from contextlib import ExitStack
+    import math
 
-    from relplan.analysis.executor import (
-        PointPool,
-        configured_workers,
-        dask_client,
-        default_workers,
-    )
     from relplan.analysis.plan import plan_settings, run_plan
-    from relplan.analysis.store import STORE_NAME, PointStore
     from relplan.cli.render import error_console
     from relplan.config.plan import load_plan
     from relplan.output.files import check_output_dir, to_json
     from relplan.output.plan_report import plan_answer, plan_document, write_plan_outputs
+    from relplan.sim.model import build_model
 
-    plan = load_plan(plan_path)
+    plan = load_plan(plan_path, overrides or [])
     trials, seed = plan_settings(plan, trials, seed, "--trials")
     if out is not None:
         check_output_dir(out)
-    workers = default_workers(workers if workers is not None else configured_workers(plan.base))
-    with ExitStack() as stack:
-        client = (stack.enter_context(dask_client(dask, workers=workers))
-                  if dask is not None else None)  # fmt: skip
-        # the workers start before the progress bar's thread and the store's connection:
-        # forked from this process, with no other thread and no SQLite handle
-        pool = stack.enter_context(PointPool(workers, client)).start()
-        store = None
-        if out is not None:
-            store = stack.enter_context(PointStore(out / STORE_NAME, fresh))
+    per_portfolio = trials
+    portfolios = math.prod(len(option.level_overrides()) + 1 for option in plan.options)
+    workers = point_workers(workers, plan.base)
+    if portfolios <= plan.spec.exhaustive_limit:
+        announce_points(build_model(plan.base), portfolios, per_portfolio, workers, yes,
+                        "portfolios")
+    else:  # a local search runs a part of them, known only as it goes
+        note(f"{portfolios:,} portfolios, more than plan.exhaustive_limit "
+             f"({plan.spec.exhaustive_limit:,}): a local search runs a part of them")
+    with running_points(workers, dask, None, out, fresh) as (pool, store):
         # how many portfolio runs the search needs is known only as it goes
-        advance = stack.enter_context(points_progress(
-            "planning", None, trials,
-            not as_json and error_console.is_terminal))  # fmt: skip
-        result = run_plan(plan, trials, seed, progress=advance, store=store, pool=pool)
-    if store is not None and store.reused:
-        error_console.print(f"reused {store.reused} portfolio runs finished before "
-                            f"({out / STORE_NAME}; --fresh ignores them)", highlight=False,
-                            markup=False)  # fmt: skip
+        with points_progress("planning", None, per_portfolio,
+                             not as_json and error_console.is_terminal) as advance:  # fmt: skip
+            result = run_plan(plan, trials, seed, progress=advance, store=store, pool=pool)
+        note_reused(store, None, "portfolio runs")
     result["source"] = str(plan_path)
     answer = plan_answer(result)
-    written = write_plan_outputs(result, out, answer) if out is not None else []
+    written = (write_outputs(out, lambda folder: write_plan_outputs(result, folder, answer,
+                                                                    named_in=out))
+               if out is not None else [])  # fmt: skip
     if as_json:
         typer.echo(to_json(plan_document(result, answer, written)))
         return
     render_plan(result, answer)
-    if written:
-        error_console.print(f"wrote {', '.join(str(p) for p in written if p.suffix != '.svg')}",
-                            highlight=False, markup=False)  # fmt: skip

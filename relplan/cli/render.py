@@ -15,7 +15,13 @@ from rich.table import Table
 from rich.text import Text
 
 from relplan.units import format_bytes, format_duration, format_seconds
-from relplan.vocab import BUCKETS, HIGHER_IS_BETTER, TAIL_PERCENTILES
+from relplan.vocab import (
+    BUCKETS,
+    HIGHER_IS_BETTER,
+    METRIC_LABELS,
+    TAIL_PERCENTILES,
+    UNITLESS_METRIC_UNITS,
+)
 
 # Outside a terminal (piped, captured), tables get room instead of rich's default 80.
 console = Console(width=None if sys.stdout.isatty() else 160)
@@ -317,11 +323,27 @@ def render_simulation(summary: dict[str, Any], title: str) -> None:
                      "retired", "runs with repeats"), rows)  # fmt: skip
 
 
+def _bubble(baseline: dict[str, Any]) -> str:
+    """`` + pipeline bubble X`` when the step has one, else nothing."""
+    bubble = baseline.get("pipeline_bubble_s") or 0.0
+    return f" + pipeline bubble {format_seconds(bubble)}" if bubble > 0 else ""
+
+
+def render_failure_free_work(work_hours: float, step_hours: float | None) -> None:
+    """Print the job's failure-free hours, and the steps they hold at its healthy step."""
+    steps = ""
+    if step_hours:
+        steps = (f" ({work_hours / step_hours:,.0f} steps of "
+                 f"{format_seconds(step_hours * 3600.0)})")  # fmt: skip
+    console.print(f"Work: {work_hours:,.1f} h failure-free at this design's healthy speed"
+                  f"{steps}", highlight=False)  # fmt: skip
+
+
 def render_step_baseline(baseline: dict[str, float]) -> None:
     """Print the one-line step baseline ``simulate`` shows before its summary."""
     console.print(
         f"Baseline step: {format_seconds(baseline['step_time_s'])} (compute "
-        f"{format_seconds(baseline['compute_time_s'])} + exposed communication "
+        f"{format_seconds(baseline['compute_time_s'])}{_bubble(baseline)} + exposed communication "
         f"{format_seconds(baseline['exposed_communication_s'])}); degraded time below is the "
         "extra time of steps slowed by lost capacity",
         highlight=False,
@@ -347,7 +369,8 @@ def render_baseline(report: dict[str, Any], name: str) -> None:
                 ("dimension", "collective", "path", "ranks", "volume / GPU", "time",
                  "latency share", "needed", "available", "exposed"), rows, left=3)
     console.print(
-        f"Step: compute {format_seconds(base['compute_time_s'])} + exposed communication "
+        f"Step: compute {format_seconds(base['compute_time_s'])}{_bubble(base)} + exposed "
+        "communication "
         f"{format_seconds(base['exposed_communication_s'])} = "
         f"[bold]{format_seconds(base['step_time_s'])}[/]; at RTT "
         f"{format_seconds(base['rtt_low_s'])}: {format_seconds(base['step_time_rtt_low_s'])}, "
@@ -410,28 +433,64 @@ def render_optimum(result: Any, tiers: Any, name: str, trials: int) -> None:
         )
 
 
+def metric_header(metric: str, suffix: str = "") -> str:
+    """A metric's column heading: its name in prose, ``suffix``, and its unit in brackets
+    when it has one (hours, GPU-hours), from :data:`relplan.vocab.METRIC_LABELS`.
+
+    Examples
+    --------
+    >>> metric_header("lost_hours"), metric_header("goodput", " P5")
+    ('lost time (h)', 'goodput P5')
+    """
+    name, unit, _ = METRIC_LABELS[metric]
+    return f"{name}{suffix} ({unit})" if unit not in UNITLESS_METRIC_UNITS else f"{name}{suffix}"
+
+
+def metric_cell(metric: str, value: float) -> str:
+    """A metric's value in the number format every report uses for it.
+
+    Examples
+    --------
+    >>> metric_cell("wall_hours", 1234.56), metric_cell("goodput", 0.91234)
+    ('1,234.6', '0.9123')
+    """
+    return METRIC_LABELS[metric][2].format(value)
+
+
 def render_sweep(rows: list[dict[str, Any]], metrics: list[str], title: str, answer: str) -> None:
-    """Print a sweep's points (one row per point: ``label``, each metric's mean, and the
-    bad tail of goodput, its P5, when goodput is among them)."""
+    """Print a sweep's points (one row per point: ``label``, its healthy step time and
+    failure-free hours, each metric's mean, and the bad tail of goodput, its P5, when
+    goodput is among them)."""
     tails = [m for m in metrics if m in HIGHER_IS_BETTER and rows and f"{m}_p5" in rows[0]]
-    print_table(title, ("point", *metrics, *(f"{m} P5" for m in tails)),
-                [[str(row["label"]), *(f"{row[m]:.4g}" for m in metrics),
-                  *(f"{row[f'{m}_p5']:.4g}" for m in tails)] for row in rows],
+
+    def speed(row: dict[str, Any]) -> list[str]:
+        step, work = row.get("step_time_s"), row.get("work_hours")
+        return ["-" if step is None or step != step else f"{step:.3f}",
+                "-" if work is None else f"{work:,.1f}"]  # fmt: skip
+
+    print_table(title, ("point", "step (s)", "failure-free (h)",
+                        *(metric_header(m) for m in metrics),
+                        *(metric_header(m, " P5") for m in tails)),
+                [[str(row["label"]), *speed(row), *(metric_cell(m, row[m]) for m in metrics),
+                  *(metric_cell(m, row[f"{m}_p5"]) for m in tails)] for row in rows],
                 wrap=("point",))  # fmt: skip
     console.print(f"[bold]Answer:[/] {answer}", highlight=False)
 
 
 def render_comparison(data: dict[str, Any], priced: bool) -> None:
     """Print a comparison (see :func:`relplan.analysis.compare.compare_scenarios`)."""
-    columns = ("scenario", "goodput", "95% CI", "goodput P5", "wall P50 h", "wall P95 h",
-               "GPU-h lost", "GPU-h saved")  # fmt: skip
+    columns = ("scenario", "step s", "failure-free h", "goodput", "95% CI", "goodput P5",
+               "wall P50 h", "wall P95 h", "GPU-h lost", "GPU-h saved")  # fmt: skip
     if priced:
         columns += ("hardware charge", "lost value", "net value", "break-even $/GPU-h")
     rows = []
     for row in data["scenarios"]:
         low, high = row["goodput_ci95"]
+        step, work = row.get("step_time_s"), row.get("work_hours")
         cells = [
-            row["scenario"], f"{row['goodput']:.4f}", f"{low:.4f} – {high:.4f}",
+            row["scenario"], "-" if step is None else f"{step:.3f}",
+            "-" if work is None else f"{work:,.1f}",
+            f"{row['goodput']:.4f}", f"{low:.4f} – {high:.4f}",
             f"{row['goodput_p5']:.4f}", f"{row['wall_hours_p50']:,.1f}",
             f"{row['wall_hours_p95']:,.1f}",
             f"{row['gpu_hours_lost']:,.0f}", f"{row['gpu_hours_saved_vs_first']:,.0f}",

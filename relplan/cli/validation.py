@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from relplan.cli.common import DIR, JsonOption
+from relplan.cli.common import JsonOption, out_option
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -77,11 +77,7 @@ def render_validation(data: dict[str, Any], cells: list[dict[str, str]],
 def validation_command(
     as_json: JsonOption = False,
     out: Annotated[
-        Path | None,
-        typer.Option(
-            metavar=DIR,
-            help="Write validation.csv, validation.json and validation.md to this folder.",
-        ),
+        Path | None, out_option("validation.csv, validation.json and validation.md here")
     ] = None,
 ) -> None:
     """Check relplan against published figures: Daly, Meta, Llama 3, ByteRobust, HLAT.

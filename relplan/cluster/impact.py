@@ -15,8 +15,10 @@ of the network (README, "The model"), unless the config overrides it:
   flow loses its path's share (one of the leaf's equal-cost paths, one of an aggregation
   switch's core uplinks, a member of its bundle) and ECMP rehashes onto what is left.
 - transient modes (flaps, reroutes): a stall for detection plus failover (BFD
-  interval x multiplier + ECMP reconvergence on the fabric, LACP's timeout on a
-  bundle, the flap itself where nothing fails over). A stall as long as the transport's
+  interval x multiplier + ECMP reconvergence on the fabric; on a server's bundle or
+  dual-ToR pair, the PHY-down detection for a link that goes down and LACP's timeout
+  only for a partner that stops sending with its link up; the flap itself where nothing
+  fails over). A stall as long as the transport's
   retry window (about 30 s) or the collective timeout is fatal: the job crashes when the
   window runs out, then restarts. A soft phase after the stall (PFC congestion
   spreading) runs at a slowdown derived from ``network.pfc_pause_share``.
@@ -31,9 +33,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from relplan.cluster.topology import Inventory
-from relplan.comm.inputs import CapacityScale, workload_model
-from relplan.comm.step import slowdown, step_time
-from relplan.config.derived import data_parallel_degree
+from relplan.comm.inputs import CapacityScale
+from relplan.comm.work import StepModel, step_model
+from relplan.config.derived import data_parallel_degree, links_per_nic
 from relplan.config.schema import (
     DEFAULT_FAIL_SLOW_SLOWDOWN,
     FailureModeConfig,
@@ -41,6 +43,10 @@ from relplan.config.schema import (
     RelplanConfig,
 )
 from relplan.vocab import FABRIC_CLASSES, SERVER_CLASSES
+
+LACP_TIMEOUT_HOURS = {"fast": 3.0 / 3600.0, "slow": 90.0 / 3600.0}
+"""LACP's partner timeout by ``network.failover.lacp_rate``, hours: three missed LACPDUs
+at 1 s (fast) or 30 s (slow) (IEEE 802.1AX; Linux ``bond_3ad.c``)."""
 
 MAX_CONCURRENT = 16
 """Concurrent losses of one mode tabulated where they compound (spines, elastic replicas);
@@ -104,30 +110,23 @@ def capacity_slowdown(config: RelplanConfig, loss: CapacityScale) -> float:
     Returns
     -------
     float
-        The slowdown; 1 at full capacity. Without a ``[workload]``:
-        ``1 + comm_share x (1 / min(fabric, server_nic) - 1)``.
+        The slowdown; 1 at full capacity (:meth:`relplan.comm.work.StepModel.slowdown`).
     """
-    inputs = workload_model(config)
-    if inputs is None:
-        share = config.network.comm_share
-        return 1.0 + share * (1.0 / min(loss.fabric, loss.server_nic) - 1.0)
-    training, parallelism, hardware, overlap = inputs
-    return slowdown(training, parallelism, hardware, loss, overlap)
+    return step_model(config).slowdown(loss)
 
 
 def _degraded(
-    config: RelplanConfig, losses: list[CapacityScale], reason: str,
+    step: StepModel, losses: list[CapacityScale], reason: str,
     survivable_count: int | None = None,
 ) -> Impact:  # fmt: skip
     return Impact(
-        "degraded", tuple(capacity_slowdown(config, loss) for loss in losses),
+        "degraded", tuple(step.slowdown(loss) for loss in losses),
         survivable_count=survivable_count, reason=reason,
     )  # fmt: skip
 
 
 def job_step_hours(config: RelplanConfig) -> float | None:
-    """One training step of the job, hours: ``job.step``, else the workload's step time
-    (compute plus exposed communication, :func:`relplan.comm.step.step_time`), else None.
+    """One training step of the job, hours (:func:`relplan.comm.work.healthy_step_hours`).
 
     Examples
     --------
@@ -135,16 +134,10 @@ def job_step_hours(config: RelplanConfig) -> float | None:
     >>> round(job_step_hours(load_config("configs/small.toml", ["job.step=6s"])), 6)
     0.001667
     """
-    if config.job.step is not None:
-        return config.job.step
-    inputs = workload_model(config)
-    if inputs is None:
-        return None
-    training, parallelism, hardware, overlap = inputs
-    return step_time(training, parallelism, hardware, overlap=overlap) / 3600.0
+    return step_model(config).step_hours
 
 
-def _fatal_or_elastic(config: RelplanConfig, unit: str, reason: str) -> Impact:
+def _fatal_or_elastic(config: RelplanConfig, step: StepModel, unit: str, reason: str) -> Impact:
     job = config.job
     if job.recovery == "in-process" and unit in SERVER_CLASSES:
         in_process = job.in_process or InProcessConfig()
@@ -153,7 +146,7 @@ def _fatal_or_elastic(config: RelplanConfig, unit: str, reason: str) -> Impact:
         steps = tuple(data / (data - k) for k in range(1, most + 1))
         return Impact(
             "elastic", steps, stall_hours=in_process.reconfigure, survivable_count=most,
-            rework_hours=job_step_hours(config) or 0.0,
+            rework_hours=step.step_hours or 0.0,
             reason="in-process: swap or drop the replica, redo the step",
         )  # fmt: skip
     if job.recovery == "elastic" and job.elastic is not None and unit in SERVER_CLASSES:
@@ -166,7 +159,8 @@ def _fatal_or_elastic(config: RelplanConfig, unit: str, reason: str) -> Impact:
     return Impact("fatal", reason=reason)
 
 
-def _server_side(config: RelplanConfig, inventory: Inventory, unit: str) -> Impact:
+def _server_side(config: RelplanConfig, inventory: Inventory, step: StepModel,
+                 unit: str) -> Impact:  # fmt: skip
     """A NIC card, a leaf (ToR), and a server link or its optic.
 
     A NIC's links are ``members`` LACP members to each of its legs (two with dual-ToR). A
@@ -177,37 +171,39 @@ def _server_side(config: RelplanConfig, inventory: Inventory, unit: str) -> Impa
     NIC over NVLink (that NIC then carries two GPUs' flows: half each).
     """
     members, min_links = inventory.server_lacp_members, inventory.server_lacp_min_links
-    legs = 2 if inventory.dual_tor else 1
-    links = members * legs
+    links = links_per_nic(config.network)
     if unit == "nic":
         if config.network.nic_failover == "pxn" and inventory.nics_per_server > 1:
-            return _degraded(config, [CapacityScale(server_nic=0.5)],
+            return _degraded(step, [CapacityScale(server_nic=0.5)],
                              "NIC lost: PXN through a neighbour's NIC")  # fmt: skip
-        return _fatal_or_elastic(config, "nic", "NIC card lost (all its ports)")
+        return _fatal_or_elastic(config, step, "nic", "NIC card lost (all its ports)")
     if inventory.dual_tor:
-        return _degraded(config, [CapacityScale(server_nic=(links - 1) / links)],
+        return _degraded(step, [CapacityScale(server_nic=(links - 1) / links)],
                          f"dual-ToR: one of {links} links of the NIC lost")  # fmt: skip
     if unit in ("link", "optic") and members > 1 and members - 1 >= min_links:
         return _degraded(
-            config, [CapacityScale(server_nic=(members - 1) / members)],
+            step, [CapacityScale(server_nic=(members - 1) / members)],
             f"LACP: {members - 1} of {members} members left (min_links {min_links})",
         )  # fmt: skip
     if unit in ("link", "optic") and members > 1:
         return _fatal_or_elastic(
-            config, "nic", f"LACP: {members - 1} members left < min_links {min_links}"
+            config, step, "nic", f"LACP: {members - 1} members left < min_links {min_links}"
         )
-    return _fatal_or_elastic(config, "nic" if unit != "leaf" else unit, "single-homed")
+    return _fatal_or_elastic(config, step, "nic" if unit != "leaf" else unit, "single-homed")
 
 
-def _fabric_side(config: RelplanConfig, inventory: Inventory, unit: str) -> Impact:
+def _fabric_side(config: RelplanConfig, inventory: Inventory, step: StepModel,
+                 unit: str) -> Impact:  # fmt: skip
     """Spine, core, and a fabric link (or its optic): ECMP routes around them.
 
     The slowest flow sets the pace: a lost spine leaves every leaf ``P - 1`` of its ``P``
     equal-cost paths (ECMP rehashes onto them); a lost fat-tree core takes one of the
     ``k/2`` uplinks of the aggregation switches it serves; a lost fabric link takes one
     path from its leaf; a lost member of a fabric bundle leaves the flows hashed onto
-    that bundle ``(M - 1)/M`` of it (while ``min_links`` hold) under static ECMP, while
-    adaptive routing spreads the load over the leaf's ``P x M - 1`` links left.
+    that bundle ``(M - 1)/M`` of it (while ``min_links`` hold) under static ECMP, a
+    slowdown weighted by the probability that the job's flows hashed onto that member
+    (:func:`lag_member_hit_probability`), while adaptive routing spreads the load over
+    the leaf's ``P x M - 1`` links left.
 
     Spines are shared by every leaf, so concurrent spine losses compound (``k`` lost
     leave ``P - k`` paths) and losing every spine is fatal. A core, a fabric link or a
@@ -220,30 +216,57 @@ def _fabric_side(config: RelplanConfig, inventory: Inventory, unit: str) -> Impa
         if half <= 1:
             return Impact("fatal", reason="no other core path")
         loss = CapacityScale(fabric=1.0 - 1.0 / half, fabric_paths_lost=1)
-        return _degraded(config, [loss], f"fat-tree: an aggregation switch loses one of "
+        return _degraded(step, [loss], f"fat-tree: an aggregation switch loses one of "
                                          f"{half} core uplinks")  # fmt: skip
     members, min_links = inventory.fabric_lacp_members, inventory.fabric_lacp_min_links
     if unit not in FABRIC_CLASSES and members > 1 and members - 1 >= min_links:
         if config.network.load_balancing == "adaptive":
             # load-aware routing weighs the thinner bundle down
             links = paths * members
-            return _degraded(config, [CapacityScale(fabric=(links - 1) / links)],
+            return _degraded(step, [CapacityScale(fabric=(links - 1) / links)],
                              f"LACP fabric bundle, adaptive routing: {links - 1} of the "
                              f"leaf's {links} uplinks left")  # fmt: skip
-        return _degraded(config, [CapacityScale(fabric=(members - 1) / members)],
-                         f"LACP fabric bundle: {members - 1} of {members} members left")
+        hit = lag_member_hit_probability(config, paths, members, step)
+        slowed = step.slowdown(CapacityScale(fabric=(members - 1) / members))
+        return Impact("degraded", (1.0 + hit * (slowed - 1.0),),
+                      reason=f"LACP fabric bundle: {members - 1} of {members} members left; "
+                             f"the job's flows hashed onto it with probability {hit:.2f}")
     if paths <= 1:
         return Impact("fatal", reason=f"no other {unit} path")
     if unit in FABRIC_CLASSES:
         losses = [CapacityScale(fabric=1.0 - k / paths, fabric_paths_lost=k)
                   for k in range(1, min(paths - 1, MAX_CONCURRENT) + 1)]  # fmt: skip
-        return _degraded(config, losses, f"ECMP: one of {paths} spine paths lost",
+        return _degraded(step, losses, f"ECMP: one of {paths} spine paths lost",
                          survivable_count=paths - 1)  # fmt: skip
     loss = CapacityScale(fabric=1.0 - 1.0 / paths, fabric_paths_lost=1)
-    return _degraded(config, [loss], f"ECMP: one of {paths} uplink paths lost")
+    return _degraded(step, [loss], f"ECMP: one of {paths} uplink paths lost")
 
 
-def pfc_soft_slowdown(config: RelplanConfig) -> float:
+def lag_member_hit_probability(config: RelplanConfig, bundles: int, members: int,
+                               step: StepModel | None = None) -> float:  # fmt: skip
+    """Probability that a lost fabric LAG member carried some of the job's flows.
+
+    A leaf's crossing flows hash onto its ``bundles x members`` uplinks, each member a
+    path of its own; the job's ``F`` flows leaving one leaf
+    (:func:`relplan.comm.step.leaf_crossing_flows`) miss a given member with probability
+    ``(1 - 1 / (bundles x members))^F``. Only a member that carried some of them slows
+    the job (its flows rehash onto the bundle's other members). Without a ``[workload]``:
+    1 (the pessimistic bound).
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> config = load_config("configs/seed-dense-175b.toml", ["network.fabric_lacp.members=2"])
+    >>> round(lag_member_hit_probability(config, 32, 2), 4)  # 8 flows over 64 members
+    0.1184
+    """
+    flows = (step or step_model(config)).crossing_flows()
+    if flows is None:
+        return 1.0
+    return 1.0 - (1.0 - 1.0 / (bundles * members)) ** flows
+
+
+def pfc_soft_slowdown(config: RelplanConfig, step: StepModel | None = None) -> float:
     """Slowdown while PFC congestion spreads after a flap, from the communication model.
 
     Links the pauses spread to carry traffic ``1 - network.pfc_pause_share`` of the time,
@@ -251,25 +274,48 @@ def pfc_soft_slowdown(config: RelplanConfig) -> float:
     healthy one. ``soft_slowdown`` in a failure mode overrides it.
     """
     left = 1.0 - config.network.pfc_pause_share
-    return capacity_slowdown(config, CapacityScale(fabric=left, server_nic=left))
+    return (step or step_model(config)).slowdown(CapacityScale(fabric=left, server_nic=left))
 
 
 def default_stall_hours(config: RelplanConfig, inventory: Inventory, unit: str,
                         mode: FailureModeConfig, fabric: bool) -> float:  # fmt: skip
-    """Detection plus failover of a transient on this kind of unit, hours."""
+    """Detection plus failover of a transient on this kind of unit, hours.
+
+    On the fabric: BFD detection plus ECMP reconvergence. On a server with another link
+    to fail over to (LACP members, a dual-ToR leg): a link, optic or leaf that goes down
+    (PHY down) leaves the bundle within ``failover.phy_down``; LACP's timeout (3 s fast,
+    90 s slow) applies only to a partner that stops sending while its link stays up (a
+    transient of a NIC or host). Where nothing fails over, the stall is the flap itself
+    (the mode's repair time).
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> from relplan.cluster.topology import build_inventory
+    >>> config = load_config("configs/seed-moe-10k.toml", [
+    ...     "network.server_lacp.members=2", 'network.failover.lacp_rate="slow"'])
+    >>> flap = config.failures["link_flap"]
+    >>> inventory = build_inventory(config)
+    >>> round(default_stall_hours(config, inventory, "link", flap, False) * 3600, 3)
+    0.1
+    >>> round(default_stall_hours(config, inventory, "nic", flap, False) * 3600, 3)
+    90.0
+    """
     failover = config.network.failover
     bfd = failover.bfd_interval * failover.bfd_multiplier + failover.ecmp_reconvergence
     if fabric or unit in FABRIC_CLASSES:
         return bfd
     if inventory.dual_tor or inventory.server_lacp_members > 1:
-        lacp = 3.0 / 3600.0 if failover.lacp_rate == "fast" else 90.0 / 3600.0
-        return lacp
+        if unit in ("link", "optic", "leaf"):
+            return failover.phy_down  # PHY down: the member leaves at the next link poll
+        return LACP_TIMEOUT_HOURS[failover.lacp_rate]  # partner silent, carrier up
     return mode.repair.mean_hours  # nothing fails over: the flap itself
 
 
 def resolve_impact(
-    config: RelplanConfig, inventory: Inventory, name: str, fabric: bool = False
-) -> Impact:
+    config: RelplanConfig, inventory: Inventory, name: str, fabric: bool = False,
+    step: StepModel | None = None,
+) -> Impact:  # fmt: skip
     """The impact of failure mode ``name`` (its fabric part when ``fabric``).
 
     Parameters
@@ -282,6 +328,8 @@ def resolve_impact(
         The mode's key in ``[failures]``.
     fabric : bool
         For link and optic modes: the switch-to-switch part instead of the server part.
+    step : StepModel, optional
+        The job's step model, when already built (:func:`relplan.comm.work.step_model`).
 
     Returns
     -------
@@ -291,22 +339,23 @@ def resolve_impact(
     mode = config.failures[name]
     unit = config.failure_unit(name)
     kind = mode.impact
+    step = step or step_model(config)
     if kind == "auto":
         if unit in FABRIC_CLASSES or (fabric and unit in ("link", "optic")):
-            impact = _fabric_side(config, inventory, unit)
+            impact = _fabric_side(config, inventory, step, unit)
         elif unit in ("nic", "leaf", "link", "optic"):
-            impact = _server_side(config, inventory, unit)
+            impact = _server_side(config, inventory, step, unit)
         else:
-            impact = _fatal_or_elastic(config, unit, "no redundancy for this class")
+            impact = _fatal_or_elastic(config, step, unit, "no redundancy for this class")
     elif kind == "fatal":
-        impact = _fatal_or_elastic(config, unit, "set in the config")
+        impact = _fatal_or_elastic(config, step, unit, "set in the config")
     elif kind == "degraded":
         if mode.slowdown is not None:
             impact = Impact("degraded", (mode.slowdown,), reason="slowdown set in the config")
         elif unit in FABRIC_CLASSES or fabric:
-            impact = _fabric_side(config, inventory, unit)
+            impact = _fabric_side(config, inventory, step, unit)
         else:
-            impact = _degraded(config, [CapacityScale(server_nic=0.5)], "half a server's NICs")
+            impact = _degraded(step, [CapacityScale(server_nic=0.5)], "half a server's NICs")
     elif kind == "slow":
         impact = Impact(
             "slow", (mode.slowdown or DEFAULT_FAIL_SLOW_SLOWDOWN,),
@@ -328,7 +377,7 @@ def resolve_impact(
         soft_hours = mode.soft_duration or 0.0
         soft = mode.soft_slowdown
         if soft is None:
-            soft = pfc_soft_slowdown(config) if soft_hours > 0 else 1.0
+            soft = pfc_soft_slowdown(config, step) if soft_hours > 0 else 1.0
         impact = Impact(
             "transient", stall_hours=stall, soft_slowdown=soft, soft_hours=soft_hours,
             reason="stall for detection + failover",

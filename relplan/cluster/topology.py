@@ -32,7 +32,9 @@ from relplan.config.derived import (
     ceil_div,
     job_servers,
     leaf_uplinks,
+    links_per_nic,
     nics_per_server,
+    server_legs,
     two_tier_shape,
 )
 from relplan.config.schema import NetworkConfig, RelplanConfig
@@ -235,7 +237,7 @@ def _two_tier(network: NetworkConfig, nics: int, servers: int, job_servers: int)
     uplinks = shape.uplinks_per_leaf
     bundles = shape.uplink_bundles_per_leaf
     fabric_members = network.fabric_lacp.members
-    links_per_server = nics * network.server_lacp.members * (2 if network.dual_tor else 1)
+    links_per_server = nics * links_per_nic(network)
     spines = network.spines or bundles
     spines_per_leaf = min(spines, bundles)
 
@@ -289,7 +291,7 @@ def _fat_tree(network: NetworkConfig, nics: int, servers: int, job_servers: int)
     """A three-tier k-ary fat-tree; the servers' NIC links fill edge ports in order."""
     k = network.switch_ports
     half = k // 2
-    homes = 2 if network.dual_tor else 1
+    homes = server_legs(network)
     fabric_members = network.fabric_lacp.members
     ports_per_server = nics * network.server_lacp.members  # per home
 

@@ -26,7 +26,7 @@ from relplan.comm.seed_figures import (
     moe_traffic_estimate,
     required_bandwidth_per_gpu_bytes_per_s,
 )
-from relplan.comm.step import _evaluate
+from relplan.comm.step import _evaluate, pipeline_bubble_s
 from relplan.config.schema import RelplanConfig
 
 
@@ -54,10 +54,14 @@ class DimensionBaseline:
 
 @dataclass(frozen=True)
 class Baseline:
-    """Communication baseline of a job: per dimension, step time and RTT sensitivity."""
+    """Communication baseline of a job: per dimension, step time and RTT sensitivity.
+
+    ``step_time_s = compute_time_s + pipeline_bubble_s + exposed_communication_s``:
+    ``compute_time_s`` is the pure compute, the bubble its own part."""
 
     dimensions: tuple[DimensionBaseline, ...]
     compute_time_s: float
+    pipeline_bubble_s: float
     communication_time_s: float
     exposed_communication_s: float
     step_time_s: float
@@ -151,16 +155,18 @@ def baseline(
         for rtt in (rtt_low_s, rtt_high_s)
     }
     exposed = sum(t.exposed_s for t in timed)
+    busy = workload.compute_time_s + pipeline_bubble_s(workload, parallelism)
     return Baseline(
         dimensions=dimensions,
         compute_time_s=workload.compute_time_s,
+        pipeline_bubble_s=busy - workload.compute_time_s,
         communication_time_s=sum(t.time_s for t in timed),
         exposed_communication_s=exposed,
-        step_time_s=workload.compute_time_s + exposed,
+        step_time_s=busy + exposed,
         rtt_low_s=rtt_low_s,
         rtt_high_s=rtt_high_s,
-        step_time_rtt_low_s=workload.compute_time_s + sum(t.exposed_s for t in at_rtt[rtt_low_s]),
-        step_time_rtt_high_s=workload.compute_time_s + sum(t.exposed_s for t in at_rtt[rtt_high_s]),
+        step_time_rtt_low_s=busy + sum(t.exposed_s for t in at_rtt[rtt_low_s]),
+        step_time_rtt_high_s=busy + sum(t.exposed_s for t in at_rtt[rtt_high_s]),
         communication_time_rtt_low_s=sum(t.time_s for t in at_rtt[rtt_low_s]),
         communication_time_rtt_high_s=sum(t.time_s for t in at_rtt[rtt_high_s]),
         dp_only_bandwidth_per_gpu_bytes_per_s=required_bandwidth_per_gpu_bytes_per_s(

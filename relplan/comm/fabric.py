@@ -20,8 +20,14 @@ HASHING_SAMPLES = 20_000
 """Draws behind :func:`ecmp_hashing_efficiency` (a fixed stream: the result is a constant)."""
 
 
-def crossing_share(pattern: str, servers: int, servers_per_leaf: int) -> float:
+def crossing_share(
+    pattern: str, servers: int, servers_per_leaf: int, server_stride: int = 1
+) -> float:
     """Share of a server's egress that leaves its leaf, for a group spanning ``servers``.
+
+    A group whose servers sit ``server_stride`` apart (a strided group: expert-data,
+    pipeline) has ``max(1, servers_per_leaf // server_stride)`` of them under one leaf;
+    with one a ring crosses on every hop and an All-to-All sends everything off the leaf.
 
     Parameters
     ----------
@@ -32,12 +38,15 @@ def crossing_share(pattern: str, servers: int, servers_per_leaf: int) -> float:
         Servers the group spans, filled in order under leaves.
     servers_per_leaf : int
         Servers under one leaf (one leaf pair with dual-ToR; one rail unit).
+    server_stride : int
+        Servers between two neighbours of the group (1: consecutive servers).
 
     Returns
     -------
     float
         0 when the group fits under one leaf; ``1 / servers_per_leaf`` for a ring;
-        ``(servers - servers_per_leaf) / (servers - 1)`` for an All-to-All.
+        ``(servers - servers_per_leaf) / (servers - 1)`` for an All-to-All (with
+        ``servers_per_leaf`` the group's own servers under one leaf).
 
     Examples
     --------
@@ -45,8 +54,12 @@ def crossing_share(pattern: str, servers: int, servers_per_leaf: int) -> float:
     (0.1, 0.7097)
     >>> crossing_share("all_to_all", 8, 10)
     0.0
+    >>> crossing_share("ring", 40, 10, server_stride=32)  # every hop leaves the leaf
+    1.0
     """
-    require(servers >= 1 and servers_per_leaf >= 1, "servers and servers_per_leaf must be >= 1")
+    require(servers >= 1 and servers_per_leaf >= 1 and server_stride >= 1,
+            "servers, servers_per_leaf and server_stride must be >= 1")  # fmt: skip
+    servers_per_leaf = max(1, servers_per_leaf // server_stride)
     if servers <= servers_per_leaf:
         return 0.0
     if pattern == "ring":

@@ -9,7 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from relplan.comm.collectives import require
-from relplan.config.derived import data_parallel_degree, leaf_uplinks, nics_per_server
+from relplan.config.derived import (
+    data_parallel_degree,
+    leaf_uplinks,
+    nics_per_server,
+    server_link_speed,
+)
 from relplan.config.schema import RelplanConfig
 
 
@@ -35,6 +40,7 @@ class TrainingWorkload:
     bytes_per_activation: float = 2.0
     bytes_per_token_expert: float | None = None
     tp_allreduces_per_layer: int = 4
+    pipeline_interleave: int = 1
 
     def __post_init__(self) -> None:
         require(min(self.dense_parameters, self.expert_parameters) >= 0, "parameters must be >= 0")
@@ -42,6 +48,7 @@ class TrainingWorkload:
         require(self.layers >= 1 and self.micro_batches >= 1, "layers, micro_batches must be >= 1")
         require(self.compute_time_s > 0, "compute_time_s must be > 0")
         require(self.bytes_per_gradient > 0 and self.bytes_per_activation > 0, "bytes must be > 0")
+        require(self.pipeline_interleave >= 1, "pipeline_interleave must be >= 1")
 
     @property
     def moe_layer_count(self) -> int:
@@ -98,7 +105,9 @@ class NetworkHardware:
     which carry ``1 / oversubscription`` of its downlinks over ``ecmp_paths`` equal-cost paths.
     ``load_balancing = "ecmp"`` hashes ``flows_per_connection`` flows per connection onto the
     paths like balls into bins; ``"adaptive"`` spreads them evenly. ``ecmp_efficiency``, when
-    given, is a fixed share of the uplinks the slowest flow sees instead.
+    given, is a fixed share of the uplinks the slowest flow sees instead. ``lag_members``:
+    links per uplink bundle (fabric LACP); flows hash onto the members, so a leaf's paths
+    are ``ecmp_paths x lag_members`` links.
     ``all_to_all_concurrency``: peers an All-to-All keeps in flight (None: all of them).
     """
 
@@ -116,8 +125,10 @@ class NetworkHardware:
     flows_per_connection: int = 1
     ecmp_efficiency: float | None = None
     all_to_all_concurrency: int | None = None
+    lag_members: int = 1
 
     def __post_init__(self) -> None:
+        require(self.lag_members >= 1, "lag_members must be >= 1")
         require(self.gpus_per_server >= 1 and self.nics_per_server >= 1,
                 "gpus_per_server and nics_per_server must be >= 1")  # fmt: skip
         require(
@@ -199,6 +210,48 @@ Inputs = tuple[TrainingWorkload, Parallelism, NetworkHardware, OverlapFractions]
 """What the communication model needs of a config: workload, degrees, hardware, overlap."""
 
 
+def active_parameters(config: RelplanConfig) -> float:
+    """Parameters one token passes through: the dense ones plus ``top_k`` of the
+    ``workload.experts`` experts' share of the expert parameters (``experts`` defaults to
+    the expert-parallel degree).
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> active_parameters(load_config("configs/seed-moe-10k.toml"))  # 50e9 + 950e9 x 2/256
+    57421875000.0
+    """
+    workload = config.workload
+    require(workload is not None, "the config has no [workload]")
+    experts = workload.experts or workload.parallelism.expert
+    expert_share = workload.expert_parameters * min(workload.top_k, experts) / experts
+    return workload.parameters + expert_share
+
+
+def step_compute_seconds(config: RelplanConfig) -> float:
+    """The step's pure compute time, seconds: ``workload.step_compute``, or
+    ``6 x active parameters x tokens_per_step / (GPUs x cluster.gpu_peak_flops x mfu)``
+    (the 6 N D training FLOPs of Kaplan et al. 2020; Narayanan et al. SC'21).
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config, parse_config
+    >>> document = load_config("configs/seed-dense-175b.toml").to_document()
+    >>> del document["workload"]["step_compute"]
+    >>> config = parse_config(document, ["workload.mfu=0.4", "cluster.gpu_peak_flops=989e12"])
+    >>> round(step_compute_seconds(config), 4)  # 6 x 175e9 x 3.2e6 / (5000 x 989e12 x 0.4)
+    1.6987
+    """
+    workload = config.workload
+    require(workload is not None, "the config has no [workload]")
+    if workload.step_compute is not None:
+        return workload.step_compute * 3600.0
+    peak, mfu = config.cluster.gpu_peak_flops, workload.mfu
+    require(peak is not None and mfu is not None, "mfu needs cluster.gpu_peak_flops")
+    flops = 6.0 * active_parameters(config) * workload.tokens_per_step
+    return flops / (config.job.gpus * peak * mfu)
+
+
 def workload_model(config: RelplanConfig) -> Inputs | None:
     """The communication model's inputs from a config, or None without ``[workload]``.
 
@@ -211,9 +264,10 @@ def workload_model(config: RelplanConfig) -> Inputs | None:
     -------
     tuple or None
         ``(TrainingWorkload, Parallelism, NetworkHardware, OverlapFractions)``: the
-        per-GPU NIC bandwidth is the server's NIC links (``link_speed`` x LACP members x
-        legs (two with dual-ToR) x NICs) shared by its GPUs; the leaf's facts come from
-        :func:`relplan.config.derived.leaf_uplinks`.
+        per-GPU NIC bandwidth is the server's NIC links (``server_link_speed`` x LACP
+        members x legs (two with dual-ToR) x NICs) shared by its GPUs, times
+        ``network.nic_efficiency`` (NVLink: ``nvlink_bandwidth x nvlink_efficiency``); the
+        leaf's facts come from :func:`relplan.config.derived.leaf_uplinks`.
     """
     workload = config.workload
     if workload is None:
@@ -225,7 +279,7 @@ def workload_model(config: RelplanConfig) -> Inputs | None:
         tokens_per_step=workload.tokens_per_step,
         hidden_size=workload.hidden_size,
         layers=workload.layers,
-        compute_time_s=workload.step_compute * 3600.0,
+        compute_time_s=step_compute_seconds(config),
         micro_batches=workload.micro_batches,
         expert_parameters=workload.expert_parameters,
         moe_layers=workload.moe_layers,
@@ -233,6 +287,7 @@ def workload_model(config: RelplanConfig) -> Inputs | None:
         bytes_per_gradient=workload.bytes_per_gradient,
         bytes_per_activation=workload.bytes_per_activation,
         bytes_per_token_expert=workload.bytes_per_token_expert,
+        pipeline_interleave=workload.pipeline_interleave,
     )
     parallelism = Parallelism(data, degrees.tensor, degrees.pipeline, degrees.expert)
     net, cluster = config.network, config.cluster
@@ -241,9 +296,9 @@ def workload_model(config: RelplanConfig) -> Inputs | None:
     hardware = NetworkHardware(
         gpus_per_server=cluster.gpus_per_server,
         nics_per_server=nics,
-        nvlink_bandwidth_bytes_per_s=net.nvlink_bandwidth,
-        nic_bandwidth_bytes_per_s=net.link_speed * leaf.links_per_nic * nics
-        / cluster.gpus_per_server,
+        nvlink_bandwidth_bytes_per_s=net.nvlink_bandwidth * net.nvlink_efficiency,
+        nic_bandwidth_bytes_per_s=server_link_speed(net) * leaf.links_per_nic * nics
+        / cluster.gpus_per_server * net.nic_efficiency,
         network_rtt_s=net.rtt * 3600.0,
         servers_per_leaf=leaf.servers_per_leaf,
         oversubscription=leaf.oversubscription,
@@ -252,6 +307,7 @@ def workload_model(config: RelplanConfig) -> Inputs | None:
         flows_per_connection=net.flows_per_connection,
         ecmp_efficiency=net.ecmp_efficiency,
         all_to_all_concurrency=workload.all_to_all_concurrency,
+        lag_members=net.fabric_lacp.members,
     )
     overlap = OverlapFractions(
         workload.overlap.data, workload.overlap.tensor, workload.overlap.pipeline,

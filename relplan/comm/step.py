@@ -53,6 +53,7 @@ class DimensionTraffic:
     collectives_per_step: int
     path: str
     ranks_per_server: int = 1
+    server_stride: int = 1
 
     @property
     def servers(self) -> int:
@@ -103,6 +104,7 @@ def traffic_per_step(
     layers_per_stage = math.ceil(w.layers / p.pipeline)
     moe_layers_per_stage = math.ceil(w.moe_layer_count / p.pipeline)
     per_server = group_ranks_per_server(parallelism, gpus_per_server)
+    stride = group_server_stride(parallelism, gpus_per_server)
 
     def path(ranks: int, dimension: str) -> str:
         return "nvlink" if ranks <= per_server[dimension] else "scale_out"
@@ -124,9 +126,53 @@ def traffic_per_step(
     )  # fmt: skip
     return tuple(
         DimensionTraffic(dimension, collective, ranks, buffer, count,
-                         path(ranks, dimension), per_server[dimension])
+                         path(ranks, dimension), per_server[dimension], stride[dimension])
         for dimension, collective, ranks, buffer, count in rows
     )  # fmt: skip
+
+
+RANK_ORDER = ("tensor", "expert", "data", "pipeline")
+"""The order ranks are numbered in, fastest first (Megatron-Core's ``tp-ep-dp-pp`` with
+expert-tensor parallelism 1): a tensor group is consecutive ranks; an expert group is
+consecutive ranks of the data x tensor block; the dense data-parallel group strides by
+``tensor``; the expert-data group strides by ``expert``; the pipeline's stages stride by
+``data x tensor`` (world / pipeline)."""
+
+
+def group_rank_stride(parallelism: Parallelism) -> dict[str, int]:
+    """Ranks between two neighbours of one group of each dimension (:data:`RANK_ORDER`).
+
+    Examples
+    --------
+    >>> group_rank_stride(Parallelism(data=1280, tensor=8, expert=256))
+    {'data': 8, 'tensor': 1, 'pipeline': 10240, 'expert': 1, 'expert_data': 256}
+    """
+    p = parallelism
+    return {
+        "data": p.tensor,
+        "tensor": 1,
+        "pipeline": p.data * p.tensor,
+        "expert": 1,
+        "expert_data": p.expert,
+    }
+
+
+def group_server_stride(parallelism: Parallelism, gpus_per_server: int) -> dict[str, int]:
+    """Servers between the servers of two neighbours of one group, per dimension: 1 for a
+    group whose ranks fill servers one after another, ``stride / gpus_per_server`` for a
+    group whose rank stride spans whole servers.
+
+    Examples
+    --------
+    >>> group_server_stride(Parallelism(data=1280, tensor=8, expert=256), 8)["expert_data"]
+    32
+    >>> group_server_stride(Parallelism(data=128, tensor=8, pipeline=16), 8)["pipeline"]
+    128
+    """
+    return {
+        dimension: max(1, stride // gpus_per_server)
+        for dimension, stride in group_rank_stride(parallelism).items()
+    }
 
 
 def group_ranks_per_server(parallelism: Parallelism, gpus_per_server: int) -> dict[str, int]:
@@ -146,16 +192,13 @@ def group_ranks_per_server(parallelism: Parallelism, gpus_per_server: int) -> di
     {'data': 1, 'tensor': 8, 'pipeline': 1, 'expert': 8, 'expert_data': 1}
     """
     g, p = gpus_per_server, parallelism
-
-    def strided(stride: int, degree: int) -> int:
-        return max(1, min(degree, g // stride)) if stride < g else 1
-
+    stride = group_rank_stride(parallelism)
+    degree = {"data": p.data, "tensor": p.tensor, "pipeline": p.pipeline,
+              "expert": p.expert, "expert_data": p.expert_data}  # fmt: skip
     return {
-        "data": strided(p.tensor, p.data),
-        "tensor": min(p.tensor, g),
-        "pipeline": 1,
-        "expert": min(p.expert, g),
-        "expert_data": strided(p.expert, p.expert_data),
+        dimension: max(1, min(degree[dimension], g // stride[dimension]))
+        if stride[dimension] < g else 1
+        for dimension in degree
     }
 
 
@@ -172,13 +215,26 @@ class _Timed:
     exposed_s: float
 
 
+def _crossing_share(traffic: DimensionTraffic, hardware: NetworkHardware) -> float:
+    """Share of a server's egress for this dimension that leaves its leaf."""
+    pattern = "all_to_all" if traffic.collective == "all_to_all" else "ring"
+    return crossing_share(pattern, traffic.servers, hardware.servers_per_leaf,
+                          traffic.server_stride)  # fmt: skip
+
+
 def _uplink_flows(traffic: DimensionTraffic, hardware: NetworkHardware) -> int:
-    """Flows that leave one leaf for this dimension: a ring's crossings are one per NIC (each
-    rail's ring), an All-to-All's every pair of ranks split by the leaf."""
+    """Flows that leave one leaf for this dimension. A ring's (or chain's) crossings: one
+    per NIC (each rail's ring) for each of its servers whose next hop is off the leaf,
+    ``servers_per_leaf x crossing share`` of them (one per leaf for consecutive servers,
+    every server for a group strided past the leaf: the leaf then holds that many
+    groups' rings); an All-to-All's every pair of ranks split by the leaf."""
     per_connection = hardware.flows_per_connection
     if traffic.collective != "all_to_all":
-        return hardware.nics_per_server * per_connection
-    inside = min(hardware.servers_per_leaf, traffic.servers) * traffic.ranks_per_server
+        crossing_servers = max(1, round(hardware.servers_per_leaf
+                                        * _crossing_share(traffic, hardware)))  # fmt: skip
+        return hardware.nics_per_server * per_connection * crossing_servers
+    per_leaf = group_servers_per_leaf(traffic.server_stride, hardware.servers_per_leaf)
+    inside = min(per_leaf, traffic.servers) * traffic.ranks_per_server
     outside = traffic.group_ranks - inside
     return max(1, min(inside * outside * per_connection, 1 << 16))
 
@@ -188,22 +244,22 @@ def network_bandwidth_bytes_per_s(
 ) -> float:
     """Per-GPU network bandwidth of one dimension's slowest flow, bytes/s.
 
-    The GPU's share of its server's NICs (after a lost member or leg, ``server_nic``),
-    times what the leaf's uplinks give the traffic that crosses them
-    (:func:`relplan.comm.fabric.fabric_bandwidth_factor`): rings cross a leaf once per
-    channel, an All-to-All sends its off-leaf share; the uplinks run at ``1 /
-    oversubscription`` of the downlinks, less what the slowest path lost, less ECMP
-    hash collisions on the paths left.
+    The flow crosses two hops, its server's NIC and its leaf's uplinks, and runs at the
+    smaller of the two shares (not their product): the NIC's, after a lost member or leg
+    (``server_nic``), and the uplinks', what they give the traffic that crosses them
+    (:func:`relplan.comm.fabric.fabric_bandwidth_factor`): rings (and the pipeline's
+    chain) cross a leaf once per channel for each leaf the group's servers fill, an
+    All-to-All sends its off-leaf share, both following the group's server stride
+    (:func:`group_server_stride`); the uplinks run at ``1 / oversubscription`` of the
+    downlinks, less what the slowest path lost, less ECMP hash collisions on the paths
+    left. The collisions are those of one leaf's crossing flows over its paths (the
+    expected busiest path of balls into bins), not the worst leaf of the job.
     """
-    nic = hardware.nic_bandwidth_bytes_per_s * capacity.server_nic
+    nic = hardware.nic_bandwidth_bytes_per_s
     if traffic.path == "nvlink":
-        return nic
-    pattern = "all_to_all" if traffic.collective == "all_to_all" else "ring"
-    if traffic.collective == "point_to_point":
-        share = 1.0 if hardware.servers_per_leaf <= 1 else 1.0 / hardware.servers_per_leaf
-    else:
-        share = crossing_share(pattern, traffic.servers, hardware.servers_per_leaf)
-    paths = max(1, hardware.ecmp_paths - capacity.fabric_paths_lost)
+        return nic * capacity.server_nic
+    share = _crossing_share(traffic, hardware)
+    paths = max(1, hardware.ecmp_paths - capacity.fabric_paths_lost) * hardware.lag_members
     if hardware.ecmp_efficiency is not None:
         hashing = hardware.ecmp_efficiency
     elif hardware.load_balancing == "adaptive" or share == 0.0:
@@ -211,7 +267,38 @@ def network_bandwidth_bytes_per_s(
     else:
         hashing = ecmp_hashing_efficiency(_uplink_flows(traffic, hardware), paths)
     factor = fabric_bandwidth_factor(share, hardware.oversubscription, capacity.fabric, hashing)
-    return nic * factor
+    return nic * min(capacity.server_nic, factor)
+
+
+def leaf_crossing_flows(
+    workload: TrainingWorkload, parallelism: Parallelism, hardware: NetworkHardware
+) -> int:
+    """The most flows one dimension sends off one leaf at once (0 if nothing crosses).
+
+    Examples
+    --------
+    >>> w = TrainingWorkload(1e9, 1e6, 4096, 32, compute_time_s=1.0)
+    >>> leaf_crossing_flows(w, Parallelism(data=64), NetworkHardware(servers_per_leaf=4))
+    8
+    """
+    flows = [
+        _uplink_flows(traffic, hardware)
+        for traffic in traffic_per_step(workload, parallelism, hardware.gpus_per_server)
+        if traffic.path == "scale_out" and traffic.volume_per_gpu_bytes > 0
+        and _crossing_share(traffic, hardware) > 0
+    ]
+    return max(flows, default=0)
+
+
+def group_servers_per_leaf(server_stride: int, servers_per_leaf: int) -> int:
+    """Servers of one group under one leaf, when its servers sit ``server_stride`` apart.
+
+    Examples
+    --------
+    >>> group_servers_per_leaf(1, 10), group_servers_per_leaf(2, 10), group_servers_per_leaf(32, 10)
+    (10, 5, 1)
+    """
+    return max(1, servers_per_leaf // max(1, server_stride))
 
 
 def _time_dimension(
@@ -296,6 +383,27 @@ def _evaluate(
     return tuple(timed)
 
 
+def pipeline_bubble_s(workload: TrainingWorkload, parallelism: Parallelism) -> float:
+    """Idle time of the pipeline's fill and drain in one step, seconds.
+
+    ``(p - 1) / (v m)`` of the compute for ``p`` stages, ``m`` micro-batches and ``v``
+    virtual stages per GPU (1F1B and its interleaved form; Narayanan et al. SC'21, section
+    2.2); 0 without pipeline parallelism.
+
+    Examples
+    --------
+    >>> w = TrainingWorkload(1e9, 1e6, 4096, 32, compute_time_s=6.0, micro_batches=16)
+    >>> pipeline_bubble_s(w, Parallelism(data=8, pipeline=4))  # 3/16 x 6 s
+    1.125
+    """
+    p = parallelism.pipeline
+    if p <= 1:
+        return 0.0
+    return (p - 1) / (workload.pipeline_interleave * workload.micro_batches) * (
+        workload.compute_time_s
+    )
+
+
 def step_time(
     workload: TrainingWorkload,
     parallelism: Parallelism,
@@ -304,13 +412,14 @@ def step_time(
     overlap: OverlapFractions | None = None,
     allreduce_algorithm: AllReduceAlgorithm = "auto",
 ) -> float:
-    """Time of one training step: compute plus exposed communication.
+    """Time of one training step: compute, the pipeline bubble and exposed communication.
 
-    ``T = compute + sum_d max(0, T_d - phi_d * compute)`` (per-dimension exposure; see
-    :class:`OverlapFractions`). A group inside one server rides NVLink; a group across
-    servers is node-aware (:func:`relplan.comm.collectives.node_aware_allreduce_times_s`) at
-    the bandwidth its slowest flow gets (:func:`network_bandwidth_bytes_per_s`). Latency
-    terms do not change with capacity. ``allreduce_algorithm="auto"`` takes the fastest of
+    ``T = compute + bubble + sum_d max(0, T_d - phi_d * compute)`` (per-dimension
+    exposure, see :class:`OverlapFractions`; bubble, :func:`pipeline_bubble_s`). A group
+    inside one server rides NVLink; a group across servers is node-aware
+    (:func:`relplan.comm.collectives.node_aware_allreduce_times_s`) at the bandwidth its
+    slowest flow gets (:func:`network_bandwidth_bytes_per_s`). Latency terms do not change
+    with capacity. ``allreduce_algorithm="auto"`` takes the fastest of
     ring, tree and hierarchical, as NCCL's tuner does; a named one runs over a flat group.
 
     Parameters
@@ -337,7 +446,8 @@ def step_time(
         capacity or CapacityScale(),
         allreduce_algorithm,
     )
-    return workload.compute_time_s + sum(t.exposed_s for t in timed)
+    bubble = pipeline_bubble_s(workload, parallelism)
+    return workload.compute_time_s + bubble + sum(t.exposed_s for t in timed)
 
 
 def slowdown(

@@ -201,12 +201,7 @@ would overflow the engine's integers)."""
 
 def _check_job(config: RelplanConfig) -> None:
     job, checkpoint = config.job, config.job.checkpoint
-    if job.work is None and job.horizon is None:
-        raise ConfigError(
-            "job.work", "is required but missing (or give job.horizon: a calendar window)"
-        )
-    if job.work is not None and job.horizon is not None:
-        raise ConfigError("job.horizon", "give exactly one of job.work and job.horizon")
+    _check_work(config)
     maintenance = config.maintenance
     if maintenance is not None and maintenance.duration >= maintenance.every:
         raise ConfigError(
@@ -218,6 +213,8 @@ def _check_job(config: RelplanConfig) -> None:
     if checkpoint.fast is not None:
         intervals.append(("job.checkpoint.fast.interval", checkpoint.fast.interval))
     work = job.work_bound_hours
+    if job.steps is not None and job.step is not None:
+        work = job.steps * job.step
     for key, interval in intervals:
         if work / interval > MAX_CHECKPOINTS:
             raise ConfigError(
@@ -275,6 +272,61 @@ def _check_job(config: RelplanConfig) -> None:
                 "workload.parallelism.expert",
                 f"must divide data x tensor = {data * degrees.tensor}",
             )
+
+
+WORK_KEYS = ("work", "steps", "tokens", "horizon")
+"""The ``[job]`` keys of which a config gives exactly one: how much the run trains."""
+
+
+def _check_work(config: RelplanConfig) -> None:
+    """Exactly one of ``job.work``, ``job.steps``, ``job.tokens`` and ``job.horizon``;
+    steps need a step time and tokens a ``[workload]``; the step compute comes from
+    exactly one of ``workload.step_compute`` and ``workload.mfu`` (with
+    ``cluster.gpu_peak_flops``)."""
+    job, workload = config.job, config.workload
+    given = [key for key in WORK_KEYS if getattr(job, key) is not None]
+    if not given:
+        raise ConfigError(
+            "job.work",
+            "is required but missing: give one of job.work (hours at this design's healthy "
+            "speed), job.steps, job.tokens or job.horizon (a calendar window)",
+        )
+    if len(given) > 1:
+        keys = " and ".join(f"job.{key}" for key in given)
+        raise ConfigError(
+            f"job.{given[1]}",
+            f"give exactly one of job.work, job.steps, job.tokens and job.horizon, not {keys}",
+        )
+    if job.tokens is not None and workload is None:
+        raise ConfigError(
+            "job.tokens", "needs a [workload] (its tokens_per_step turns tokens into steps)"
+        )
+    if job.steps is not None and workload is None and job.step is None:
+        raise ConfigError(
+            "job.steps",
+            "needs a step time: a [workload] (the communication model's step) or job.step",
+        )
+    if workload is None:
+        return
+    if workload.mfu is not None and workload.step_compute is not None:
+        raise ConfigError(
+            "workload.mfu",
+            "give either workload.step_compute or workload.mfu (with "
+            "cluster.gpu_peak_flops), not both",
+        )
+    if workload.mfu is None and workload.step_compute is None:
+        raise ConfigError(
+            "workload.step_compute",
+            "is required but missing (or give workload.mfu and cluster.gpu_peak_flops)",
+        )
+    if workload.mfu is not None and config.cluster.gpu_peak_flops is None:
+        raise ConfigError(
+            "workload.mfu",
+            "needs cluster.gpu_peak_flops (one GPU's dense peak, FLOP/s, e.g. 989e12 for "
+            "an H100 at BF16)",
+        )
+    if workload.experts is not None and workload.expert_parameters == 0:
+        raise ConfigError("workload.experts", "needs workload.expert_parameters > 0")
 
 
 _NOT_FOR_TOPOLOGY: dict[str, dict[str, str]] = {

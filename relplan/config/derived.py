@@ -39,6 +39,57 @@ def nics_per_server(cluster: ClusterConfig) -> int:
     return cluster.nics_per_server or cluster.gpus_per_server
 
 
+def server_legs(network: NetworkConfig) -> int:
+    """Leaves each NIC is homed to: 2 with ``network.dual_tor`` (one leg to each leaf of
+    an MLAG pair), else 1. The one home of the dual-ToR link factor.
+
+    Examples
+    --------
+    >>> from relplan.config.schema import NetworkConfig
+    >>> server_legs(NetworkConfig(dual_tor=True)), server_legs(NetworkConfig())
+    (2, 1)
+    """
+    return 2 if network.dual_tor else 1
+
+
+def links_per_nic(network: NetworkConfig) -> int:
+    """Links of one NIC: ``server_lacp.members`` to each of its :func:`server_legs`.
+
+    Examples
+    --------
+    >>> from relplan.config.schema import NetworkConfig
+    >>> links_per_nic(NetworkConfig(dual_tor=True, server_lacp={"members": 2}))
+    4
+    """
+    return network.server_lacp.members * server_legs(network)
+
+
+def server_link_speed(network: NetworkConfig) -> float:
+    """Speed of one NIC-to-leaf link, bytes/s: ``network.server_link_speed``, by default
+    ``link_speed``.
+
+    Examples
+    --------
+    >>> from relplan.config.schema import NetworkConfig
+    >>> server_link_speed(NetworkConfig(link_speed="400Gbps", server_link_speed="200Gbps"))
+    25000000000.0
+    """
+    return network.server_link_speed or network.link_speed
+
+
+def fabric_link_speed(network: NetworkConfig) -> float:
+    """Speed of one switch-to-switch link, bytes/s: ``network.fabric_link_speed``, by
+    default ``link_speed``.
+
+    Examples
+    --------
+    >>> from relplan.config.schema import NetworkConfig
+    >>> fabric_link_speed(NetworkConfig(link_speed="400Gbps"))
+    50000000000.0
+    """
+    return network.fabric_link_speed or network.link_speed
+
+
 def job_servers(config: RelplanConfig) -> int:
     """Servers the job's GPUs fill: ``ceil(job.gpus / cluster.gpus_per_server)``."""
     return ceil_div(config.job.gpus, config.cluster.gpus_per_server)
@@ -104,7 +155,7 @@ def two_tier_shape(network: NetworkConfig, nics: int) -> LeafShape:
     >>> shape.servers_per_group, shape.uplinks_per_leaf
     (4, 32)
     """
-    homes = 2 if network.dual_tor else 1
+    homes = server_legs(network)
     server_members = network.server_lacp.members
     fabric_members = network.fabric_lacp.members
     half_leaf = network.switch_ports // 2
@@ -153,7 +204,9 @@ class LeafUplinks:
     servers_per_leaf : int
         Servers whose traffic to each other stays under one leaf (pair, rail unit, edge).
     oversubscription : float
-        The leaf's downlink over uplink capacity (1.0 is non-blocking; 2.0 is 2:1).
+        The leaf's downlink over uplink capacity (1.0 is non-blocking; 2.0 is 2:1), in
+        bytes/s: ports times their link speed (``server_link_speed`` down,
+        ``fabric_link_speed`` up).
     ecmp_paths : int
         Equal-cost uplink paths (bundles) ECMP spreads the leaf's crossing flows over.
     links_per_nic : int
@@ -180,23 +233,25 @@ def leaf_uplinks(config: RelplanConfig) -> LeafUplinks:
     """
     network = config.network
     nics = nics_per_server(config.cluster)
-    links_per_nic = network.server_lacp.members * (2 if network.dual_tor else 1)
+    links = links_per_nic(network)
     if network.topology == "fat-tree":
         half = network.switch_ports // 2
         ports_per_server = nics * network.server_lacp.members
         return LeafUplinks(
             servers_per_leaf=max(1, half // ports_per_server),
-            oversubscription=1.0 / network.fabric_lacp.members,
+            oversubscription=server_link_speed(network)
+            / (network.fabric_lacp.members * fabric_link_speed(network)),
             ecmp_paths=network.ecmp_width or half,
-            links_per_nic=links_per_nic,
+            links_per_nic=links,
         )
     shape = two_tier_shape(network, nics)
     spines = network.spines or shape.uplink_bundles_per_leaf
     return LeafUplinks(
         servers_per_leaf=shape.servers_per_group,
-        oversubscription=shape.leaf_down_ports / shape.uplinks_per_leaf,
+        oversubscription=shape.leaf_down_ports * server_link_speed(network)
+        / (shape.uplinks_per_leaf * fabric_link_speed(network)),
         ecmp_paths=network.ecmp_width or min(spines, shape.uplink_bundles_per_leaf),
-        links_per_nic=links_per_nic,
+        links_per_nic=links,
     )
 
 

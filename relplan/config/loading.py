@@ -119,6 +119,21 @@ def load_config(path: str | Path, overrides: list[str] | None = None) -> Relplan
     return parse_config(read_toml(path, "CONFIG"), overrides)
 
 
+def config_hint(document: dict[str, Any]) -> str:
+    """What to say of a document given where a study or plan was expected: when its
+    tables are a config's, that it is one and where a config goes (else nothing).
+
+    Examples
+    --------
+    >>> config_hint({"cluster": {}, "job": {}})
+    ': it is a config: run it with relplan simulate, or name it as the base of a study'
+    """
+    tables = set(document)
+    if tables and tables <= set(RelplanConfig.model_fields):
+        return ": it is a config: run it with relplan simulate, or name it as the base of a study"
+    return ""
+
+
 def read_toml(path: str | Path, key: str) -> dict[str, Any]:
     """Read a TOML file; a missing, unreadable or malformed file is a :class:`ConfigError`.
 
@@ -137,10 +152,16 @@ def read_toml(path: str | Path, key: str) -> dict[str, Any]:
     file = Path(path)
     if file.is_dir():
         raise ConfigError(key, f"{file} is a folder, not a TOML file")
-    if not file.is_file():
+    if not file.exists():
         raise ConfigError(key, f"no such file: {file}")
     try:
-        return tomllib.loads(file.read_text(encoding="utf-8"))
+        text = file.read_text(encoding="utf-8")  # a pipe (<(...)) is read like a file
+        if not text.strip():
+            kind = "file" if file.is_file() else "special file (not a regular file)"
+            raise ConfigError(key, f"{file} is an empty {kind}: it holds no TOML")
+        return tomllib.loads(text)
+    except OSError as error:
+        raise ConfigError(key, f"{file} cannot be read: {error.strerror or error}") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(key, f"{file} is not valid TOML: {error}") from None
     except UnicodeDecodeError:

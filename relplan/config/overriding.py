@@ -160,9 +160,13 @@ def parse_override_value(text: str) -> Any:
         return text
 
 
-EXCLUSIVE_OVERRIDES = {"job.work": "job.horizon", "job.horizon": "job.work"}
-"""Keys of which a config holds exactly one: ``--set`` of one drops the other, so that
-``--set job.horizon=28d`` turns a job of fixed work into a calendar window."""
+_WORK_OVERRIDES = ("job.work", "job.steps", "job.tokens", "job.horizon")
+EXCLUSIVE_OVERRIDES = {
+    key: tuple(other for other in _WORK_OVERRIDES if other != key) for key in _WORK_OVERRIDES
+}
+"""Keys of which a config holds exactly one: ``--set`` of one drops the others, so that
+``--set job.horizon=28d`` turns a job of fixed work into a calendar window and
+``--set job.steps=100000`` one of fixed hours into one of fixed steps."""
 
 
 def apply_overrides(raw: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
@@ -199,8 +203,7 @@ def apply_overrides(raw: dict[str, Any], overrides: list[str]) -> dict[str, Any]
                 raise ConfigError(".".join(parts[: depth + 1]), "is a value, not a table")
             table = child
         table[parts[-1]] = parse_override_value(text.strip())
-        rival = EXCLUSIVE_OVERRIDES.get(key)
-        if rival is not None:  # setting one of two exclusive keys drops the other
+        for rival in EXCLUSIVE_OVERRIDES.get(key, ()):  # one of exclusive keys drops the others
             rival_table, _, rival_key = rival.rpartition(".")
             document.get(rival_table, {}).pop(rival_key, None)
     return document

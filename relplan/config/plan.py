@@ -23,7 +23,7 @@ from pydantic import (
     model_validator,
 )
 
-from relplan.config.loading import config_error, parse_config, read_toml
+from relplan.config.loading import config_error, config_hint, parse_config, read_toml
 from relplan.config.schema import RelplanConfig
 from relplan.errors import ConfigError
 
@@ -234,13 +234,41 @@ class Plan:
         return tuple(-1 for _ in self.options)
 
 
-def load_plan(path: str | Path) -> Plan:
+def _check_overrides(spec: PlanSpec, uncertainty: UncertaintySpec, overrides: list[str],
+                     sources: dict[str, str]) -> None:  # fmt: skip
+    """Refuse an override whose key a plan option or an uncertain input also sets."""
+    for item in overrides:
+        key = item.partition("=")[0].strip()
+        option_name = sources.get(key, "--set")
+        if key in uncertainty.inputs:
+            raise ConfigError(key, f"given by {option_name} but an uncertain input of the "
+                                   f"plan (plan.uncertainty.{key}), drawn for each sample: "
+                                   "change it in the plan file instead")
+        setting = [option.label for option in spec.options
+                   if any(i.partition("=")[0].strip() == key
+                          for level in option.level_overrides() for i in level)]  # fmt: skip
+        if setting:
+            names = ", ".join(repr(label) for label in setting)
+            raise ConfigError(key, f"given by {option_name} but also set by the plan's option"
+                                   f"{'s' if len(setting) > 1 else ''} {names}, whose value "
+                                   "would win in the portfolios that buy it: change it in "
+                                   "the plan file instead")
+
+
+def load_plan(path: str | Path, overrides: list[str] | None = None,
+              sources: dict[str, str] | None = None) -> Plan:
     """Read and validate a plan file, its base config and every portfolio's config.
 
     Parameters
     ----------
     path : str or Path
         The plan's TOML file; ``plan.base`` is relative to it.
+    overrides : list of str, optional
+        ``KEY=VALUE`` items applied to every portfolio after the plan's own ``set`` (the
+        command line's ``--set``). A key an option or an uncertain input also sets is
+        refused: their value would win, silently.
+    sources : dict, optional
+        The command-line option that gave each override's key (default ``--set``).
 
     Returns
     -------
@@ -260,6 +288,10 @@ def load_plan(path: str | Path) -> Plan:
     """
     file = Path(path)
     document = read_toml(file, "PLAN")
+    if "study" in document and "plan" not in document:
+        raise ConfigError("PLAN", f"{file} is a study: run it with relplan sweep")
+    if "plan" not in document:
+        raise ConfigError("PLAN", f"{file} is not a plan (no [plan] table){config_hint(document)}")
     if set(document) != {"plan"}:
         extra = sorted(set(document) - {"plan"}) or ["plan"]
         raise ConfigError(extra[0], "a plan file holds one [plan] table")
@@ -284,11 +316,14 @@ def load_plan(path: str | Path) -> Plan:
         uncertainty = UncertaintySpec.model_validate({**settings, "inputs": inputs})
     except ValidationError as error:
         raise config_error(error, ("plan", "uncertainty")) from None
+    _check_overrides(spec, uncertainty, overrides or [], sources or {})
+    spec = spec.model_copy(update={"set": [*spec.set, *(overrides or [])]})
     base_document = read_toml((file.parent / spec.base).resolve(), "plan.base")
     try:
         base = parse_config(base_document, spec.set)
     except ConfigError as error:
-        raise ConfigError(error.key, f"{error.message} (plan.set)") from None
+        where = "plan.set and --set" if overrides else "plan.set"
+        raise ConfigError(error.key, f"{error.message} ({where})") from None
     if base.budget is None and spec.objective in MONEY_OBJECTIVES:
         raise ConfigError("budget", f"the objective {spec.objective} needs money figures: "
                                     f"add a [budget] (gpu_hour_value, prices) to the base "

@@ -32,6 +32,7 @@ from relplan.units import (
     HOURS_PER_YEAR,
     MAX_DURATION_HOURS,
     parse_bandwidth_bytes_per_s,
+    parse_count,
     parse_duration_hours,
     parse_fraction,
     parse_size_bytes,
@@ -65,6 +66,7 @@ def _with_unit(unit: str) -> Any:
 
 Hours = Annotated[float, BeforeValidator(parse_duration_hours), _with_unit("h")]
 Fraction = Annotated[float, BeforeValidator(parse_fraction)]
+Count = Annotated[float, BeforeValidator(parse_count)]
 
 DEFAULT_PEER_BANDWIDTH = 25e9
 """``job.checkpoint.fast.peer_bandwidth`` by default, bytes/s per GPU: half of a 400 Gb/s
@@ -299,7 +301,9 @@ class ClusterConfig(_Strict):
     ``servers_per_domain`` servers make a scale-up domain (the ``domain`` class: the
     servers one NVLink or ICI fabric joins, such as the 18 compute trays of a GB200
     NVL72 rack or the 16 four-chip hosts of a TPU v4 cube). The default, 1, is no
-    scale-up domain beyond the server.
+    scale-up domain beyond the server. ``gpu_peak_flops`` is one GPU's dense peak
+    (FLOP/s, e.g. ``989e12`` for an H100 SXM at BF16): with ``workload.mfu`` it gives the
+    step's compute time.
     """
 
     servers: int = Field(gt=0, strict=True)
@@ -307,6 +311,7 @@ class ClusterConfig(_Strict):
     nics_per_server: int | None = Field(default=None, gt=0)
     servers_per_rack: int = Field(default=4, gt=0)
     servers_per_domain: int = Field(default=1, gt=0, strict=True)
+    gpu_peak_flops: float | None = Field(default=None, gt=0)
 
 
 BytesPerSecond = Annotated[
@@ -319,7 +324,11 @@ class FailoverConfig(_Strict):
     """``[network.failover]``: detection and failover timers (BFD: RFC 5880; LACP: IEEE 802.1AX).
 
     BFD declares a link down after ``bfd_multiplier`` missed hellos; ECMP then
-    reconverges. LACP's own detection is 3 s (fast rate) or 90 s (slow). A stall as
+    reconverges. A link that goes down (PHY down: a flap, a pulled cable) leaves its LACP
+    bundle or dual-ToR pair within ``phy_down`` (default 0.1 s: the host's 100 ms link
+    poll, Linux bonding ``miimon``; switches debounce 0 by default); LACP's own timeout,
+    3 s (fast rate) or 90 s (slow), applies only to a partner that stops sending while
+    its link stays up (a hung NIC or host). A stall as
     long as ``collective_timeout`` (PyTorch NCCL default: 10 min) kills the job, and so does
     one as long as the RDMA transport's retry window, ``transport_timeout`` (about 30 s at
     NCCL's defaults, ``4.096 us x 2^NCCL_IB_TIMEOUT x NCCL_IB_RETRY_CNT``), whichever is
@@ -330,6 +339,7 @@ class FailoverConfig(_Strict):
     bfd_multiplier: int = Field(default=3, gt=0)
     ecmp_reconvergence: Hours = Field(default=1.0 / 3600.0, ge=0)
     lacp_rate: Literal["fast", "slow"] = "fast"
+    phy_down: Hours = Field(default=0.1 / 3600.0, ge=0)
     collective_timeout: Hours = Field(default=10.0 / 60.0, gt=0)
     # NCCL_IB_TIMEOUT 20 and NCCL_IB_RETRY_CNT 7 (defaults since NCCL 2.23):
     # 4.096 us x 2^20 x 7 = 30.06 s of retries before the transport gives up.
@@ -371,7 +381,14 @@ class NetworkConfig(_Strict):
     server links, server-side optics and leaves). Fabric links (leaf up to spine, spine
     up to core) come in bundles of ``fabric_lacp.members``: links = bundles x members.
     Optics are two per optical link; copper (DAC) links have none. ``link_speed`` is
-    the speed of one link (one bundle member), stored in bytes per second.
+    the speed of one link (one bundle member), stored in bytes per second;
+    ``server_link_speed`` (NIC to leaf) and ``fabric_link_speed`` (leaf up to spine and
+    beyond) set the two kinds apart (both default to ``link_speed``).
+
+    ``nic_efficiency`` and ``nvlink_efficiency`` are the share of line rate a collective
+    achieves (bus bandwidth over line rate): 0.94 for a 400G NIC (nccl-tests between
+    nodes: 46-48 GB/s of 50, NVIDIA/nccl-tests #290, #267) and 0.82 for H100 NVLink (370
+    of 450 GB/s, nccl-tests #212; NCCL's own model, 20.6 GB/s x 18 links).
 
     For the communication model: ``nvlink_bandwidth`` per GPU, the network ``rtt``,
     ``load_balancing`` (``ecmp``: flows hash onto the uplinks like balls into bins, with
@@ -402,6 +419,10 @@ class NetworkConfig(_Strict):
     server_links: Literal["optical", "copper"] = "optical"
     fabric_links: Literal["optical", "copper"] = "optical"
     link_speed: BytesPerSecond = Field(default=400e9 / 8, gt=0)
+    server_link_speed: BytesPerSecond | None = Field(default=None, gt=0)
+    fabric_link_speed: BytesPerSecond | None = Field(default=None, gt=0)
+    nic_efficiency: Fraction = Field(default=0.94, gt=0, le=1)
+    nvlink_efficiency: Fraction = Field(default=0.82, gt=0, le=1)
     nvlink_bandwidth: BytesPerSecond = Field(default=450e9, gt=0)
     rtt: Hours = Field(default=10e-6 / 3600.0, ge=0)
     load_balancing: Literal["ecmp", "adaptive"] = "ecmp"
@@ -556,9 +577,12 @@ class InProcessConfig(_Strict):
 class JobConfig(_Strict):
     """``[job]``: the training run.
 
-    Exactly one of ``work`` (useful hours to complete: the run ends when they are done)
-    and ``horizon`` (a calendar window: the run stops there, and goodput is the work done
-    over the window). ``restart`` is one duration, or its parts (:class:`RestartConfig`).
+    Exactly one of ``work`` (useful hours to complete at this design's healthy speed: the
+    run ends when they are done), ``steps`` (training steps to complete: the work is the
+    steps times this design's healthy step time), ``tokens`` (``"15T"``: the steps are
+    tokens / ``workload.tokens_per_step``) and ``horizon`` (a calendar window: the run
+    stops there, and goodput is the work done over the window). ``restart`` is one
+    duration, or its parts (:class:`RestartConfig`).
     ``step`` is one training step, the rework of a per-step recovery (default: the
     workload's step time). ``spares`` are loose spare servers; ``spare_domains`` whole
     spare scale-up domains of ``cluster.servers_per_domain`` servers each, which only a
@@ -567,6 +591,8 @@ class JobConfig(_Strict):
 
     gpus: int = Field(gt=0, strict=True)
     work: Hours | None = Field(default=None, gt=0)
+    steps: Count | None = Field(default=None, gt=0)
+    tokens: Count | None = Field(default=None, gt=0)
     horizon: Hours | None = Field(default=None, gt=0)
     restart: Annotated[
         Annotated[RestartConfig, Tag("parts")] | Annotated[Hours, Field(ge=0), Tag("duration")],
@@ -583,8 +609,9 @@ class JobConfig(_Strict):
 
     @property
     def work_bound_hours(self) -> float:
-        """Useful work the run may do, hours: ``work``, or the ``horizon`` (no run does
-        more work than its window lasts)."""
+        """Useful work the run may do, hours, when given in hours: ``work``, or the
+        ``horizon`` (no run does more work than its window lasts); 0 for work in
+        ``steps`` or ``tokens`` (see :func:`relplan.comm.work.failure_free_work_hours`)."""
         return self.work if self.work is not None else float(self.horizon or 0.0)
 
 
@@ -617,6 +644,18 @@ class WorkloadConfig(_Strict):
     default all of them, as DeepEP's kernels post every peer's RDMA writes together (its
     dispatch takes about 0.2 ms at EP 256, near its 0.17 ms at EP 64: latency does not
     grow with the peers). 1 is the classical pairwise exchange, ``(n - 1)`` steps.
+
+    The step's compute time is ``step_compute``, or from ``mfu`` (model FLOPs utilisation,
+    in (0, 1]) with ``cluster.gpu_peak_flops``: ``6 x active parameters x tokens_per_step
+    / (GPUs x peak x mfu)``, the active parameters being ``parameters`` plus ``top_k`` of
+    the ``experts`` experts' share of ``expert_parameters`` (``experts`` defaults to the
+    expert-parallel degree: one expert per rank). Give exactly one of the two. With
+    ``parallelism.pipeline = p > 1`` the step also waits for the pipeline bubble, ``(p -
+    1) / (pipeline_interleave x micro_batches)`` of the compute (1F1B; ``pipeline_interleave``
+    virtual stages per GPU, Narayanan et al. SC'21, section 2.2).
+    ``comm_efficiency`` is the seed's share of line rate in the *needed*-bandwidth
+    figures of ``relplan baseline``; the timing uses ``network.nic_efficiency`` and
+    ``network.nvlink_efficiency``.
     """
 
     parameters: float = Field(gt=0)
@@ -625,7 +664,9 @@ class WorkloadConfig(_Strict):
     hidden_size: int = Field(gt=0)
     layers: int = Field(gt=0)
     micro_batches: int = Field(default=1, gt=0)
-    step_compute: Hours = Field(gt=0)
+    step_compute: Hours | None = Field(default=None, gt=0)
+    mfu: Fraction | None = Field(default=None, gt=0, le=1)
+    experts: int | None = Field(default=None, gt=0)
     top_k: int = Field(default=2, gt=0)
     moe_layers: int | None = Field(default=None, ge=0)
     bytes_per_gradient: float = Field(default=4.0, gt=0)
@@ -635,6 +676,7 @@ class WorkloadConfig(_Strict):
     burst_factor: float = Field(default=4.0, ge=1)
     headroom: Fraction = Field(default=0.25, ge=0)
     all_to_all_concurrency: int | None = Field(default=None, gt=0)
+    pipeline_interleave: int = Field(default=1, gt=0)
     parallelism: ParallelismConfig = Field(default_factory=ParallelismConfig)
     overlap: OverlapConfig = Field(default_factory=OverlapConfig)
 

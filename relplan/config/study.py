@@ -8,6 +8,7 @@ its points into ``--set`` overrides of the base config.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -15,7 +16,13 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from relplan.config.loading import apply_overrides, config_error, parse_config, read_toml
+from relplan.config.loading import (
+    apply_overrides,
+    config_error,
+    config_hint,
+    parse_config,
+    read_toml,
+)
 from relplan.config.schema import RelplanConfig
 from relplan.config.toml_text import toml_value
 from relplan.errors import ConfigError
@@ -100,6 +107,10 @@ class StudySpec(BaseModel):
             raise ValueError(f"unknown metric {unknown[0]!r} (known: {', '.join(METRICS)})")
         if not self.axes and not self.scenarios:
             raise ValueError("a study needs 'axes' or 'scenarios'")
+        labels = [scenario.label for scenario in self.scenarios]
+        repeated = sorted({label for label in labels if labels.count(label) > 1})
+        if repeated:
+            raise ValueError(f"scenario label {repeated[0]!r} is used twice")
         if self.reference is not None and self.reference not in {s.label for s in self.scenarios}:
             raise ValueError(f"reference {self.reference!r} is not a scenario label")
         if self.combine == "zip":
@@ -112,6 +123,15 @@ class StudySpec(BaseModel):
         """The values of axis ``key``."""
         axis = self.axes[key]
         return list(axis) if isinstance(axis, list) else axis.values()
+
+    def point_count(self) -> int:
+        """How many points the study has: its scenarios, and its axes' grid (or zip),
+        counted without making them."""
+        if not self.axes:
+            return len(self.scenarios)
+        lengths = [len(self.axis_values(key)) for key in self.axes]
+        grid = lengths[0] if self.combine == "zip" else int(np.prod(lengths, dtype=object))
+        return len(self.scenarios) + grid
 
 
 @dataclass(frozen=True)
@@ -146,9 +166,29 @@ class Study:
         """The base config with a point's overrides applied and validated."""
         return parse_config(apply_overrides(self.base_document, []), overrides)
 
+    def configs(self) -> list[RelplanConfig]:
+        """Every point's config, validated, in :meth:`points` order.
+
+        Raises
+        ------
+        ConfigError
+            Naming the key at fault and the point.
+        """
+        configs = []
+        for label, _, overrides in self.points():
+            try:
+                configs.append(self.config(overrides))
+            except ConfigError as error:
+                raise ConfigError(error.key, f"{error.message} (study point {label})") from None
+        return configs
+
 
 def load_study(
-    path: str | Path, overrides: list[str] | None = None, seed: int | None = None
+    path: str | Path,
+    overrides: list[str] | None = None,
+    seed: int | None = None,
+    validate_points: bool = True,
+    sources: Mapping[str, str] | None = None,
 ) -> Study:
     """Read and validate a study file and its base config.
 
@@ -167,7 +207,14 @@ def load_study(
     ConfigError
         Naming the study key (``study.axes``, ``study.base``, ...) or the config key at
         fault; every point's config is validated before anything runs. An axis without
-        values is named (``study.axes.KEY``).
+        values is named (``study.axes.KEY``). An override whose key a scenario also sets
+        is refused (the scenario's value would win on its points, silently), naming the
+        key, and in the message the option that gave it (``sources``) and the scenarios.
+    validate_points : bool
+        Whether to validate every point's config now (False: later, with
+        :meth:`Study.configs`, e.g. after the points are counted).
+    sources : mapping, optional
+        The command-line option that gave each override's key (default ``--set``).
 
     Examples
     --------
@@ -179,6 +226,9 @@ def load_study(
     document = read_toml(file, "STUDY")
     if "plan" in document and "study" not in document:
         raise ConfigError("STUDY", f"{file} is a plan: run it with relplan plan")
+    if "study" not in document:
+        raise ConfigError("STUDY", f"{file} is not a study (no [study] table)"
+                                   f"{config_hint(document)}")
     if set(document) != {"study"}:
         extra = sorted(set(document) - {"study"}) or ["study"]
         raise ConfigError(extra[0], "a study file holds one [study] table")
@@ -191,18 +241,23 @@ def load_study(
             raise ConfigError(f"study.axes.{key}", "has no values: an axis needs at least one")
     for item in overrides or []:
         key = item.partition("=")[0].strip()
+        option = (sources or {}).get(key, "--set")
         if key in spec.axes:
-            raise ConfigError(key, "is an axis of the study: each point sets it, so it cannot "
-                                   "be overridden for all of them")
+            raise ConfigError(key, f"is an axis of the study: each point sets it, so {option} "
+                                   "cannot override it for all of them")
+        setting = [scenario.label for scenario in spec.scenarios
+                   if any(i.partition("=")[0].strip() == key for i in scenario.set)]  # fmt: skip
+        if setting:
+            names = ", ".join(repr(label) for label in setting)
+            raise ConfigError(key, f"given by {option} but also set by the study's scenario"
+                                   f"{'s' if len(setting) > 1 else ''} {names}, whose value "
+                                   "would win there: change it in the study file instead")
     update: dict[str, Any] = {"set": [*spec.set, *(overrides or [])]}
     if seed is not None:
         update["seed"] = seed
     spec = spec.model_copy(update=update)
     base_document = read_toml((file.parent / spec.base).resolve(), "study.base")
     study = Study(spec, base_document, file)
-    for label, _, overrides in study.points():
-        try:
-            study.config(overrides)
-        except ConfigError as error:
-            raise ConfigError(error.key, f"{error.message} (study point {label})") from None
+    if validate_points:
+        study.configs()
     return study

@@ -1,18 +1,27 @@
-"""Files written whole or not at all, and a simulation's result files.
+"""Files written whole or not at all, runs written whole or not at all, and a simulation's
+result files.
 
 Every file goes to a temporary file beside its destination and is renamed into place, so an
-interrupted run never leaves a half-written result.
+interrupted run never leaves a half-written result. A command's output folder is written as
+one run (:func:`write_run`): its files go to a fresh staging folder first, then replace the
+previous run's files together, so that a Ctrl-C at any point leaves the old run or the new
+one, never a mix of both.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
+import signal
 import tempfile
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from relplan.analysis.provenance import comparison_provenance
 from relplan.analysis.results import SimulationResult
 from relplan.errors import ConfigError
 
@@ -50,6 +59,146 @@ def _current_umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+RUN_MANIFEST = ".relplan-run.json"
+"""The file of an output folder that lists the files of the run that wrote it (relative
+paths under ``files``), so that the next run into the folder removes the ones it does not
+write again."""
+
+STAGING_PREFIX = ".relplan-staging-"
+"""The name prefix of the folder, inside the output folder, where a run's files are
+written before they replace the previous run's."""
+
+
+@contextmanager
+def _sigint_deferred() -> Iterator[None]:
+    """Hold a Ctrl-C (SIGINT) back for the moment of a block, then raise it
+    (KeyboardInterrupt) when the block is done; SIGINT stays ignored if it was."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is signal.SIG_IGN:
+        yield
+        return
+    signal.signal(signal.SIGINT, lambda number, frame: received.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if received:
+        raise KeyboardInterrupt
+
+
+def _previous_run(directory: Path) -> list[str]:
+    """The files of the run that last wrote ``directory``: its manifest's list, else the
+    ``files`` of a ``provenance.json`` written before manifests (and that file itself)."""
+    for name, extra in ((RUN_MANIFEST, []), ("provenance.json", ["provenance.json"])):
+        try:
+            listed = json.loads((directory / name).read_text(encoding="utf-8"))["files"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if isinstance(listed, list) and all(isinstance(item, str) for item in listed):
+            return [*listed, *extra]
+    return []
+
+
+def _inside(directory: Path, relative: str) -> Path | None:
+    """``directory / relative`` when that stays inside ``directory`` (a manifest is text
+    anyone may edit: no file outside the folder is ever removed)."""
+    path = directory / relative
+    try:
+        path.resolve().relative_to(directory.resolve())
+    except ValueError:
+        return None
+    return path if relative and not Path(relative).is_absolute() else None
+
+
+def write_run(directory: Path, write: Callable[[Path], list[Path]],
+              key: str = "--out") -> list[Path]:  # fmt: skip
+    """Write a command's output folder as one run: all its files, or none of them.
+
+    ``write`` writes into a fresh staging folder inside ``directory``; when it has
+    finished, its files replace those of the previous run together (Ctrl-C is held back
+    for that moment, a few renames), the previous run's files that this run does not
+    write are removed (those :data:`RUN_MANIFEST` lists), and the manifest names the
+    new run's files. An error or a Ctrl-C before that leaves the previous run as it was
+    and removes the staging folder. Files of the folder that no run wrote (such as a
+    sweep's ``points.sqlite``) are left alone.
+
+    Parameters
+    ----------
+    directory : Path
+        The output folder (created if missing).
+    write : callable
+        Called with the staging folder; writes the run's files there and returns them.
+    key : str
+        The argument an error names.
+
+    Returns
+    -------
+    list of Path
+        The files written, at their places in ``directory``, in ``write``'s order.
+
+    Raises
+    ------
+    ConfigError
+        Naming ``key`` when a file's place in ``directory`` is taken by a folder (or a
+        folder's by a file); nothing of the previous run is touched then.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> def first_run(staging):
+    ...     for name in ("a.txt", "b.txt"):
+    ...         write_text_atomic(staging / name, "1")
+    ...     return [staging / "a.txt", staging / "b.txt"]
+    >>> def second_run(staging):
+    ...     write_text_atomic(staging / "a.txt", "2")
+    ...     return [staging / "a.txt"]
+    >>> [p.name for p in write_run(folder, first_run)]
+    ['a.txt', 'b.txt']
+    >>> [p.name for p in write_run(folder, second_run)]
+    ['a.txt']
+    >>> sorted(p.name for p in folder.iterdir())  # b.txt of the first run is gone
+    ['.relplan-run.json', 'a.txt']
+    """
+    directory.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=directory))
+    try:
+        staged = write(staging)
+        relative = [path.relative_to(staging).as_posix() for path in staged]
+        names = sorted({path.relative_to(staging).as_posix()
+                        for path in staging.rglob("*") if not path.is_dir()})  # fmt: skip
+        for name in names:
+            target = directory / name
+            for place in (target, *target.parents):
+                if place == directory:
+                    break
+                if place == target and target.is_dir():
+                    raise ConfigError(key, f"{target} is a folder where relplan writes a file: "
+                                           "move it away or write to another folder")
+                if place != target and place.exists() and not place.is_dir():
+                    raise ConfigError(key, f"{place} is a file where relplan writes a folder: "
+                                           "move it away or write to another folder")
+        stale = [path for name in _previous_run(directory) if name not in names
+                 and (path := _inside(directory, name)) is not None]  # fmt: skip
+        manifest = to_json({"files": names}) + "\n"
+        with _sigint_deferred():
+            for name in names:
+                target = directory / name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(staging / name, target)
+            for path in stale:
+                if path.is_file() or path.is_symlink():
+                    path.unlink()
+            write_text_atomic(directory / RUN_MANIFEST, manifest)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return [directory / name for name in relative]
 
 
 def check_output_dir(directory: Path, key: str = "--out") -> None:
@@ -174,7 +323,9 @@ def write_result_files(result: SimulationResult, directory: Path) -> list[Path]:
 
 
 def write_comparison_files(data: dict[str, Any], directory: Path) -> list[Path]:
-    """Write a comparison as ``comparison.csv`` (one row per scenario) and ``comparison.json``.
+    """Write a comparison as ``comparison.csv`` (one row per scenario) and
+    ``comparison.json``, with their ``provenance.json`` sidecar
+    (:func:`relplan.analysis.provenance.comparison_provenance`).
 
     Parameters
     ----------
@@ -200,4 +351,5 @@ def write_comparison_files(data: dict[str, Any], directory: Path) -> list[Path]:
     json_path = directory / "comparison.json"
     write_atomic(csv_path, lambda temporary: frame.to_csv(temporary, index=False))
     write_text_atomic(json_path, to_json(data) + "\n")
-    return [csv_path, json_path]
+    written = [csv_path, json_path]
+    return [*written, write_provenance(directory, comparison_provenance(data), written)]

@@ -27,10 +27,19 @@ from relplan.units import HOURS_PER_YEAR, format_money
 PORTFOLIO_COLUMNS: tuple[str, ...] = (
     "options", "hardware_cost", "objective", "ci95_low", "ci95_high", "gain", "goodput",
     "goodput_ci95_low", "goodput_ci95_high", "wall_hours", "gpu_hours_lost", "step_time_s",
-    "hardware_charge", "extra_hardware_charge", "lost_value", "net_value",
+    "work_hours", "hardware_charge", "extra_hardware_charge", "lost_value", "net_value",
 )  # fmt: skip
 """The columns of ``portfolios.csv``, one row per portfolio evaluated."""
 
+
+def _seconds(value: float | None) -> str:
+    """A step time in seconds to three decimals, or "-"."""
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _hours(value: float | None) -> str:
+    """Hours to one decimal, or "-"."""
+    return "-" if value is None else f"{value:,.1f}"
 
 def plan_answer(result: dict[str, Any]) -> str:
     """The plan's answer in one sentence.
@@ -137,8 +146,8 @@ def _uncertainty_text(result: dict[str, Any]) -> str:
             f"low and high end (the others at midpoints): {rows}.")
 
 
-def write_plan_outputs(result: dict[str, Any], directory: Path,
-                       answer: str | None = None) -> list[Path]:  # fmt: skip
+def write_plan_outputs(result: dict[str, Any], directory: Path, answer: str | None = None,
+                       named_in: Path | None = None) -> list[Path]:  # fmt: skip
     """Write a plan's result into ``directory``.
 
     Parameters
@@ -149,6 +158,9 @@ def write_plan_outputs(result: dict[str, Any], directory: Path,
         The output folder (created if missing).
     answer : str, optional
         Its one-sentence answer (default: :func:`plan_answer`).
+    named_in : Path, optional
+        The folder the files end up in, as ``plan.json`` names them (default:
+        ``directory``; the command line writes into a staging folder first).
 
     Returns
     -------
@@ -188,6 +200,8 @@ def write_plan_outputs(result: dict[str, Any], directory: Path,
         "hardware cost": format_money(p["hardware_cost"], currency),
         "goodput": f"{p['goodput']:.4f}",
         "wall h": f"{p['wall_hours']:,.1f}",
+        "failure-free h": _hours(p.get("work_hours")),
+        "step s": _seconds(p.get("step_time_s")),
         "GPU-h lost": format_money(p["gpu_hours_lost"]),
         "hardware charge": net(p["hardware_charge"]),
         "value lost": net(p["lost_value"]),
@@ -233,6 +247,8 @@ def write_plan_outputs(result: dict[str, Any], directory: Path,
     json_path = directory / "plan.json"
     provenance_path = directory / "provenance.json"
     files = [*written, json_path] + ([provenance_path] if result.get("provenance") else [])
+    final = named_in if named_in is not None else directory
+    files = [final / path.relative_to(directory) for path in files]
     write_text_atomic(json_path, to_json(plan_document(result, answer, files)) + "\n")
     written.append(json_path)
     if result.get("provenance"):

@@ -34,8 +34,9 @@ def _numeric(values: pd.Series) -> pd.Series | None:
 
 
 def results_tables(study: Study, results: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
-    """The report's tables: one per metric, one row per point (mean, 95% CI, P50 and the
-    bad tail: P5 where higher is better, P95 for costs), in the metric's unit and precision.
+    """The report's tables: each point's healthy step time and failure-free hours, then
+    one per metric, one row per point (mean, 95% CI, P50 and the bad tail: P5 where
+    higher is better, P95 for costs), in the metric's unit and precision.
 
     Parameters
     ----------
@@ -59,6 +60,20 @@ def results_tables(study: Study, results: pd.DataFrame) -> list[tuple[str, pd.Da
             rows.append((str(row["label"]), metric, stats))
         tables.append((metric_heading(metric), metric_rows_table(rows).rename(
             columns={"label": "point"})))  # fmt: skip
+    if "step_time_s" in results.columns:
+        speed = pd.DataFrame({
+            "point": results["label"].astype(str),
+            "healthy step (s)": [None if pd.isna(v) else round(float(v), 3)
+                                 for v in results["step_time_s"]],
+            "failure-free hours": [round(float(v), 1) for v in results["work_hours"]],
+        })  # fmt: skip
+        if "job_gpus" in results.columns:
+            speed["GPUs"] = [int(v) for v in results["job_gpus"]]
+            speed["GPU-hours (mean wall x GPUs)"] = [
+                f"{float(w) * int(g):,.0f}"
+                for w, g in zip(results["wall_hours"], results["job_gpus"], strict=True)
+            ]
+        tables.insert(0, ("Healthy step time and failure-free hours of each point", speed))
     return tables
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 
 from relplan.cluster.impact import resolve_impact
 from relplan.cluster.topology import Inventory, build_inventory
+from relplan.comm.work import failure_free_work_hours, step_model
 from relplan.config.derived import restart_parts
 from relplan.config.schema import REFAIL_DEFAULT_HOURS, FailureModeConfig, RelplanConfig
 from relplan.sim import distributions
@@ -299,11 +300,16 @@ class SimulationModel:
     inventory : Inventory or None
         The component counts the modes were derived from (None for a model built by
         hand from numbers).
+    step_hours : float or None
+        The design's healthy step time, hours (None without a ``[workload]`` or
+        ``job.step``); with work in steps or tokens, ``job.work_hours`` is the steps
+        times it.
     """
 
     job: JobSpec
     modes: tuple[FailureMode, ...]
     inventory: Inventory | None
+    step_hours: float | None = None
 
     @property
     def job_mtti_hours(self) -> float:
@@ -394,6 +400,7 @@ def build_model(config: RelplanConfig) -> SimulationModel:
     3.09
     """
     inventory = build_inventory(config)
+    step = step_model(config)  # the step, healthy and degraded: built once for every mode
     job = config.job
     checkpoint = job.checkpoint
     fast = checkpoint.fast
@@ -405,7 +412,7 @@ def build_model(config: RelplanConfig) -> SimulationModel:
         for part, units, fabric in _parts(config, inventory, name):
             if units == 0:
                 continue
-            impact = resolve_impact(config, inventory, name, fabric)
+            impact = resolve_impact(config, inventory, name, fabric, step)
             detect = mode.detect_hours if impact.detect_hours is None else impact.detect_hours
             stall = impact.stall_hours + (mode.detect_hours if impact.kind == "elastic" else 0.0)
             modes.append(
@@ -440,7 +447,7 @@ def build_model(config: RelplanConfig) -> SimulationModel:
     return SimulationModel(
         job=JobSpec(
             gpus=job.gpus,
-            work_hours=job.work_bound_hours,
+            work_hours=failure_free_work_hours(config, step),
             interval_hours=checkpoint.interval,
             write_hours=checkpoint.blocking_write_hours,
             restart_hours=restart.durable_hours,
@@ -462,4 +469,5 @@ def build_model(config: RelplanConfig) -> SimulationModel:
         ),
         modes=tuple(modes),
         inventory=inventory,
+        step_hours=step.step_hours,
     )

@@ -58,10 +58,11 @@ def trace_trial(
     -------
     intervals : pandas.DataFrame
         Columns ``start_hours``, ``end_hours`` (wall clock) and ``bucket`` (useful,
-        rework, checkpoint, detect, waiting, restart, stall), covering the trial's
-        wall time; slowed running shows as the bucket it ran in, stretched (compute
-        only, unless storage shares the fabric), and a stall in rolled-back work as
-        rework.
+        rework, checkpoint, degraded, detect, waiting, restart, stall), covering the
+        trial's wall time; slowed running that is kept shows as the bucket it ran in
+        (its job-time) followed by ``degraded`` (the time the slowdown added: compute
+        only, unless storage shares the fabric); slowed running that is rolled back is
+        rework, stretched; a stall in rolled-back work is rework.
     failures : pandas.DataFrame
         Columns ``time_hours`` (wall clock), ``mode`` and ``impact``.
     """
@@ -177,7 +178,15 @@ def _expand(model: SimulationModel, rows: np.ndarray) -> tuple[pd.DataFrame, pd.
                 middle = 0.5 * (cuts[k] + cuts[k + 1])
                 label, number = labels[min(int(np.searchsorted(edges_array, middle)) - 1,
                                            len(labels) - 1)]
-                if walls[k + 1] > walls[k]:
+                if walls[k + 1] <= walls[k]:
+                    continue
+                # the part of a kept piece beyond its own job-time is time lost to the
+                # slowdown: the degraded bucket, as the walk counts it
+                at_speed = float(min(walls[k] + (cuts[k + 1] - cuts[k]), walls[k + 1]))
+                if label in ("useful", "checkpoint") and walls[k + 1] - at_speed > 1e-12:
+                    intervals.append([float(walls[k]), at_speed, label, number])
+                    intervals.append([at_speed, float(walls[k + 1]), "degraded", number])
+                else:
                     intervals.append([float(walls[k]), float(walls[k + 1]), label, number])
         run.clear()
 

@@ -97,3 +97,49 @@ def test_range_axis(tmp_path: Path) -> None:
                                         'stop = 60, num = 4, unit = "min" }'))
     values = [values["job.checkpoint.interval"] for _, values, _ in study.points()]
     assert values == ["15min", "30min", "45min", "60min"]
+
+
+def test_a_study_in_tokens_shows_each_points_step_and_failure_free_hours(tmp_path: Path):
+    """Two points of the 175B job in 10,000 steps, failure-free: each point's row holds its
+    own healthy step, its failure-free hours (10,000 x step) and its GPUs, and the report's
+    first table shows them with the GPU-hours (mean wall x GPUs)."""
+    from relplan.comm.work import healthy_step_hours
+    from relplan.config.loading import load_config
+    from relplan.output.study_report import results_tables
+
+    base = REPO / "configs" / "seed-dense-175b.toml"
+    path = tmp_path / "speed.toml"
+    path.write_text(f"""
+[study]
+name = "speed"
+question = "q"
+base = "{base}"
+trials = 3
+set = ["job.steps=10000", 'job.recovery="failure-free"']
+metrics = ["wall_hours"]
+objective = "wall_hours"
+goal = "min"
+
+[[study.scenarios]]
+label = "1:1"
+
+[[study.scenarios]]
+label = "4:1"
+set = ["network.uplinks_per_leaf=16"]
+""")
+    study = load_study(path)
+    results = run_study(study, workers=1)
+    for label, extra in (("1:1", []), ("4:1", ["network.uplinks_per_leaf=16"])):
+        step = healthy_step_hours(load_config(base, ["job.steps=10000", *extra]))
+        row = results[results["label"] == label].iloc[0]
+        assert row["step_time_s"] == pytest.approx(step * 3600)
+        assert row["work_hours"] == pytest.approx(10_000 * step)
+        assert row["job_gpus"] == 5000
+    heading, table = results_tables(study, results)[0]
+    assert "failure-free" in heading
+    assert list(table["point"]) == ["1:1", "4:1"]
+    slow = table[table["point"] == "4:1"].iloc[0]
+    assert slow["failure-free hours"] == pytest.approx(
+        round(float(results["work_hours"].iloc[1]), 1))
+    wall = float(results["wall_hours"].iloc[1])
+    assert slow["GPU-hours (mean wall x GPUs)"] == f"{wall * 5000:,.0f}"

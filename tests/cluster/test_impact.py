@@ -133,14 +133,32 @@ def test_a_stall_outlasting_the_transport_retry_window_is_fatal(minimal_raw, sta
 
 
 def test_a_slow_lacp_blackhole_crashes_the_job(minimal_raw) -> None:
-    """LACP's slow rate notices a dead partner after 90 s: past the 30 s retry window."""
+    """LACP's slow rate notices a dead partner (a hung NIC, its link up) after 90 s: past
+    the 30 s retry window. The fast rate notices it after 3 s."""
     config = _config(minimal_raw, {"servers_per_leaf": 4, "server_lacp": {"members": 2},
                                    "failover": {"lacp_rate": "slow"}},
-                     {"flap": {"unit": "link", "impact": "transient", "lifetime": EXP}})
-    assert _modes(config)["flap"].impact == "fatal"
+                     {"hang": {"unit": "nic", "impact": "transient", "lifetime": EXP}})
+    assert _modes(config)["hang"].impact == "fatal"
     fast = _config(minimal_raw, {"servers_per_leaf": 4, "server_lacp": {"members": 2}},
+                   {"hang": {"unit": "nic", "impact": "transient", "lifetime": EXP}})
+    assert _modes(fast)["hang"].impact == "transient"
+    assert _modes(fast)["hang"].stall_hours == pytest.approx(3.0 / 3600)
+
+
+def test_a_flap_leaves_the_bundle_at_phy_down_not_at_the_lacp_timeout(minimal_raw) -> None:
+    """A flapping link goes down (PHY down): the bonding driver drops it at its next 100 ms
+    link poll, whatever LACP's rate."""
+    for rate in ("slow", "fast"):
+        config = _config(minimal_raw, {"servers_per_leaf": 4, "server_lacp": {"members": 2},
+                                       "failover": {"lacp_rate": rate}},
+                         {"flap": {"unit": "link", "impact": "transient", "lifetime": EXP}})
+        flap = _modes(config)["flap"]
+        assert flap.impact == "transient"
+        assert flap.stall_hours == pytest.approx(0.1 / 3600)
+    dual = _config(minimal_raw, {"servers_per_leaf": 4, "dual_tor": True,
+                                 "failover": {"lacp_rate": "slow", "phy_down": "50ms"}},
                    {"flap": {"unit": "link", "impact": "transient", "lifetime": EXP}})
-    assert _modes(fast)["flap"].impact == "transient"
+    assert _modes(dual)["flap"].stall_hours == pytest.approx(0.05 / 3600)
 
 
 def test_default_stall_is_bfd_detection_plus_reconvergence_on_the_fabric(minimal_raw) -> None:

@@ -286,7 +286,8 @@ def test_horizon_from_the_config_and_the_summary() -> None:
     assert load_config("configs/small.toml", ["job.horizon=14d", "job.work=3d"]).job.work == 72
     document = read_toml("configs/small.toml", "CONFIG")
     document["job"]["horizon"] = "14d"
-    with pytest.raises(ConfigError, match=r"exactly one of job\.work and job\.horizon") as error:
+    with pytest.raises(ConfigError, match=r"exactly one of job\.work, job\.steps, job\.tokens "
+                       r"and job\.horizon, not job\.work and job\.horizon") as error:
         parse_config(document)
     assert error.value.key == "job.horizon"
 

@@ -24,12 +24,17 @@ def test_dense_175b_needs_400_gb_per_s_per_gpu() -> None:
     assert gradients["bytes_per_step_all_gpus"] == pytest.approx(3.5e15)
     # One 400G NIC (50 GB/s) per GPU cannot carry it alone; NCCL's rings spread each GPU's
     # ring traffic over all 8 of the server's NICs, so with no ECMP collisions the ring's bus
-    # bandwidth is 8 x 50 GB/s = 400 GB/s: just what the document asks for.
-    adaptive = baseline_report(load_config(CONFIGS / "seed-dense-175b.toml",
-                                           ["network.load_balancing=adaptive"]))
-    data = adaptive["baseline"]["dimensions"]["data"]
+    # bandwidth is 8 x 50 GB/s = 400 GB/s at line rate: just what the document asks for;
+    # at the 0.94 of line rate a NIC achieves, 8 x 47 GB/s = 376 GB/s.
+    line_rate = baseline_report(load_config(CONFIGS / "seed-dense-175b.toml", [
+        "network.load_balancing=adaptive", "network.nic_efficiency=1"]))
+    data = line_rate["baseline"]["dimensions"]["data"]
     assert data["bandwidth_available_bytes_per_s"] == pytest.approx(8 * 50e9)
     assert data["bandwidth_needed_bytes_per_s"] == pytest.approx(400e9, rel=1e-3)
+    adaptive = baseline_report(load_config(CONFIGS / "seed-dense-175b.toml",
+                                           ["network.load_balancing=adaptive"]))
+    achieved = adaptive["baseline"]["dimensions"]["data"]["bandwidth_available_bytes_per_s"]
+    assert achieved == pytest.approx(8 * 50e9 * 0.94)
 
 
 def test_seed_moe_traffic_per_step() -> None:
