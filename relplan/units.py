@@ -14,6 +14,9 @@ import re
 HOURS_PER_YEAR = 8766.0
 """Hours in a Julian year (365.25 days), the convention of AFR and MTBF tables."""
 
+SECONDS_PER_HOUR = 3600.0
+"""Seconds in an hour."""
+
 MAX_DURATION_HOURS = 1e9 * HOURS_PER_YEAR
 """The longest duration relplan reads (a billion years): enough for an MTBF meaning
 "never", short enough that sums of durations stay far from overflowing."""

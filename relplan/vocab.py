@@ -59,6 +59,11 @@ IMPACT_SETTINGS: tuple[str, ...] = (
 )  # fmt: skip
 """What a config's ``failures.NAME.impact`` may say (``auto``: from the redundancy)."""
 
+DRAIN_POLICIES: tuple[str, ...] = ("never", "at-checkpoint", "now")
+"""What ``job.drain`` and ``failures.NAME.drain`` may say: when a server running degraded
+(a lost dual-ToR leg or LACP member) is swapped for a free spare: never, at the next
+durable checkpoint, or at once."""
+
 DIMENSIONS: tuple[str, ...] = ("data", "tensor", "pipeline", "expert", "expert_data")
 """Parallelism dimensions of the communication model."""
 

@@ -3,8 +3,9 @@
 A run keeps a few numbers per trial (the wall time, the hours in each bucket, the failures
 and interruptions of each mode, the spares used) and, while it runs, works through blocks
 of :data:`~relplan.sim.engine.BLOCK_TRIALS` trials with their events pre-drawn in windows.
-What it needs at its peak is therefore a cost per trial times the trials, plus a fixed
-cost per block in flight. The per-trial cost counts 8-byte numbers:
+What it needs at its peak is therefore a cost per trial times the trials, plus the
+blocks in flight (each of at most ``BLOCK_TRIALS`` trials: a short run's are small).
+The per-trial cost counts 8-byte numbers:
 
 * ``K = 2 + buckets + 2 x modes + 4 x tracked`` numbers kept per trial (``tracked``: the
   modes whose units have a history, with their four per-unit counts); joining the blocks
@@ -70,27 +71,37 @@ engine's default ``window_factor``)."""
 
 @dataclass(frozen=True)
 class MemoryEstimate:
-    """What a run needs at its peak: ``per_trial`` bytes a trial plus ``fixed`` bytes.
+    """What a run needs at its peak: ``per_trial`` bytes a trial, ``fixed`` bytes, and
+    ``block_per_trial`` bytes for each trial of the blocks in flight (a block holds at
+    most :data:`~relplan.sim.engine.BLOCK_TRIALS` trials: a short run's blocks are small).
 
     Attributes
     ----------
     per_trial : float
         Bytes per trial, at the peak of the run.
     fixed : float
-        Bytes that do not grow with the trials: the blocks in flight and the
-        interpreter with its libraries.
+        Bytes that do not grow with the trials: the interpreter with its libraries.
+    block_per_trial : float
+        Bytes per trial of the blocks in flight (their state and failure windows), for
+        up to ``BLOCK_TRIALS`` trials.
     """
 
     per_trial: float
     fixed: float
+    block_per_trial: float = 0.0
 
     def bytes(self, trials: int) -> float:
         """Bytes needed for ``trials`` trials."""
-        return self.fixed + self.per_trial * trials
+        return (self.fixed + self.per_trial * trials
+                + self.block_per_trial * min(trials, BLOCK_TRIALS))  # fmt: skip
 
     def trials_that_fit(self, available: float) -> int:
         """The most trials that fit in ``available`` bytes (0 when none do)."""
-        fit = (available - self.fixed) / self.per_trial
+        if self.bytes(BLOCK_TRIALS) > available:  # within the first block
+            fit = (available - self.fixed) / (self.per_trial + self.block_per_trial)
+            fit = min(fit, BLOCK_TRIALS)
+        else:
+            fit = (available - self.fixed - self.block_per_trial * BLOCK_TRIALS) / self.per_trial
         return max(0, math.floor(fit)) if math.isfinite(fit) else 0
 
 
@@ -125,6 +136,7 @@ def block_bytes(model: SimulationModel) -> float:
     """
     modes = len(model.modes)
     state = (25 + len(BUCKETS) + 5 * modes + model.job.spares + model.job.spare_domains
+             + model.job.spare_pool
              + 2 * degradation_slots(model) + 5)  # fmt: skip
     window_rate = sum(m.job_rate_per_hour for m in model.modes
                       if m.lifetime.kind != "exponential" or m.history is not None)  # fmt: skip
@@ -183,7 +195,8 @@ def estimate_memory(
     else:
         raise ValueError(f"unknown command {command!r}")
     blocks = workers * max(block_bytes(m) for m in models)
-    return MemoryEstimate(per_trial=float(NUMBER_BYTES * numbers), fixed=BASE_BYTES + blocks)
+    return MemoryEstimate(per_trial=float(NUMBER_BYTES * numbers), fixed=BASE_BYTES,
+                          block_per_trial=blocks / BLOCK_TRIALS)  # fmt: skip
 
 
 def available_memory() -> float:

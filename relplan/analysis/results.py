@@ -28,7 +28,9 @@ Z_95 = 1.959963984540054
 
 def work_done_hours(job: JobSpec, outcomes: TrialOutcomes) -> np.ndarray:
     """Work each trial got done, hours at full speed: the job's work, or over a
-    calendar window (``job.horizon_hours``) the ``useful`` hours inside it.
+    calendar window (``job.horizon_hours``) the ``useful`` hours inside it; a trial that
+    stalled for good (``depleted``: its fleet ran out of units) got its ``useful`` hours
+    done.
 
     Parameters
     ----------
@@ -42,9 +44,13 @@ def work_done_hours(job: JobSpec, outcomes: TrialOutcomes) -> np.ndarray:
     numpy.ndarray
         One value per trial; goodput is this over the trial's wall time.
     """
+    useful = outcomes.bucket_hours[:, BUCKETS.index("useful")]
     if job.horizon_hours is None:
-        return np.full(outcomes.wall_hours.shape, job.work_hours)
-    return outcomes.bucket_hours[:, BUCKETS.index("useful")].copy()
+        done = np.full(outcomes.wall_hours.shape, job.work_hours)
+        if outcomes.depleted.any():
+            done[outcomes.depleted] = useful[outcomes.depleted]
+        return done
+    return useful.copy()
 
 
 def summarize(values: np.ndarray) -> dict[str, Any]:
@@ -136,8 +142,11 @@ class SimulationResult:
             what a calendar window got done), ``goodput`` (work done over wall time),
             ``lost_hours`` (wall time not spent on work done), ``gpu_hours_lost``,
             ``interruptions`` (failures that stopped the job), ``spares_used``,
-            ``maintenances`` (planned windows), ``corrupted_final`` (a corruption never
-            found reached the final weights), one
+            ``maintenances`` (planned windows), ``corrupted_final`` (a corruption
+            reached the final weights, found too late or never), ``drains`` (servers
+            running degraded swapped for a spare; only with ``job.drain``),
+            ``depleted`` (the job stalled for good: a unit removed from the fleet found no
+            spare left; only with ``retire = "remove"``), one
             ``<bucket>_hours`` column per bucket, ``restart_init_hours`` and
             ``restart_load_hours`` (the restart bucket's two parts) and one
             ``failures_<mode>`` column per failure mode (whatever its impact). If some
@@ -179,6 +188,10 @@ class SimulationResult:
             "maintenances": outcomes.maintenances,
             "corrupted_final": outcomes.corrupted_final,
         }
+        if any(mode.drain != "never" for mode in self.model.modes):
+            columns["drains"] = outcomes.drains
+        if any(m.history is not None and m.history.retire_removes for m in self.model.modes):
+            columns["depleted"] = outcomes.depleted
         for index, bucket in enumerate(BUCKETS):
             columns[f"{bucket}_hours"] = outcomes.bucket_hours[:, index]
         columns["restart_init_hours"] = outcomes.restart_init_hours
@@ -214,7 +227,9 @@ class SimulationResult:
             ml-goodput-measurement names, :data:`relplan.vocab.ML_GOODPUT_BADPUT`),
             ``maintenances`` (mean planned maintenance windows, apart from the
             interruptions), ``p_corrupted_final`` (the share of runs in which a corruption
-            never found reached the final weights),
+            reached the final weights, not found before the end), ``drains`` (mean
+            servers drained per trial; only when a mode drains), ``p_depleted`` (the
+            share of runs that stalled for good; only with ``retire = "remove"``),
             ``interruptions_by_class`` (mean per failure mode that can stop the job),
             ``failures_by_class`` (mean failures and impact of every mode),
             ``unit_failures_by_class`` (only if some modes' units have a history: per such
@@ -247,6 +262,10 @@ class SimulationResult:
         }
         result["maintenances"] = float(columns["maintenances"].mean())
         result["p_corrupted_final"] = float(columns["corrupted_final"].mean())
+        if "drains" in columns:
+            result["drains"] = float(columns["drains"].mean())
+        if "depleted" in columns:
+            result["p_depleted"] = float(columns["depleted"].mean())
         result["restart_parts"] = {
             part: float(columns[f"restart_{part}_hours"].mean()) for part in ("init", "load")
         }

@@ -13,6 +13,7 @@ line prints each as one ``warning:`` line on stderr before it works).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -24,7 +25,7 @@ from relplan.config.derived import (
     uplink_bundles_per_leaf,
 )
 from relplan.errors import ConfigError, RelplanWarning
-from relplan.units import format_duration
+from relplan.units import SECONDS_PER_HOUR, format_duration
 from relplan.vocab import COMPONENT_CLASSES, FAILURE_UNITS
 
 if TYPE_CHECKING:  # the schema runs these checks when it validates, so they take its type only
@@ -58,7 +59,11 @@ def config_warnings(
         keys that do nothing for their mode (``evict`` without ``impact = "slow"``,
         ``detect_probability`` without ``"corruption"``); idle failures with modes that
         do not fail idle; maintenance windows that stop the job at once more often than
-        it can reach a checkpoint.
+        it can reach a checkpoint; fewer retained checkpoints than a corruption's
+        detection delay spans (every corruption found goes back to the start); an
+        asynchronous persist longer than the interval; a calendar window shorter than
+        one interval; an optimiser grid (``relplan optimize``) reaching intervals
+        shorter than the persist.
 
     Examples
     --------
@@ -90,6 +95,12 @@ def config_warnings(
             warnings.append(RelplanWarning(
                 f"failures.{name}.evict", 'only a fail-slow mode (impact = "slow") is evicted',
             ))  # fmt: skip
+        if mode.drain not in (None, "never") and mode.impact not in ("auto", "degraded"):
+            warnings.append(RelplanWarning(
+                f"failures.{name}.drain",
+                "only a server running degraded (a lost dual-ToR leg or LACP member) is "
+                "drained",
+            ))  # fmt: skip
         if mode.detect_probability < 1.0 and mode.impact != "corruption":
             warnings.append(RelplanWarning(
                 f"failures.{name}.detect_probability",
@@ -103,6 +114,7 @@ def config_warnings(
                 f"failures.{name} does not fail while the job is down: only modes with "
                 "exponential lifetimes and no unit history do",
             ))  # fmt: skip
+    warnings += _checkpoint_warnings(config, job_mtti_hours)
     maintenance = config.maintenance
     cycle = checkpoint.interval + write + restart_parts(config).durable_hours
     if maintenance is not None and not maintenance.checkpoint_first and (
@@ -115,15 +127,73 @@ def config_warnings(
             f"than a checkpoint cycle ({format_duration(cycle)}) between them: it may never "
             "get past a checkpoint; set checkpoint_first = true",
         ))  # fmt: skip
+    parts = "interval + write + restart"
+    if not config.job.failures_during_recovery:  # no failure cuts a restart short
+        cycle = checkpoint.interval + write
+        parts = "interval + write"
     if job_mtti_hours < MTTI_CYCLES * cycle:
         warnings.append(RelplanWarning(
             "failures",
             f"the job's mean time to interruption ({format_duration(job_mtti_hours)}) is "
-            f"shorter than a checkpoint cycle (interval + write + restart = "
+            f"shorter than a checkpoint cycle ({parts} = "
             f"{format_duration(MTTI_CYCLES * cycle)}): most of the time will go to rework "
             "and restarts, so goodput collapses; check the failure rates, or shorten "
             "job.checkpoint.interval",
         ))  # fmt: skip
+    return warnings
+
+
+OPTIMIZE_GRID_SPAN = 6.0
+"""How far below the optimal interval ``relplan optimize`` searches by default (its
+grid starts at the optimum / span; ``span`` of
+:func:`relplan.analysis.optimize.optimize_interval`)."""
+
+
+def _checkpoint_warnings(config: RelplanConfig, job_mtti_hours: float) -> list[RelplanWarning]:
+    """Checkpoint settings that defeat themselves: retention shorter than a corruption's
+    detection, a persist longer than the interval, a window shorter than one interval,
+    an optimiser grid below the persist."""
+    warnings = []
+    checkpoint = config.job.checkpoint
+    interval = checkpoint.interval
+    detects = [mode.detect_hours for mode in config.failures.values()
+               if mode.impact == "corruption"]  # fmt: skip
+    if detects and checkpoint.keep is not None and checkpoint.archive_every is None and (
+        checkpoint.keep * interval < max(detects)
+    ):
+        warnings.append(RelplanWarning(
+            "job.checkpoint.keep",
+            f"{checkpoint.keep} durable checkpoints every {format_duration(interval)} "
+            f"span less than a corruption's detection ({format_duration(max(detects))}): "
+            "every corruption found rolls the job back to the start; keep more, or set "
+            "job.checkpoint.archive_every",
+        ))  # fmt: skip
+    persist = checkpoint.persist_hours
+    if persist > interval:
+        warnings.append(RelplanWarning(
+            "job.checkpoint.interval",
+            f"an asynchronous checkpoint persists for {format_duration(persist)}, longer "
+            f"than the interval ({format_duration(interval)}): a failure nearly always "
+            "finds the newest checkpoint not yet durable",
+        ))  # fmt: skip
+    horizon = config.job.horizon
+    if horizon is not None and horizon < interval:
+        warnings.append(RelplanWarning(
+            "job.horizon",
+            f"the calendar window ({format_duration(horizon)}) is shorter than one "
+            f"checkpoint interval ({format_duration(interval)}): no checkpoint is written",
+        ))  # fmt: skip
+    write = checkpoint.blocking_write_hours
+    if persist > 0.0 and write > 0.0 and math.isfinite(job_mtti_hours):
+        young = math.sqrt(2.0 * write * job_mtti_hours)
+        if young / OPTIMIZE_GRID_SPAN < persist:
+            warnings.append(RelplanWarning(
+                "job.checkpoint.blocking_fraction",
+                f"relplan optimize tries intervals down to about "
+                f"{format_duration(young / OPTIMIZE_GRID_SPAN)}, shorter than the "
+                f"asynchronous persist ({format_duration(persist)}): at those intervals "
+                "the newest checkpoint is rarely durable when a failure strikes",
+            ))  # fmt: skip
     return warnings
 
 
@@ -202,7 +272,21 @@ would overflow the engine's integers)."""
 def _check_job(config: RelplanConfig) -> None:
     job, checkpoint = config.job, config.job.checkpoint
     _check_work(config)
+    if job.idle_failures and not job.failures_during_recovery:
+        raise ConfigError(
+            "job.idle_failures",
+            "contradicts job.failures_during_recovery = false (no failure strikes while "
+            "the job is down): set one of them",
+        )
     maintenance = config.maintenance
+    for key, hours in (("maintenance.every", None if maintenance is None else maintenance.every),
+                       ("maintenance.duration",
+                        None if maintenance is None or maintenance.duration == 0.0
+                        else maintenance.duration)):  # fmt: skip
+        if hours is not None and hours < 1.0 / SECONDS_PER_HOUR:
+            raise ConfigError(
+                key, f"{hours * SECONDS_PER_HOUR:.3g} s is shorter than a second (at least 1 s)"
+            )
     if maintenance is not None and maintenance.duration >= maintenance.every:
         raise ConfigError(
             "maintenance.duration",

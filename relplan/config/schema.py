@@ -40,6 +40,7 @@ from relplan.units import (
 from relplan.vocab import (
     BLOCK_CLASSES,
     COMPONENT_CLASSES,
+    DRAIN_POLICIES,
     FAILURE_UNITS,
     IMPACT_SETTINGS,
     RECOVERY_STRATEGIES,
@@ -207,11 +208,15 @@ class LemonsConfig(_Strict):
 
     A share ``share`` of the mode's units (drawn per trial) fails ``factor`` times as
     often as the others: their lifetimes are the mode's lifetime divided by ``factor``.
-    A unit stays in its cohort across its repairs.
+    A unit stays in its cohort across its repairs, unless ``curable = true`` (AIReSim's
+    model): then a successful repair (probability ``repair_success``) makes a lemon a
+    normal unit, a failed one leaves it a lemon (with no early refail), and repairs of
+    normal units change nothing.
     """
 
     share: Fraction = Field(ge=0, le=1)
     factor: float = Field(ge=1)
+    curable: bool = False
 
 
 REFAIL_DEFAULT_HOURS = 1.0
@@ -247,6 +252,14 @@ class FailureModeConfig(_Strict):
     fix the unit: the others return it still faulty, and it fails again after ``refail``
     hours of use, a distribution, default a fixed 1 h); ``retire_after`` (after that many
     failures in the job, the unit is replaced by one drawn from the main population).
+
+    ``retire = "remove"`` takes a retired unit out of the fleet for good: its position
+    takes a spare that never returns to the pool, and once no spare is left the job stalls
+    for good (``depleted``); the default, ``"replace"``, puts a new unit in its place.
+    ``drain`` overrides ``job.drain`` for this mode (a degraded server-side mode only).
+    ``keeps_fast_tier`` says whether a failure leaves a fast checkpoint tier held in host
+    memory (``survives = "none"``) usable: by default a GPU, host or NIC failure loses it
+    and any other keeps it; a process crash that keeps its host's memory says ``true``.
     """
 
     lifetime: DistributionConfig
@@ -257,6 +270,8 @@ class FailureModeConfig(_Strict):
     spares: bool | None = None
     impact: Literal[IMPACT_SETTINGS] = "auto"
     evict: Literal["now", "at-checkpoint"] = "now"
+    drain: Literal[DRAIN_POLICIES] | None = None
+    keeps_fast_tier: bool | None = None
     detect_probability: Fraction = Field(default=1.0, ge=0, le=1)
     slowdown: float | None = Field(default=None, ge=1)
     stall: Hours | None = Field(default=None, ge=0)
@@ -266,6 +281,14 @@ class FailureModeConfig(_Strict):
     repair_success: Fraction | None = Field(default=None, gt=0, le=1)
     refail: DistributionConfig | None = None
     retire_after: int | None = Field(default=None, ge=1, le=10**9)  # 1e9: never, in effect
+    retire: Literal["replace", "remove"] = "replace"
+
+    @field_validator("retire")
+    @classmethod
+    def _check_retire(cls, retire: str, info: ValidationInfo) -> str:
+        if retire == "remove" and info.data.get("retire_after") is None:
+            raise ValueError("removing retired units needs 'retire_after' (for example 3)")
+        return retire
 
     @field_validator("refail")
     @classmethod
@@ -586,7 +609,16 @@ class JobConfig(_Strict):
     ``step`` is one training step, the rework of a per-step recovery (default: the
     workload's step time). ``spares`` are loose spare servers; ``spare_domains`` whole
     spare scale-up domains of ``cluster.servers_per_domain`` servers each, which only a
-    ``domain`` failure draws on.
+    ``domain`` failure draws on. ``failures_during_recovery = false`` lets no failure
+    strike while the job is detecting a failure, waiting or restarting (the rule of
+    netcap, of the MTBI goodput model and of AIReSim); the default lets failures strike
+    during restarts. ``drain`` swaps a server running degraded (a lost dual-ToR leg or
+    LACP member) for a free spare: ``"never"`` (the default), ``"at-checkpoint"`` (at the
+    next durable checkpoint: a restart, no rework) or ``"now"`` (at once: a restart from
+    the last checkpoint); ``failures.NAME.drain`` overrides it per mode.
+    ``spare_pool`` servers form a second tier of spares (AIReSim's spare pool, running
+    preemptible work): when no spare of ``spares`` (warm standbys, swapped at once) is
+    free, a failed server is replaced from it after ``spare_pool_swap``.
     """
 
     gpus: int = Field(gt=0, strict=True)
@@ -601,11 +633,15 @@ class JobConfig(_Strict):
     step: Hours | None = Field(default=None, gt=0)
     spares: int = Field(default=0, ge=0, strict=True)
     spare_domains: int = Field(default=0, ge=0, strict=True)
+    spare_pool: int = Field(default=0, ge=0, strict=True)
+    spare_pool_swap: Hours = Field(default=0.0, ge=0)
     checkpoint: CheckpointConfig
     recovery: Literal[RECOVERY_STRATEGIES] = "checkpoint-restart"
     elastic: ElasticConfig | None = None
     in_process: InProcessConfig | None = None
     idle_failures: bool = False
+    failures_during_recovery: bool = True
+    drain: Literal[DRAIN_POLICIES] = "never"
 
     @property
     def work_bound_hours(self) -> float:

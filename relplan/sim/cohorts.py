@@ -14,6 +14,9 @@ the unit's failures in the trial so far, this one included.
   ``repair_success`` (p): the unit starts a fresh life of its cohort. Otherwise it comes
   back still faulty and fails again after ``refail`` hours of use. Each genuine failure
   thus brings a geometric number of refails, ``(1 - p) / p`` on average.
+- **Curable lemons** (``lemons.curable``, AIReSim's model). A repair that works (``p``)
+  makes a lemon a normal unit for good; one that does not leaves it a lemon, which fails
+  again after a fresh lemon life (no refail). A normal unit is always repaired.
 - **Retirement.** At its ``retire_after``-th failure in the job a unit is replaced by a
   new one drawn from the main population: a cohort drawn afresh (a lemon with probability
   ``share``), a failure count of zero, and a fresh life from age 0.
@@ -173,10 +176,14 @@ class UnitStream:
             count = np.where(retired, 0, ordinal)
         else:
             retired = np.zeros(size, dtype=np.bool_)
+        if history.lemons_curable:
+            # a successful repair cures a lemon; a failed one leaves it a lemon
+            cured = (rng.random(size) < history.repair_success) & (cohort == LEMON) & ~retired
+            cohort = np.where(cured, NORMAL, cohort)
         gap = self.lifetime.sample(self.rng, size)
         if history.lemon_factor != 1.0:
             gap = np.where(cohort == LEMON, gap / history.lemon_factor, gap)
-        if history.repair_success < 1.0:
+        if history.repair_success < 1.0 and not history.lemons_curable:
             faulty = (rng.random(size) >= history.repair_success) & ~retired
             gap = np.where(faulty, history.refail.sample(rng, size), gap)
         return times + gap, cohort, count

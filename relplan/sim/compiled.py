@@ -29,7 +29,7 @@ import numpy as np
 from relplan.sim.closed_forms import checkpoint_count
 from relplan.sim.model import SimulationModel
 from relplan.sim.rng import duration_code
-from relplan.vocab import BUCKETS, IMPACTS
+from relplan.vocab import BUCKETS, DRAIN_POLICIES, IMPACTS
 
 FATAL, DEGRADED, TRANSIENT, ELASTIC, SLOW, CORRUPTION = range(len(IMPACTS))
 """Impact codes of a failure mode (:attr:`CompiledModes.impact`), in the order of
@@ -38,9 +38,13 @@ FATAL, DEGRADED, TRANSIENT, ELASTIC, SLOW, CORRUPTION = range(len(IMPACTS))
 IMPACT_CODES = {name: code for code, name in enumerate(IMPACTS)}
 """The impact code of each impact name."""
 
-NO_STOP, STOP_MAINTENANCE, STOP_EVICTION = 0, 1, 2
+NO_STOP, STOP_MAINTENANCE, STOP_EVICTION, STOP_DRAIN = 0, 1, 2, 4
 """Planned stops a trial may have pending at its next checkpoint
 (:attr:`TrialState.pending_stop`, bit flags)."""
+
+DRAIN_NEVER, DRAIN_AT_CHECKPOINT, DRAIN_NOW = range(len(DRAIN_POLICIES))
+"""Drain codes of a mode (:attr:`CompiledModes.drain`), in the order of
+:data:`relplan.vocab.DRAIN_POLICIES`."""
 
 RUNNING, RESTARTING, FINISHED = 0, 1, 2
 """Phase codes of a trial (:attr:`TrialState.phase`)."""
@@ -118,6 +122,14 @@ class CompiledJob(NamedTuple):
     storage_on_fabric : bool
         Whether checkpoint writes share the compute fabric (a degraded job writes at
         its slowed pace); if not, a write takes its normal time.
+    failures_during_recovery : bool
+        Whether failures strike during restarts; if not, a restart is booked like a
+        downtime, off the exposure clock.
+    drains : bool
+        Whether any mode drains its degraded servers (:attr:`CompiledModes.drain`).
+    spare_pool_swap_hours : float
+        Time to bring in a spare of the second tier when no spare of the first is free,
+        hours.
     max_events_per_trial : int
         Steps a trial may walk before the run stops (:data:`MAX_EVENTS_PER_TRIAL`).
     """
@@ -141,6 +153,9 @@ class CompiledJob(NamedTuple):
     durable_every: int
     total_segments: int
     storage_on_fabric: bool
+    failures_during_recovery: bool = True
+    drains: bool = False
+    spare_pool_swap_hours: float = 0.0
     max_events_per_trial: int = MAX_EVENTS_PER_TRIAL
 
 
@@ -179,6 +194,9 @@ class CompiledModes(NamedTuple):
         For a slow mode: evict at the next checkpoint rather than at once.
     detect_probability : numpy.ndarray of float
         For a corruption mode: the chance that it is found.
+    drain : numpy.ndarray of int64
+        For a degraded mode that slows one server: :data:`DRAIN_NEVER`,
+        :data:`DRAIN_AT_CHECKPOINT` or :data:`DRAIN_NOW`.
     slowdown_table : numpy.ndarray of float
         Shape (2 x modes, depth): row ``m`` is the step-time ratio with ``k`` concurrent
         degradations of mode ``m`` (column ``k``; the last column holds for more), row
@@ -215,6 +233,7 @@ class CompiledModes(NamedTuple):
     rework_hours: np.ndarray
     evict_at_checkpoint: np.ndarray
     detect_probability: np.ndarray
+    drain: np.ndarray
     slowdown_table: np.ndarray
     repair_kind: np.ndarray
     repair_scale_hours: np.ndarray
@@ -244,6 +263,10 @@ class EventWindow(NamedTuple):
         Repair time of the failed unit (or length of the degradation), hours.
     horizon_hours : float
         Exposure up to which the window holds every failure: a trial stops there.
+    event_removes : numpy.ndarray of bool
+        Whether each failure retires its unit out of the fleet (``retire = "remove"``):
+        it is never repaired, and a spare that replaces it never returns (empty, the
+        default: none does).
     """
 
     active_trials: np.ndarray
@@ -252,6 +275,7 @@ class EventWindow(NamedTuple):
     event_mode: np.ndarray
     event_repair_hours: np.ndarray
     horizon_hours: float
+    event_removes: np.ndarray = np.zeros(0, dtype=np.bool_)  # never written
 
 
 class TrialStreams(NamedTuple):
@@ -324,6 +348,11 @@ class TrialState(NamedTuple):
         Spare domains away in repair (that heap's size).
     spares_used : numpy.ndarray of int64
         Spare servers swapped in (a rack's worth or a spare domain counts its servers).
+    spare_pool_return_hours : numpy.ndarray of float
+        Shape (trials, spare pool): the same min-heap for the second tier of spares
+        (the first ``spare_pool_away`` entries).
+    spare_pool_away : numpy.ndarray of int64
+        Spares of the second tier away (that heap's size).
     degradation_end_hours : numpy.ndarray of float
         Shape (trials, slots): wall-clock end of each degradation in progress.
     degradation_row : numpy.ndarray of int64
@@ -359,6 +388,11 @@ class TrialState(NamedTuple):
     undetected_checkpoint : numpy.ndarray of int64
         The last checkpoint before the earliest corruption never to be found (-1: none):
         if it is still there when the job ends, the corruption reached the final weights.
+    drains : numpy.ndarray of int64
+        Servers running degraded that each trial swapped for a spare.
+    depleted : numpy.ndarray of bool
+        Whether the trial stalled for good: a unit removed from the fleet found no spare
+        left to replace it (``retire = "remove"``).
     events_walked : numpy.ndarray of int64
         Steps each trial has walked so far.
     too_many_events : numpy.ndarray of bool
@@ -391,6 +425,8 @@ class TrialState(NamedTuple):
     spare_domain_return_hours: np.ndarray
     spare_domains_away: np.ndarray
     spares_used: np.ndarray
+    spare_pool_return_hours: np.ndarray
+    spare_pool_away: np.ndarray
     degradation_end_hours: np.ndarray
     degradation_row: np.ndarray
     degradation_count: np.ndarray
@@ -407,6 +443,8 @@ class TrialState(NamedTuple):
     corruption_mode: np.ndarray
     corruption_repair_hours: np.ndarray
     undetected_checkpoint: np.ndarray
+    drains: np.ndarray
+    depleted: np.ndarray
     events_walked: np.ndarray
     too_many_events: np.ndarray
 
@@ -414,7 +452,7 @@ class TrialState(NamedTuple):
     def at_start(
         cls, n_trials: int, n_modes: int, n_spares: int,
         degradation_slots: int = MAX_DEGRADATIONS, first_maintenance_hours: float = np.inf,
-        n_spare_domains: int = 0,
+        n_spare_domains: int = 0, n_spare_pool: int = 0,
     ) -> TrialState:  # fmt: skip
         """The state of ``n_trials`` trials before they start: running, nothing done.
 
@@ -432,6 +470,8 @@ class TrialState(NamedTuple):
             Wall-clock time of the first planned maintenance (inf: none).
         n_spare_domains : int
             Whole spare domains in their pool.
+        n_spare_pool : int
+            Spare servers of the second tier.
         """
         n = n_trials
         return cls(
@@ -460,6 +500,8 @@ class TrialState(NamedTuple):
             spare_domain_return_hours=np.zeros((n, n_spare_domains)),
             spare_domains_away=np.zeros(n, dtype=np.int64),
             spares_used=np.zeros(n, dtype=np.int64),
+            spare_pool_return_hours=np.zeros((n, n_spare_pool)),
+            spare_pool_away=np.zeros(n, dtype=np.int64),
             degradation_end_hours=np.zeros((n, degradation_slots)),
             degradation_row=np.zeros((n, degradation_slots), dtype=np.int64),
             degradation_count=np.zeros(n, dtype=np.int64),
@@ -476,6 +518,8 @@ class TrialState(NamedTuple):
             corruption_mode=np.zeros(n, dtype=np.int64),
             corruption_repair_hours=np.zeros(n),
             undetected_checkpoint=np.full(n, -1, dtype=np.int64),
+            drains=np.zeros(n, dtype=np.int64),
+            depleted=np.zeros(n, dtype=np.bool_),
             events_walked=np.zeros(n, dtype=np.int64),
             too_many_events=np.zeros(1, dtype=np.bool_),
         )
@@ -616,6 +660,9 @@ def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledMo
         durable_every=int(job.durable_every),
         total_segments=int(checkpoints + 1),
         storage_on_fabric=bool(job.storage_on_fabric),
+        failures_during_recovery=bool(job.failures_during_recovery),
+        drains=any(m.drain != "never" for m in modes),
+        spare_pool_swap_hours=float(job.spare_pool_swap_hours),
     )
     depth = 1 + max([len(m.slowdown_by_count) for m in modes] + [1])
     table = np.ones((2 * len(modes), depth))
@@ -648,6 +695,7 @@ def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledMo
         rework_hours=np.array([m.rework_hours for m in modes], dtype=float),
         evict_at_checkpoint=np.array([m.evict_at_checkpoint for m in modes], dtype=np.bool_),
         detect_probability=np.array([m.detect_probability for m in modes], dtype=float),
+        drain=np.array([DRAIN_POLICIES.index(m.drain) for m in modes], dtype=np.int64),
         slowdown_table=table,
         repair_kind=np.array([duration_code(m.repair.kind) for m in modes], dtype=np.int64),
         repair_scale_hours=np.array([m.repair.scale_hours for m in modes], dtype=float),

@@ -73,6 +73,19 @@ BLOCK_TRIALS = 10_000
 MAX_EXPECTED_SLOWDOWN = 1000.0
 """Refuse jobs whose expected wall time exceeds this multiple of the failure-free time."""
 
+MAX_DEGRADATION_CELLS = 50_000_000
+"""The most degradation slots (trials x slots) a block may hold, 1.2 GB: a block that
+needs more is refused rather than grown (see :func:`simulate_block`)."""
+
+
+class DegradationOverflow(Exception):
+    """A trial of a block had more degradations at once than its state has room for:
+    the block is walked again with more room (see :func:`simulate_block`)."""
+
+    def __init__(self, slots: int) -> None:
+        super().__init__(f"more than {slots} degradations at once in one trial")
+        self.slots = slots
+
 
 @dataclass(frozen=True)
 class TrialOutcomes:
@@ -89,8 +102,9 @@ class TrialOutcomes:
     maintenances : numpy.ndarray
         Planned maintenance windows, counted apart from the interruptions.
     corrupted_final : numpy.ndarray
-        Whether a corruption never found reached the final weights (or, over a calendar
-        window, the weights at its end).
+        Whether a corruption reached the final weights (or, over a calendar window, the
+        weights at its end): one never to be found, or one not found yet when the job
+        ended, that no rollback discarded.
     failures_by_mode : numpy.ndarray
         Shape (trials, modes): failures that reached the job, per failure mode.
     interruptions_by_mode : numpy.ndarray
@@ -98,6 +112,12 @@ class TrialOutcomes:
         mode, and those of a degraded mode beyond its survivable count.
     spares_used : numpy.ndarray
         Times a spare server was swapped in.
+    drains : numpy.ndarray
+        Servers running degraded swapped for a spare (``job.drain``).
+    depleted : numpy.ndarray
+        Whether the trial stalled for good, a unit removed from the fleet finding no
+        spare left (``retire = "remove"``): it ends there (or at its calendar window's
+        end) with the work it got done.
     mode_names : tuple of str
         Column names of ``failures_by_mode``.
     mode_impacts : tuple of str
@@ -123,6 +143,8 @@ class TrialOutcomes:
     failures_by_mode: np.ndarray
     interruptions_by_mode: np.ndarray
     spares_used: np.ndarray
+    drains: np.ndarray
+    depleted: np.ndarray
     mode_names: tuple[str, ...]
     mode_impacts: tuple[str, ...]
     mode_interrupts: tuple[bool, ...]
@@ -139,7 +161,8 @@ def expected_exposure_hours(model: SimulationModel) -> float:
     """Rough expected exposure (in-use) hours of a trial, for sizing event windows.
 
     Daly's expected wall time with the job's long-run failure rate and no downtime, and
-    no more than a calendar window lasts.
+    no more than a calendar window lasts; without failures during recovery the restarts
+    are off the exposure clock.
     """
     job = model.job
     expected = expected_wall_hours(
@@ -147,9 +170,61 @@ def expected_exposure_hours(model: SimulationModel) -> float:
         job.segment_hours,
         job.mean_write_hours,
         model.job_mtti_hours,
-        job.restart_hours,
+        job.restart_hours if job.failures_during_recovery else 0.0,
     )
     return expected if job.horizon_hours is None else min(expected, job.horizon_hours)
+
+
+def _wait_hours(model: SimulationModel, mode: FailureMode) -> float:
+    """Mean hours the job waits for a replacement after a failure of ``mode`` when no
+    spare is free: its repair if it draws no spare or the pool cannot cover it, else 0
+    (the spares are taken as free: a lower bound)."""
+    if mode.self_healing:
+        return max(0.0, mode.repair.mean_hours - mode.detect_hours)
+    pool = model.job.spare_domains if mode.spare_domain else model.job.spares
+    if mode.uses_spares and pool >= mode.spares_needed:
+        return 0.0
+    if mode.uses_spares and not mode.spare_domain and model.job.spare_pool >= mode.spares_needed:
+        return min(model.job.spare_pool_swap_hours, mode.repair.mean_hours)
+    return mode.repair.mean_hours
+
+
+def expected_downtime_hours(model: SimulationModel) -> tuple[float, str]:
+    """Mean downtime per interruption (detection and waiting for a repair), hours, and
+    the mode whose waits weigh most in it (``""``: none).
+
+    Each fatal mode counts by its share of the interruptions. With ``job.idle_failures``
+    the hardware also fails during a wait, at the rate ``r`` of the modes that then need
+    a repair (no free spare): a wait of ``w`` hours brings ``q = 1 - exp(-r w)`` more, a
+    geometric series ``w / (1 - q)`` (inf if a wait is sure to bring another).
+
+    Examples
+    --------
+    One mode, found after 0.5 h, waits for its 48-h repair (no spare):
+
+    >>> from relplan.sim import distributions
+    >>> from relplan.sim.model import FailureMode, JobSpec, SimulationModel
+    >>> gpu = FailureMode("gpu", "gpu", 8, distributions.exponential(800.0),
+    ...                   distributions.fixed(48.0), 0.5, False, "equilibrium")
+    >>> expected_downtime_hours(SimulationModel(JobSpec(8, 100.0, 1.0, 0.01, 0.1, 0),
+    ...                                         (gpu,), None))
+    (48.5, 'gpu')
+    """
+    fatal = [mode for mode in model.modes if mode.is_fatal]
+    rate = sum(mode.job_rate_per_hour for mode in fatal)
+    if rate <= 0.0:
+        return 0.0, ""
+    waits = {mode.name: mode.job_rate_per_hour / rate * _wait_hours(model, mode)
+             for mode in fatal}  # fmt: skip
+    wait = sum(waits.values())
+    detect = sum(mode.job_rate_per_hour / rate * mode.detect_hours for mode in fatal)
+    if model.job.idle_failures and wait > 0.0:
+        idle_rate = sum(mode.job_rate_per_hour for mode in fatal
+                        if mode.lifetime.kind == "exponential" and mode.history is None
+                        and _wait_hours(model, mode) > 0.0)  # fmt: skip
+        q = -math.expm1(-idle_rate * wait)
+        wait = wait / (1.0 - q) if q < 1.0 else math.inf
+    return detect + wait, max(waits, key=waits.__getitem__) if wait > 0.0 else ""
 
 
 def check_feasible(model: SimulationModel) -> None:
@@ -158,10 +233,11 @@ def check_feasible(model: SimulationModel) -> None:
     Raises
     ------
     InfeasibleJobError
-        If Daly's expected time exceeds :data:`MAX_EXPECTED_SLOWDOWN` times the
-        failure-free time, or if a trial would see more failures, even without the
-        rework, than half the :data:`~relplan.sim.compiled.MAX_EVENTS_PER_TRIAL` steps a
-        trial may walk.
+        If Daly's expected time, with the mean downtime of each interruption
+        (:func:`expected_downtime_hours`: detection and the waits for repairs when no
+        spare is free), exceeds :data:`MAX_EXPECTED_SLOWDOWN` times the failure-free
+        time, or if a trial would see more failures, even without the rework, than half
+        the :data:`~relplan.sim.compiled.MAX_EVENTS_PER_TRIAL` steps a trial may walk.
     """
     job = model.job
     failure_free = job.work_hours + checkpoint_count(job.work_hours, job.segment_hours) * (
@@ -181,6 +257,31 @@ def check_feasible(model: SimulationModel) -> None:
             "lengthen job.checkpoint.interval if it is shorter than the checkpoint write, "
             "or make failures rarer"
         )
+    if job.horizon_hours is None and expected <= MAX_EXPECTED_SLOWDOWN * failure_free:
+        downtime, waiting_mode = expected_downtime_hours(model)
+        if downtime > 0.0:
+            try:
+                with_waits = expected_wall_hours(
+                    job.work_hours, job.segment_hours, job.mean_write_hours,
+                    model.job_mtti_hours, job.restart_hours, downtime,
+                )  # fmt: skip
+            except OverflowError:
+                with_waits = math.inf
+            if not with_waits <= MAX_EXPECTED_SLOWDOWN * failure_free:
+                keys = "job.spares, " if waiting_mode else ""
+                if waiting_mode:
+                    keys += f"failures.{waiting_mode.removesuffix('.fabric')}.repair"
+                if job.idle_failures:
+                    keys += ", job.idle_failures"
+                down = (f"keeps it down {downtime:.3g} h on average (detection and waits "
+                        "for repairs with no spare free)") if math.isfinite(downtime) else (
+                        "starts waits that never end (each wait for a repair, with no "
+                        "spare free, sees another failure that needs one)")  # fmt: skip
+                raise InfeasibleJobError(
+                    f"the job would practically never finish: each interruption {down}, "
+                    f"expected time more than {MAX_EXPECTED_SLOWDOWN:.0f}x the failure-free "
+                    f"time; see {keys or 'failures.*.detect'}"
+                )
     if job.horizon_hours is None and not expected <= MAX_EXPECTED_SLOWDOWN * failure_free:
         raise InfeasibleJobError(
             f"the job would practically never finish: its mean time to interruption is "
@@ -280,7 +381,9 @@ def walk_block(
 
     Raises
     ------
-    RuntimeError
+    InfeasibleJobError
+        If a trial walked more steps than :attr:`CompiledJob.max_events_per_trial`.
+    DegradationOverflow
         If a trial had more degradations at once than ``state`` has room for.
     """
     global _first_walk_checked
@@ -292,17 +395,15 @@ def walk_block(
             if not walk_is_compiled(args):
                 announce_first_compile()
         timeline.walk_trials(*args)
-    if state.overflow[0]:
-        raise RuntimeError(
-            f"more than {state.degradation_end_hours.shape[1]} degradations at once in one "
-            "trial"
-        )
     if state.too_many_events[0]:
         raise InfeasibleJobError(
             f"a trial walked more than {compiled.job.max_events_per_trial:,} failures and "
             "repairs without finishing the job (the documented bound per trial); make "
-            "failures rarer, shorten job.work, or lengthen job.checkpoint.interval"
+            "failures rarer, shorten job.work or failures.*.repair, add job.spares, or "
+            "lengthen job.checkpoint.interval"
         )
+    if state.overflow[0]:
+        raise DegradationOverflow(state.degradation_end_hours.shape[1])
 
 
 def _outcomes(
@@ -317,10 +418,13 @@ def _outcomes(
         bucket_hours=state.bucket_hours,
         restart_init_hours=state.restart_init_hours,
         maintenances=state.maintenances,
-        corrupted_final=state.undetected_checkpoint >= 0,
+        corrupted_final=(state.undetected_checkpoint >= 0)
+        | np.isfinite(state.corruption_found_hours),
         failures_by_mode=state.failures_by_mode,
         interruptions_by_mode=state.interruptions_by_mode,
         spares_used=state.spares_used,
+        drains=state.drains,
+        depleted=state.depleted,
         mode_names=tuple(m.name for m in modes),
         mode_impacts=tuple(m.impact for m in modes),
         mode_interrupts=tuple(
@@ -372,7 +476,8 @@ def first_window_hours(model: SimulationModel) -> float:
     interval = job.segment_hours
     if math.isfinite(mtti) and write > 0:
         interval = daly_interval(write, mtti)
-    expected = expected_wall_hours(job.work_hours, interval, write, mtti, job.restart_hours)
+    restart = job.restart_hours if job.failures_during_recovery else 0.0  # exposure only
+    expected = expected_wall_hours(job.work_hours, interval, write, mtti, restart)
     return expected if job.horizon_hours is None else min(expected, job.horizon_hours)
 
 
@@ -411,7 +516,42 @@ def simulate_block(
     -------
     TrialOutcomes
         One row per trial.
+
+    Raises
+    ------
+    InfeasibleJobError
+        If a trial needs more room for concurrent degradations than
+        :data:`MAX_DEGRADATION_CELLS` allows the block, or walks too many steps.
+
+    Notes
+    -----
+    The room for concurrent degradations per trial starts at :func:`degradation_slots`;
+    a block that overflows it is walked again from its seed with four times the room,
+    so the numbers never depend on the room.
     """
+    slots = degradation_slots(model)
+    while True:
+        try:
+            return _simulate_block_with_slots(model, n_trials, seed_sequence, slots,
+                                              window_factor, on_the_fly, trace)  # fmt: skip
+        except DegradationOverflow:
+            slots *= 4
+            if n_trials * slots > MAX_DEGRADATION_CELLS:
+                raise InfeasibleJobError(
+                    f"a trial had more than {slots // 4:,} degradations at once (failures "
+                    "of degraded, transient, elastic or slow modes not yet repaired): make "
+                    "their failures.*.repair shorter or their failures rarer"
+                ) from None
+            slots = max(slots, 4)
+            if trace is not None:
+                trace.row_count[0] = 0
+
+
+def _simulate_block_with_slots(
+    model: SimulationModel, n_trials: int, seed_sequence: np.random.SeedSequence,
+    slots: int, window_factor: float, on_the_fly: bool, trace: TraceBuffer | None,
+) -> TrialOutcomes:  # fmt: skip
+    """:func:`simulate_block` with room for ``slots`` concurrent degradations per trial."""
     job, modes = model.job, model.modes
     compiled = compile_model(model, on_the_fly)
     trial_seeds, window_seed = seed_sequence.spawn(2)
@@ -425,13 +565,17 @@ def simulate_block(
     )
     streams = {index: _window_stream(modes[index], n_trials, rng)
                for index in compiled.window_modes}  # fmt: skip
-    state = TrialState.at_start(n_trials, len(modes), job.spares, degradation_slots(model),
-                                first_maintenance_hours(model), job.spare_domains)  # fmt: skip
+    state = TrialState.at_start(n_trials, len(modes), job.spares, slots,
+                                first_maintenance_hours(model), job.spare_domains,
+                                job.spare_pool)  # fmt: skip
     tracked = [m for m in modes if m.history is not None]
     unit_stats = np.zeros((n_trials, len(tracked), len(UNIT_STATS)), dtype=np.int64)
     retire_after = np.array([m.history.retire_after or 0 for m in tracked], dtype=np.int64)
     column_of_mode = np.cumsum([m.history is not None for m in modes], dtype=np.int64) - 1
     window_modes = list(compiled.window_modes)  # never drawn on the fly
+    # per mode: the failure that removes a unit from the fleet (0: none does)
+    remove_at = np.array([m.history.retire_after if m.history is not None
+                          and m.history.retire_removes else 0 for m in modes], dtype=np.int64)
 
     first_window = window_factor * first_window_hours(model)
     step = 0.25 * first_window
@@ -475,6 +619,8 @@ def simulate_block(
             event_mode=event_mode,
             event_repair_hours=event_repair,
             horizon_hours=float(horizon),
+            event_removes=(remove_at[event_mode] > 0) & (event_ordinal == remove_at[event_mode])
+            if remove_at.any() else np.zeros(0, dtype=np.bool_),
         )
         window_failures = state.failures_by_mode[:, window_modes].sum(axis=1)
         walk_block(compiled, state, window, trial_streams, trace)
@@ -503,6 +649,7 @@ def walk_trial(
     failure_modes: list[int] | np.ndarray,
     repair_hours: list[float] | np.ndarray,
     trace: TraceBuffer | None = None,
+    removes: list[bool] | np.ndarray | None = None,
 ) -> TrialOutcomes:
     """Walk one trial through a given list of failures (for checks and timelines).
 
@@ -518,6 +665,9 @@ def walk_trial(
         Repair time of each failed unit (or length of each degradation), hours.
     trace : TraceBuffer, optional
         Where to write the trial's timeline (its trial is 0); default: none.
+    removes : sequence of bool, optional
+        Whether each failure removes its unit from the fleet (``retire = "remove"``);
+        default: none does.
 
     Returns
     -------
@@ -529,7 +679,8 @@ def walk_trial(
         raise ValueError("failure times must be increasing")
     state = TrialState.at_start(1, len(model.modes), model.job.spares,
                                 first_maintenance_hours=first_maintenance_hours(model),
-                                n_spare_domains=model.job.spare_domains)
+                                n_spare_domains=model.job.spare_domains,
+                                n_spare_pool=model.job.spare_pool)
     window = EventWindow(
         active_trials=np.zeros(1, dtype=np.int64),
         offsets=np.array([0, times.size], dtype=np.int64),
@@ -537,6 +688,8 @@ def walk_trial(
         event_mode=np.asarray(failure_modes, dtype=np.int64),
         event_repair_hours=np.asarray(repair_hours, dtype=float),
         horizon_hours=math.inf,
+        event_removes=np.zeros(0, dtype=np.bool_) if removes is None
+        else np.asarray(removes, dtype=np.bool_),
     )
     streams = TrialStreams(seed_states(np.random.SeedSequence(0), 1), np.full(1, np.inf))
     walk_block(compile_model(model, on_the_fly=False), state, window, streams, trace)
@@ -554,6 +707,8 @@ def concatenate_outcomes(parts: list[TrialOutcomes]) -> TrialOutcomes:
         failures_by_mode=np.concatenate([p.failures_by_mode for p in parts]),
         interruptions_by_mode=np.concatenate([p.interruptions_by_mode for p in parts]),
         spares_used=np.concatenate([p.spares_used for p in parts]),
+        drains=np.concatenate([p.drains for p in parts]),
+        depleted=np.concatenate([p.depleted for p in parts]),
         mode_names=parts[0].mode_names,
         mode_impacts=parts[0].mode_impacts,
         mode_interrupts=parts[0].mode_interrupts,

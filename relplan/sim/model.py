@@ -15,7 +15,7 @@ from relplan.config.derived import restart_parts
 from relplan.config.schema import REFAIL_DEFAULT_HOURS, FailureModeConfig, RelplanConfig
 from relplan.sim import distributions
 from relplan.sim.distributions import Distribution
-from relplan.vocab import SERVER_CLASSES
+from relplan.vocab import FABRIC_CLASSES, SERVER_CLASSES
 
 DEFAULT_REFAIL = distributions.fixed(REFAIL_DEFAULT_HOURS)
 """A unit whose repair failed fails again after 1 h of use, unless ``refail`` says
@@ -42,6 +42,13 @@ class UnitHistory:
     retire_after : int or None
         Failures in the job after which the unit is replaced by one drawn from the main
         population (a new unit, of a cohort drawn afresh); None: never.
+    retire_removes : bool
+        Whether a retired unit leaves the fleet (``retire = "remove"``): its position takes
+        a spare for good, and with none left the job stalls.
+    lemons_curable : bool
+        Whether a successful repair (``repair_success``) makes a lemon a normal unit; a
+        failed repair then leaves it a lemon with no early refail, and a repair of a
+        normal unit always works (AIReSim's model).
     """
 
     lemon_share: float = 0.0
@@ -49,6 +56,8 @@ class UnitHistory:
     repair_success: float = 1.0
     refail: Distribution = DEFAULT_REFAIL
     retire_after: int | None = None
+    retire_removes: bool = False
+    lemons_curable: bool = False
 
     def cohort_lifetimes(self, lifetime: Distribution) -> tuple[Distribution, Distribution]:
         """The lifetime of a normal unit and of a lemon, hours."""
@@ -56,7 +65,10 @@ class UnitHistory:
 
     def refail_hours_per_failure(self) -> float:
         """Mean hours of use spent in refail periods per genuine failure:
-        ``(1 - p) / p`` refails of mean ``refail`` each."""
+        ``(1 - p) / p`` refails of mean ``refail`` each; none when lemons are curable
+        (a failed repair leaves a lemon, with no refail)."""
+        if self.lemons_curable:
+            return 0.0
         p = self.repair_success
         return (1.0 - p) / p * self.refail.mean_hours
 
@@ -79,7 +91,7 @@ class UnitHistory:
             Failures per hour of use.
         """
         extra = self.refail_hours_per_failure()
-        per_cycle = 1.0 / self.repair_success
+        per_cycle = 1.0 if self.lemons_curable else 1.0 / self.repair_success
         normal, lemon = self.cohort_lifetimes(lifetime)
         share = self.lemon_share
         return per_cycle * ((1.0 - share) / (normal.mean_hours + extra)
@@ -145,6 +157,9 @@ class FailureMode:
     spare_domain : bool
         Whether a swap takes one whole spare domain (``job.spare_domains``) rather than
         ``spares_needed`` loose spare servers (``job.spares``).
+    drain : {"never", "at-checkpoint", "now"}
+        For a degraded mode that slows one server (a lost dual-ToR leg or LACP member):
+        when that server is swapped for a free spare (:data:`relplan.vocab.DRAIN_POLICIES`).
     """
 
     name: str
@@ -169,6 +184,7 @@ class FailureMode:
     history: UnitHistory | None = None
     spares_needed: int = 1
     spare_domain: bool = False
+    drain: str = "never"
 
     @property
     def job_rate_per_hour(self) -> float:
@@ -243,6 +259,14 @@ class JobSpec:
         window (no work lost), rather than stopping at once.
     spare_domains : int
         Whole spare scale-up domains in their own pool (``job.spare_domains``).
+    failures_during_recovery : bool
+        Whether failures strike during restarts (``job.failures_during_recovery``); if
+        not, a restart is off the exposure clock like detection and waiting.
+    spare_pool : int
+        Spare servers of the second tier (``job.spare_pool``), used when none of
+        ``spares`` is free.
+    spare_pool_swap_hours : float
+        Time to bring in a spare of the second tier, hours.
     """
 
     gpus: int
@@ -265,6 +289,9 @@ class JobSpec:
     maintenance_hours: float = 0.0
     maintenance_checkpoint_first: bool = True
     spare_domains: int = 0
+    failures_during_recovery: bool = True
+    spare_pool: int = 0
+    spare_pool_swap_hours: float = 0.0
 
     @property
     def segment_hours(self) -> float:
@@ -365,6 +392,8 @@ def unit_history(mode: FailureModeConfig) -> UnitHistory | None:
         refail=(distributions.from_config(mode.refail) if mode.refail is not None
                 else DEFAULT_REFAIL),
         retire_after=mode.retire_after,
+        lemons_curable=lemons is not None and lemons.curable,
+        retire_removes=mode.retire == "remove",
     )  # fmt: skip
 def _spare_draw(config: RelplanConfig, inventory: Inventory, unit: str) -> dict[str, object]:
     """What a swap of a failed ``unit`` takes: the job's servers it took down (a rack's,
@@ -374,6 +403,31 @@ def _spare_draw(config: RelplanConfig, inventory: Inventory, unit: str) -> dict[
     per_unit = {"rack": cluster.servers_per_rack, "domain": cluster.servers_per_domain}
     needed = min(per_unit.get(unit, 1), inventory.job_servers)
     return {"spares_needed": max(1, needed), "spare_domain": unit == "domain"}
+
+
+def keeps_fast_tier(setting: bool | None, unit: str) -> bool:
+    """Whether a failure keeps a fast tier held in its servers' memory (``survives =
+    "none"``): ``failures.NAME.keeps_fast_tier`` if given, else by unit: a server's part
+    (GPU, host, NIC) takes its memory with it, anything else (a link, a switch, a process
+    crash counted per ``job``) leaves it."""
+    if setting is not None:
+        return setting
+    return unit not in SERVER_CLASSES
+
+
+def drains_servers(impact: str, unit: str, fabric: bool) -> bool:
+    """Whether a failure of this kind leaves one server running degraded, which a drain
+    can swap for a spare: a degraded server-side mode (a lost dual-ToR leg or LACP member
+    of a server link, a NIC under PXN), not a switch or a fabric link."""
+    return impact == "degraded" and not fabric and unit not in (*FABRIC_CLASSES, "leaf")
+
+
+def _drain(config: RelplanConfig, name: str, impact: str, unit: str, fabric: bool) -> str:
+    """The drain policy of one part of mode ``name``: its own, else ``job.drain``; never
+    for a part that does not leave one server degraded."""
+    if not drains_servers(impact, unit, fabric):
+        return "never"
+    return config.failures[name].drain or config.job.drain
 
 
 def build_model(config: RelplanConfig) -> SimulationModel:
@@ -432,13 +486,14 @@ def build_model(config: RelplanConfig) -> SimulationModel:
                     soft_hours=impact.soft_hours,
                     loses_fast_checkpoint=fast is not None
                     and fast.survives == "none"
-                    and unit in SERVER_CLASSES,
+                    and not keeps_fast_tier(mode.keeps_fast_tier, unit),
                     self_healing=impact.self_healing,
                     survivable_count=impact.survivable_count,
                     rework_hours=impact.rework_hours,
                     evict_at_checkpoint=mode.evict == "at-checkpoint",
                     detect_probability=mode.detect_probability,
                     history=unit_history(mode),
+                    drain=_drain(config, name, impact.kind, unit, fabric),
                     **_spare_draw(config, inventory, unit),
                 )
             )
@@ -466,6 +521,9 @@ def build_model(config: RelplanConfig) -> SimulationModel:
             maintenance_hours=maintenance.duration if maintenance is not None else 0.0,
             maintenance_checkpoint_first=maintenance is None or maintenance.checkpoint_first,
             spare_domains=job.spare_domains,
+            failures_during_recovery=job.failures_during_recovery,
+            spare_pool=job.spare_pool,
+            spare_pool_swap_hours=job.spare_pool_swap,
         ),
         modes=tuple(modes),
         inventory=inventory,

@@ -72,6 +72,7 @@ import numpy as np
 from relplan.sim.compiled import (
     CORRUPTION,
     DEGRADED,
+    DRAIN_NOW,
     ELASTIC,
     FATAL,
     FINISHED,
@@ -79,6 +80,7 @@ from relplan.sim.compiled import (
     RESTARTING,
     RUNNING,
     SLOW,
+    STOP_DRAIN,
     STOP_EVICTION,
     STOP_MAINTENANCE,
     TRACE_DETECT,
@@ -107,9 +109,10 @@ B_MAINTENANCE = 8
 """Columns of ``TrialState.bucket_hours`` (the order of :data:`relplan.vocab.BUCKETS`)."""
 
 NO_STOP_KIND, FAILURE, STOP_AT_CHECKPOINT, MAINTENANCE_NOW, EVICT_NOW, CORRUPTION_FOUND = range(6)
+DRAIN_AT_ONCE = 6
 """What stops the job at a step of the walk: nothing, a fatal failure, the checkpoint a
 planned stop waited for, a maintenance window that does not wait, a fail-slow unit
-evicted at once, a corruption found."""
+evicted at once, a corruption found, a degraded server drained at once."""
 
 WALK_THREADS = max(1, numba.config.NUMBA_NUM_THREADS)
 """Threads a walk spreads its trials over: numba's thread count (every core, unless
@@ -548,6 +551,47 @@ def _block_replacement_wait(
     return ready - noticed
 
 
+@numba.njit(cache=True)
+def _free_spares(trial: int, return_heap: np.ndarray, away: np.ndarray, now: float) -> int:
+    """Spares of the pool free at wall time ``now``: those away in repair that are back
+    leave the heap (as :func:`_replacement_wait` does), the others count against it."""
+    size = away[trial]
+    while size > 0 and return_heap[trial, 0] <= now:
+        size -= 1
+        return_heap[trial, 0] = return_heap[trial, size]
+        _sift_down(return_heap, trial, size, 0)
+    away[trial] = size
+    return return_heap.shape[1] - size
+
+
+@numba.njit(cache=True)
+def _drain_servers(
+    trial: int, now: float, mode_drain: np.ndarray, n_modes: int,
+    degradation_end: np.ndarray, degradation_row: np.ndarray, degradation_count: np.ndarray,
+    degradations_by_row: np.ndarray, spare_return_hours: np.ndarray, spares_away: np.ndarray,
+    spares_used: np.ndarray, drains: np.ndarray,
+) -> None:  # fmt: skip
+    """Swap each server running degraded (a mode that drains) for a free spare while the
+    job is stopped at wall time ``now``: its degradation ends, and the spare pool has the
+    server back when its repair ends. Servers left when no spare is free run on."""
+    k = degradation_count[trial] - 1
+    while k >= 0:
+        row = degradation_row[trial, k]
+        if row < n_modes and mode_drain[row] != 0 and degradation_end[trial, k] > now:
+            if _free_spares(trial, spare_return_hours, spares_away, now) < 1:
+                return
+            _replacement_wait(trial, spare_return_hours, spares_away, now,
+                              degradation_end[trial, k] - now, 1)  # fmt: skip
+            spares_used[trial] += 1
+            drains[trial] += 1
+            last = degradation_count[trial] - 1
+            degradations_by_row[trial, row] -= 1
+            degradation_end[trial, k] = degradation_end[trial, last]
+            degradation_row[trial, k] = degradation_row[trial, last]
+            degradation_count[trial] = last
+        k -= 1
+
+
 @numba.njit(cache=True, inline="always")
 def _spare_wait(
     trial: int, needed: int, whole_domain: bool, spare_return_hours: np.ndarray,
@@ -706,10 +750,16 @@ def _idle_failures(
     degradation_row: np.ndarray, degradation_count: np.ndarray,
     degradations_by_row: np.ndarray, overflow: np.ndarray, spare_return_hours: np.ndarray,
     spares_away: np.ndarray, spare_domain_return_hours: np.ndarray,
-    spare_domains_away: np.ndarray, spares_used: np.ndarray,
+    spare_domains_away: np.ndarray, spares_used: np.ndarray, events_walked: np.ndarray,
+    max_events: int, cancel: np.ndarray,
 ) -> float:  # fmt: skip
     """Failures of the on-the-fly modes while the job is down (``job.idle_failures``), from
     ``down_wall`` for ``down_hours``; returns the extra hours the job then waits.
+
+    Each failure counts as a step of the trial (``events_walked``): once the trial has
+    walked more than ``max_events`` steps, or ``cancel`` is set, it returns at once (the
+    walk then stops the trial), so a wait that never ends (each wait longer than the
+    hardware's time between failures) cannot hang the walk.
 
     The job's hardware fails at its usual rate while idle. A unit that fails is found at
     the restart and needs its own replacement (a spare, or its repair, which starts then);
@@ -724,6 +774,9 @@ def _idle_failures(
         restart_wall = down_wall + down_hours + extra
         need = 0.0
         while t < down_hours + extra:
+            events_walked[trial] += 1
+            if events_walked[trial] > max_events or cancel[0]:
+                return extra
             pick = uniform(rng_state, trial) * columns
             column = min(int(pick), columns - 1)
             mode = modes.exponential_modes[column]
@@ -758,6 +811,23 @@ def _idle_failures(
         if need <= 0.0:
             return extra
         extra += need
+
+
+@numba.njit(cache=True)
+def _windows_before(next_hours: float, end_hours: float, every_hours: float) -> int:
+    """Windows of a schedule (the next at ``next_hours``, then every ``every_hours``) that
+    start before ``end_hours``: O(1), however many.
+
+    Examples
+    --------
+    >>> _windows_before(24.0, 24.0, 24.0), _windows_before(24.0, 24.5, 24.0)
+    (0, 1)
+    >>> _windows_before(24.0, 96.0, 24.0), _windows_before(24.0, 96.1, 24.0)
+    (3, 4)
+    """
+    if not next_hours < end_hours:
+        return 0
+    return math.ceil((end_hours - next_hours) / every_hours)
 
 
 @numba.njit(cache=True)
@@ -847,6 +917,7 @@ def walk_trial_slots(
     fast_restart = job.fast_restart_hours
     maintenance_hours = job.maintenance_hours
     idle_failures = job.idle_failures
+    recovery_fails = job.failures_during_recovery
     mode_uses_spares = modes.uses_spares
     mode_loses_fast = modes.loses_fast_checkpoint
     mode_self_healing = modes.self_healing
@@ -860,12 +931,18 @@ def walk_trial_slots(
     spare_domain_return_hours = state.spare_domain_return_hours
     spare_domains_away = state.spare_domains_away
     spares_used = state.spares_used
+    pool_return_hours = state.spare_pool_return_hours
+    pool_away = state.spare_pool_away
+    pool_swap = job.spare_pool_swap_hours
     mode_stall_hours = modes.stall_hours
     mode_soft_hours = modes.soft_hours
     mode_survivable = modes.survivable_count
     mode_rework = modes.rework_hours
     mode_evict_at_checkpoint = modes.evict_at_checkpoint
     mode_detect_probability = modes.detect_probability
+    mode_drain = modes.drain
+    job_drains = job.drains
+    drains = state.drains
     n_modes = mode_impact.shape[0]
     slowdown_table = modes.slowdown_table
     repair_kind = modes.repair_kind
@@ -880,6 +957,9 @@ def walk_trial_slots(
     event_exposure_hours = window.event_exposure_hours
     event_mode = window.event_mode
     event_repair_hours = window.event_repair_hours
+    event_removes = window.event_removes
+    removes_units = event_removes.size > 0
+    depleted = state.depleted
     horizon = window.horizon_hours
     rng_state = streams.rng_state
     next_exponential_hours = streams.next_exponential_hours
@@ -974,7 +1054,7 @@ def walk_trial_slots(
             if pending_stop[trial] != NO_STOP and phase[trial] == RUNNING:
                 stop_segments = _segments_to_stop(
                     job, start_index, run_progress[trial], left,
-                    pending_stop[trial] & STOP_MAINTENANCE != 0,
+                    pending_stop[trial] & (STOP_MAINTENANCE | STOP_DRAIN) != 0,
                 )  # fmt: skip
                 if stop_segments > 0:
                     x_stop = max(phase_start[trial], x_now) + _hours_to_progress(
@@ -1095,15 +1175,23 @@ def walk_trial_slots(
 
             stop = NO_STOP_KIND
             stop_mode = -1
+            removed = False
             if x_special <= x_next:
                 # A planned or delayed event: a stop at the checkpoint just reached, a
                 # maintenance window, a fail-slow unit detected, a corruption found.
                 if x_stop <= x_next:
                     stop = STOP_AT_CHECKPOINT
+                    if pending_stop[trial] == STOP_DRAIN and _free_spares(
+                        trial, spare_return_hours, spares_away, x_next + idle[trial]
+                    ) < 1:  # no spare to drain to: no stop
+                        pending_stop[trial] = NO_STOP
+                        continue
                 elif x_maint <= x_next:
                     # the next window on the wall-clock schedule, after this one
-                    while next_maintenance[trial] <= x_next + idle[trial]:
-                        next_maintenance[trial] += maintenance_every
+                    now = x_next + idle[trial]
+                    if next_maintenance[trial] <= now:  # O(1), however many windows
+                        next_maintenance[trial] += maintenance_every * (math.floor(
+                            (now - next_maintenance[trial]) / maintenance_every) + 1.0)
                     if maintenance_first and phase[trial] == RUNNING:
                         pending_stop[trial] |= STOP_MAINTENANCE  # at the next durable one
                         continue
@@ -1153,9 +1241,15 @@ def walk_trial_slots(
                 else:
                     mode = event_mode[pointer]
                     repair = event_repair_hours[pointer]
+                    removed = removes_units and event_removes[pointer]
                     pointer += 1
                 failures_by_mode[trial, mode] += 1
                 impact = mode_impact[mode]
+                if removed:  # the unit leaves the fleet: never back
+                    if impact == FATAL or impact == DEGRADED or impact == ELASTIC:
+                        repair = np.inf
+                    else:
+                        removed = False
                 if (impact == DEGRADED or impact == ELASTIC) and (
                     degradations_by_row[trial, mode] >= mode_survivable[mode]
                 ):
@@ -1198,6 +1292,14 @@ def walk_trial_slots(
                     continue
                 if impact == FATAL:
                     stop = FAILURE
+                elif impact == DEGRADED and mode_drain[mode] != 0 and _free_spares(
+                    trial, spare_return_hours, spares_away, e_fail + idle[trial]
+                ) > 0:
+                    # a server running degraded, and a spare to swap it for
+                    if mode_drain[mode] == DRAIN_NOW:
+                        stop = DRAIN_AT_ONCE
+                    else:
+                        pending_stop[trial] |= STOP_DRAIN
 
             if stop != NO_STOP_KIND:
                 if stop == FAILURE or stop == EVICT_NOW or stop == CORRUPTION_FOUND:
@@ -1305,6 +1407,9 @@ def walk_trial_slots(
                     durable[trial] = min(durable[trial], target)
                 if undetected[trial] >= committed[trial]:
                     undetected[trial] = -1  # the corrupted work is rolled back with the rest
+                if corruption_checkpoint[trial] >= committed[trial]:
+                    # lineage: a pending corruption lies in work rolled back: never found
+                    corruption_found[trial] = np.inf
                 # the restart reads the newest checkpoint that held: the fast tier's, or
                 # the durable store's
                 restart_length[trial] = restart
@@ -1323,15 +1428,25 @@ def walk_trial_slots(
                 elif stop == MAINTENANCE_NOW:
                     planned = maintenance_hours
                     maintenances[trial] += 1
-                else:  # at a checkpoint: the windows and evictions that waited for it
-                    if pending_stop[trial] & STOP_MAINTENANCE:
-                        planned = maintenance_hours
-                        maintenances[trial] += 1
+                elif stop == DRAIN_AT_ONCE:
+                    # the degraded server goes, a free spare comes in: back in the pool
+                    # when the server's repair ends
+                    _replacement_wait(trial, spare_return_hours, spares_away,
+                                      e_fail + idle[trial], repair, 1)  # fmt: skip
+                    spares_used[trial] += 1
+                    drains[trial] += 1
+                else:  # at a checkpoint: the evictions that waited for it
                     if pending_stop[trial] & STOP_EVICTION:
                         replaced = evict_mode[trial]
                         repair = evict_repair[trial]
                         interruptions_by_mode[trial, replaced] += 1
-                    pending_stop[trial] = NO_STOP
+                    pending_stop[trial] &= ~STOP_EVICTION
+                if pending_stop[trial] & STOP_MAINTENANCE:
+                    # the window that waited for a checkpoint is served now, whatever
+                    # stopped the job: it does not outlive a crash
+                    planned = maintenance_hours
+                    maintenances[trial] += 1
+                    pending_stop[trial] &= ~STOP_MAINTENANCE
                 if replaced >= 0:
                     if mode_impact[replaced] == SLOW:
                         _end_slow_degradations(trial, degradation_end, degradation_row,
@@ -1341,21 +1456,69 @@ def walk_trial_slots(
                     if mode_self_healing[replaced]:  # back by itself `repair` after it
                         wait = max(0.0, repair - detect)
                     elif mode_uses_spares[replaced]:
-                        wait = _spare_wait(
-                            trial, mode_spares_needed[replaced], mode_spare_domain[replaced],
-                            spare_return_hours, spares_away, spare_domain_return_hours,
-                            spare_domains_away, spares_used, noticed, repair,
-                        )  # fmt: skip
+                        needed = mode_spares_needed[replaced]
+                        if pool_return_hours.shape[1] >= needed and pool_swap < repair and (
+                            not mode_spare_domain[replaced]
+                        ) and _free_spares(
+                            trial, spare_return_hours, spares_away, noticed
+                        ) < needed and _free_spares(
+                            trial, pool_return_hours, pool_away, noticed
+                        ) >= needed:
+                            # no warm spare free: one of the second tier, after its swap
+                            _replacement_wait(trial, pool_return_hours, pool_away,
+                                              noticed, repair, needed)  # fmt: skip
+                            spares_used[trial] += needed
+                            wait = pool_swap
+                        else:
+                            wait = _spare_wait(
+                                trial, needed, mode_spare_domain[replaced],
+                                spare_return_hours, spares_away, spare_domain_return_hours,
+                                spare_domains_away, spares_used, noticed, repair,
+                            )  # fmt: skip
+                if job_drains:  # the job is stopped: swap its degraded servers
+                    _drain_servers(trial, e_fail + idle[trial], mode_drain, n_modes,
+                                   degradation_end, degradation_row, degradation_count,
+                                   degradations_by_row, spare_return_hours, spares_away,
+                                   spares_used, drains)  # fmt: skip
+                    pending_stop[trial] &= ~STOP_DRAIN
                 wait = max(0.0, wait - planned)  # a replacement during the window
-                if idle_failures and exponential_rate > 0.0:
+                if idle_failures and exponential_rate > 0.0 and wait < np.inf:
+                    events_walked[trial] = steps
                     wait += _idle_failures(
                         trial, e_fail + idle[trial], detect + planned + wait, modes, rng_state,
                         failures_by_mode, degradation_end, degradation_row, degradation_count,
                         degradations_by_row, overflow, spare_return_hours, spares_away,
                         spare_domain_return_hours, spare_domains_away, spares_used,
+                        events_walked, max_events, cancel,
                     )  # fmt: skip
-                over = e_fail + idle[trial] + detect + planned + wait - wall_horizon
+                    steps = events_walked[trial]
+                # without failures during recovery the restart is off the exposure clock
+                recover = 0.0 if recovery_fails else restart_length[trial]
+                down = e_fail + idle[trial]
+                stalled = removed and wait == np.inf
+                if stalled:  # no spare left for a unit gone for good: the job stalls
+                    depleted[trial] = True
+                    recover = 0.0
+                    wait = 0.0  # it ends here, or waits to its calendar window's end
+                    if wall_horizon < np.inf:
+                        wait = max(0.0, wall_horizon - (down + detect + planned))
+                if next_maintenance[trial] < down + detect + planned + wait + recover:
+                    # windows that fall while the job is down run alongside: they cost
+                    # only what the last of them reaches beyond the downtime
+                    overlapped = _windows_before(
+                        next_maintenance[trial], down + detect + planned + wait + recover,
+                        maintenance_every,
+                    )  # fmt: skip
+                    maintenances[trial] += overlapped
+                    last_window = next_maintenance[trial] + (overlapped - 1) * maintenance_every
+                    next_maintenance[trial] = last_window + maintenance_every
+                    planned += max(0.0, last_window + maintenance_hours
+                                   - (down + detect + planned + wait + recover))
+                over = down + detect + planned + wait + recover - wall_horizon
                 if over > 0.0:  # the calendar window ends while the job is down
+                    cut = min(over, recover)
+                    recover -= cut
+                    over -= cut
                     cut = min(over, wait)
                     wait -= cut
                     cut_planned = min(over - cut, planned)
@@ -1365,24 +1528,31 @@ def walk_trial_slots(
                 buckets[trial, B_MAINTENANCE] += planned
                 buckets[trial, B_WAITING] += wait
                 if trial == traced:
-                    down = e_fail + idle[trial]
                     _emit(trace, down, down + detect, TRACE_DETECT, mode, 0.0, 0.0)
                     _emit(trace, down + detect, down + detect + planned, TRACE_MAINTENANCE,
                           mode, 0.0, 0.0)  # fmt: skip
                     _emit(trace, down + detect + planned, down + detect + planned + wait,
                           TRACE_WAIT, mode, 0.0, 0.0)  # fmt: skip
                 idle[trial] += detect + planned + wait
-                if planned > 0.0:  # the windows scheduled during this one are done with it
-                    while next_maintenance[trial] <= e_fail + idle[trial]:
-                        next_maintenance[trial] += maintenance_every
-                if over > 0.0:
-                    wall_hours[trial] = wall_horizon
+                if not recovery_fails:  # the restart, done while nothing fails
+                    buckets[trial, B_RESTART] += recover
+                    restart_init_booked[trial] += _init_part_cold(0.0, recover, restart_init)
+                    if trial == traced and recover > 0.0:
+                        _emit(trace, e_fail + idle[trial], e_fail + idle[trial] + recover,
+                              TRACE_RESTART, 0.0, 0.0, 0.0)  # fmt: skip
+                    idle[trial] += recover
+                if over > 0.0 or stalled:
+                    wall_hours[trial] = wall_horizon if over > 0.0 else e_fail + idle[trial]
                     phase[trial] = FINISHED
                     if trial == traced:
-                        _emit(trace, wall_horizon, wall_horizon, TRACE_FINISH, 0.0, 0.0, 0.0)
+                        _emit(trace, wall_hours[trial], wall_hours[trial], TRACE_FINISH,
+                              0.0, 0.0, 0.0)  # fmt: skip
                     break
                 phase[trial] = RESTARTING
                 phase_start[trial] = e_fail
+                if not recovery_fails:
+                    phase[trial] = RUNNING
+                    run_progress[trial] = 0.0
                 slowdown = _current_slowdown(trial, degradations_by_row, slowdown_table)
                 continue
 

@@ -11,12 +11,14 @@ from tests.conftest import CONFIGS
 
 
 def test_sigint_stops_a_long_simulation_mid_block(tmp_path) -> None:
-    """200,000 trials are 20 blocks of about 10 s each here; SIGINT once the run has
-    started stops it with one line and exit 130, and writes no output."""
+    """200,000 trials of a 300-day job (about 2,400 failures each) take minutes; SIGINT
+    once the run has started stops it with one line and exit 130, and writes no output.
+    (A run that has finished and is shutting down would die of the signal instead: the
+    interpreter restores SIGINT's default as it exits, so the run must still be going.)"""
     out = tmp_path / "results"
     process = subprocess.Popen(
         [sys.executable, "-m", "relplan", "simulate", str(CONFIGS / "seed-moe-10k.toml"),
-         "--trials", "200000", "--out", str(out)],
+         "--trials", "200000", "--set", "job.work=300d", "--out", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip

@@ -227,13 +227,14 @@ def test_idle_failures_are_off_by_default() -> None:
 def test_maintenance_windows_checkpoint_first_by_hand() -> None:
     # Every 5 h for 2 h. At 5 the job runs on to checkpoint 2 (7.0), stops, 2 h of
     # maintenance [7, 9), restart [9, 10); the window of 10 waits for checkpoint 3
-    # (13.5 wall): [13.5, 15.5), which also serves the window of 15; restart [15.5,
-    # 16.5); the last segment ends at 17.5, before the window of 20.
+    # (13.5 wall): [13.5, 15.5); the window of 15 falls in it and runs alongside, [15,
+    # 17): 1.5 h more; restart [17, 18); the last segment ends at 19, before the window
+    # of 20.
     outcomes = _traced(_model({}, maintenance_every_hours=5.0, maintenance_hours=2.0), [], [])
     b = _buckets(outcomes)
-    assert outcomes.wall_hours[0] == pytest.approx(17.5)
-    assert outcomes.maintenances[0] == 2
-    assert (b["maintenance"], b["restart"], b["rework"]) == pytest.approx((4.0, 2.0, 0.0))
+    assert outcomes.wall_hours[0] == pytest.approx(19.0)
+    assert outcomes.maintenances[0] == 3
+    assert (b["maintenance"], b["restart"], b["rework"]) == pytest.approx((5.5, 2.0, 0.0))
     assert outcomes.interruptions_by_mode.sum() == 0
 
 
