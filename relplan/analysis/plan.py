@@ -721,8 +721,8 @@ def rival_portfolios(plan: Plan, best: Portfolio, frontier: list[Portfolio]) -> 
     --------
     >>> from relplan.config.plan import load_plan
     >>> plan = load_plan("studies/redundancy-plan-seed-moe.toml")
-    >>> len(rival_portfolios(plan, plan.empty(), []))  # the base and its 7 single moves
-    8
+    >>> len(rival_portfolios(plan, plan.empty(), []))  # the base and its 8 single moves
+    9
     """
     moves = [best]
     for index, option in enumerate(plan.options):

@@ -68,19 +68,35 @@ def render_plan(result: dict[str, Any], answer: str, console: Console | None = N
     table.add_column("cost", justify="right", no_wrap=True)
     table.add_column("goodput", justify="right", no_wrap=True)
     table.add_column("objective [95% CI]", justify="right", no_wrap=True)
-    table.add_column("step s", justify="right", no_wrap=True)
-    table.add_column("failure-free h", justify="right", no_wrap=True)
+    frontier = result["frontier"]
+
+    def seconds(value: float | None) -> str:
+        return "-" if value is None else f"{value:.3f}"
+
+    def hours(value: float | None) -> str:
+        return "-" if value is None else f"{value:,.1f}"
+
+    # each portfolio's speed in columns when it differs between them, else in one line
+    speeds = {(seconds(p.get("step_time_s")), hours(p.get("work_hours"))) for p in frontier}
+    varies = len(speeds) > 1
+    if varies:
+        table.add_column("step s", justify="right", no_wrap=True)
+        table.add_column("failure-free h", justify="right", no_wrap=True)
     best = result["best"]
-    for point in result["frontier"]:
+    for point in frontier:
         mark = " *" if point["options"] == best["options"] else ""
-        table.add_row(" + ".join(point["options"]) + mark if point["options"] else "base" + mark,
-                      money(point["hardware_cost"]), f"{point['goodput']:.4f}",
-                      f"{shown(point['objective'])} [{shown(point['ci95'][0])}, "
-                      f"{shown(point['ci95'][1])}]",
-                      "-" if point.get("step_time_s") is None else f"{point['step_time_s']:.3f}",
-                      "-" if point.get("work_hours") is None
-                      else f"{point['work_hours']:,.1f}")  # fmt: skip
+        cells = [" + ".join(point["options"]) + mark if point["options"] else "base" + mark,
+                 money(point["hardware_cost"]), f"{point['goodput']:.4f}",
+                 f"{shown(point['objective'])} [{shown(point['ci95'][0])}, "
+                 f"{shown(point['ci95'][1])}]"]  # fmt: skip
+        if varies:
+            cells += [seconds(point.get("step_time_s")), hours(point.get("work_hours"))]
+        table.add_row(*cells)
     out.print(table)
+    if speeds and not varies:
+        ((step, work),) = speeds
+        out.print(f"every portfolio of the frontier: healthy step {step} s, {work} "
+                  "failure-free hours", highlight=False, markup=False)  # fmt: skip
     if result["attribution"]:
         worth = render.compact_table("What each option of the best (*) is worth", min_width=60)
         worth.add_column("option", overflow="fold")

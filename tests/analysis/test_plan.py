@@ -287,7 +287,8 @@ def test_the_shipped_plan_loads() -> None:
                                                "spines +25%", "spares"]  # fmt: skip
     # a base an operator would run: 5% hot spares, so spares are not the whole answer
     assert plan.base.job.spares == 64
-    assert math.prod(len(o.level_overrides()) + 1 for o in plan.options) == 72
+    assert math.prod(len(o.level_overrides()) + 1 for o in plan.options) == 108
+    assert 'job.drain="at-checkpoint"' in plan.options[0].level_overrides()[1]
     assert planner.PLAN_OBJECTIVES[plan.spec.objective] == "max"
 
 
@@ -472,3 +473,27 @@ def test_the_uncertain_draws_test_the_best_against_its_one_option_rivals(tmp_pat
     plan = load_plan(_plan_file(tmp_path))
     rivals = planner.rival_portfolios(plan, (0, 0, -1), [(-1, -1, -1), (0, -1, -1)])
     assert rivals == [(-1, -1, -1), (0, -1, -1), (0, 0, -1), (-1, 0, -1), (0, 0, 0)]
+
+
+def test_the_terminal_table_shows_each_portfolios_speed_only_when_it_differs() -> None:
+    """80 columns: the step and failure-free hours are columns when the portfolios of the
+    frontier differ in them, else one line under the table."""
+    from rich.console import Console
+
+    from relplan.cli.plan import render_plan
+
+    def result(steps: list[float]) -> dict:
+        frontier = [{"options": [f"option {i}"], "hardware_cost": 1e3 * i, "objective": 1e4,
+                     "ci95": [9e3, 1.1e4], "goodput": 0.9, "step_time_s": step,
+                     "work_hours": 720.0} for i, step in enumerate(steps)]  # fmt: skip
+        return {"plan": "p", "objective": "net_value", "assumptions": {"currency": "$"},
+                "frontier": frontier, "best": {**frontier[-1], "marginal": {}},
+                "attribution": {}}
+
+    for steps, columns in (([5.0, 5.0], False), ([5.0, 6.0], True)):
+        console = Console(width=80, record=True)
+        render_plan(result(steps), "an answer", console)
+        text = console.export_text()
+        assert ("step s" in text) == columns
+        assert ("every portfolio of the frontier: healthy step 5.000 s" in text) != columns
+        assert max(len(line) for line in text.splitlines()) <= 80
