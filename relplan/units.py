@@ -334,16 +334,19 @@ def format_bytes(size_bytes: float) -> str:
     return f"{size_bytes:.3g} B"
 
 
-def format_money(amount: float) -> str:
+def format_money(amount: float, currency: str = "") -> str:
     """Format a currency amount in a few characters: three significant digits and k, M
-    or G.
+    or G, after the currency's symbol when one is given.
 
     Examples
     --------
     >>> format_money(1.25e6), format_money(-3.5e4), format_money(900)
     ('1.25M', '-35k', '900')
+    >>> format_money(-2.05e6, "$")
+    '-$2.05M'
     """
+    sign, size_text = ("-" if amount < 0 else ""), abs(amount)
     for unit, size in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
-        if abs(amount) >= size:
-            return f"{amount / size:.3g}{unit}"
-    return f"{amount:.3g}"
+        if size_text >= size:
+            return f"{sign}{currency}{size_text / size:.3g}{unit}"
+    return f"{sign}{currency}{size_text:.3g}"

@@ -184,7 +184,9 @@ def compare_scenarios(
         failures and speed both count, and so do more or fewer GPUs) and, with a budget,
         ``hardware_price``,
         ``hardware_charge``, ``lost_value``, ``total_cost``, ``net_value``,
-        ``break_even_gpu_hour_value`` (see :func:`relplan.cluster.budget.net_value`).
+        ``extra_hardware_charge``, ``break_even_gpu_hour_value`` (see
+        :func:`relplan.cluster.budget.net_value`: the one definition, shared with
+        ``plan``).
 
     Raises
     ------
@@ -199,7 +201,8 @@ def compare_scenarios(
     seed = seed if seed is not None else settings.seed
     workers = default_workers(workers if workers is not None else configured_workers(configs[0]))
     budget = configs[0].budget
-    kind = "compare" if budget is None else f"compare:{config_digest(budget)}"
+    # "cost2": a stored cost holds the wall hours it is charged for (older ones do not)
+    kind = "compare" if budget is None else f"compare:cost2:{config_digest(budget)}"
     names = [scenario_name(spec, config) for spec, config in zip(scenarios, configs,
                                                                   strict=True)]  # fmt: skip
     keys = [point_key(config_digest(config), seed, trials, kind) for config in configs]
@@ -229,5 +232,5 @@ def compare_scenarios(
     for index, row in enumerate(rows):
         row["gpu_hours_saved_vs_first"] = gpu_hours_saved(rows[0], row)
         if budget is not None:
-            row.update(net_value(costs[0], costs[index], budget.gpu_hour_value))
+            row.update(net_value(costs[0], costs[index], budget))
     return {"trials": trials, "seed": seed, "scenarios": rows}

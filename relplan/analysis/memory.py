@@ -68,9 +68,11 @@ DataFrame, the Arrow table and its encoding."""
 PARQUET_ROWS = 100_000
 """Trials per piece (row group) of ``trials.parquet``, which is written a piece at a time."""
 
-OPTIMIZE_RUNS = 32
+OPTIMIZE_RUNS = 52
 """Intervals ``optimize`` simulates at most: a coarse grid of 15, 12 around its best
-point, and the closed forms and optima."""
+point, the closed forms and optima (5), and up to 4 extensions of 5 past an edge of the
+grid (``tests/analysis/test_optimize.py`` checks this against
+:mod:`relplan.analysis.optimize`)."""
 
 TIER_RUNS = 81
 """Pairs of (fast interval, durable cadence) ``optimize`` simulates with a fast tier."""

@@ -11,6 +11,7 @@ fast tier's interval and the durable cadence.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -20,7 +21,7 @@ import pandas as pd
 from relplan.analysis.provenance import config_digest, provenance_record
 from relplan.analysis.results import work_done_hours
 from relplan.config.schema import RelplanConfig
-from relplan.errors import ConfigError
+from relplan.errors import ConfigError, RelplanWarning
 from relplan.sim.closed_forms import daly_interval, exact_interval, young_interval
 from relplan.sim.engine import simulate
 from relplan.sim.model import SimulationModel, build_model
@@ -173,6 +174,95 @@ def _optimum_and_ci(
     return estimate, (float(low), float(high))
 
 
+MIN_INTERVAL_HOURS = 1e-6
+"""The shortest interval :func:`optimize_interval` tries (3.6 ms): a guard against a
+zero interval, far below any optimum (the grid is set by the closed forms, not by it)."""
+
+MAX_COST_RATIO = 4.0
+"""How far up :func:`optimize_interval` searches: to the interval whose closed-form wall
+time per unit of work is this many times the optimum's (goodput a quarter of the
+best's). Beyond, no optimum can lie, and trials walk so many failures (a segment of
+several MTTIs restarts e^k times) that they would cost more than the rest of the grid."""
+
+
+def interval_cost_limit(write: float, mtti: float, optimum: float, ceiling: float) -> float:
+    """The longest interval whose expected wall time per unit of work is at most
+    :data:`MAX_COST_RATIO` times the optimum's (Daly's segment cost, ``M (e^{(tau +
+    delta)/M} - 1) / tau``; the restart and downtime factors cancel in the ratio).
+
+    Examples
+    --------
+    >>> limit = interval_cost_limit(5 / 60, 0.25, 0.152, 500.0)  # Daly's M = 15 min case
+    >>> 0.5 < limit < 1.0
+    True
+    >>> interval_cost_limit(0.0, 10.0, 5.0, 1.0)  # the work comes first
+    1.0
+    """
+    from scipy.optimize import brentq
+
+    def cost(interval: float) -> float:
+        with np.errstate(over="ignore"):
+            return float(mtti * np.expm1((interval + write) / mtti) / interval)
+
+    target = MAX_COST_RATIO * cost(optimum)
+    if cost(ceiling) <= target:
+        return ceiling
+    log_limit = brentq(lambda x: cost(math.exp(x)) - target, math.log(optimum),
+                       math.log(ceiling), xtol=1e-6)  # fmt: skip
+    return float(math.exp(log_limit))
+
+
+EDGE_EXTENSIONS = 4
+"""How many times :func:`optimize_interval` extends its grid by ``span`` past an edge
+that holds the best point, before it warns."""
+
+EXTENSION_POINTS = 5
+"""Intervals each extension of the grid adds."""
+
+
+def _extend_to_an_inner_best(results: dict[float, np.ndarray], run: Callable[..., np.ndarray],
+                             span: float, ceiling: float) -> float:  # fmt: skip
+    """Extend the grid past whichever edge holds the best mean goodput (by ``span``, up to
+    :data:`EDGE_EXTENSIONS` times; never past the work, ``ceiling``) and return the best
+    interval; warns when the best is still on an edge other than the work."""
+    for _ in range(EDGE_EXTENSIONS + 1):
+        grid = np.array(sorted(results))
+        means = np.array([results[x].mean() for x in grid])
+        index = int(np.argmax(means))
+        best = float(grid[index])
+        if 0 < index < grid.size - 1 or grid.size < 3:
+            return best
+        if index == grid.size - 1 and grid[-1] >= ceiling * (1 - 1e-9):
+            return best  # the best is no checkpoint at all: the work is the edge
+        edge = grid[0] if index == 0 else grid[-1]
+        far = edge / span if index == 0 else min(edge * span, ceiling)
+        for interval in np.geomspace(far, edge, EXTENSION_POINTS + 1)[:-1]:
+            run(float(interval), counted=False)
+    warnings.warn(RelplanWarning(
+        "job.checkpoint.interval", f"the best interval optimize found, {best:.4g} h, is still "
+        f"on the edge of its grid after {EDGE_EXTENSIONS} extensions: the optimum may lie "
+        "beyond it"), stacklevel=3)  # fmt: skip
+    return best
+
+
+def grid_resolution_ci(grid: np.ndarray, estimate: float,
+                       ci: tuple[float, float]) -> tuple[float, float]:  # fmt: skip
+    """A confidence interval no narrower than the grid's resolution at the estimate (half
+    the step to each neighbour): the optimum is not known more finely than the grid.
+
+    Examples
+    --------
+    >>> grid_resolution_ci(np.array([1.0, 2.0, 4.0]), 2.0, (2.0, 2.0))
+    (1.5, 3.0)
+    """
+    position = int(np.searchsorted(grid, estimate))
+    below = grid[max(position - 1, 0)]
+    above = grid[min(position + (grid[min(position, grid.size - 1)] <= estimate), grid.size - 1)]
+    low = min(ci[0], estimate - (estimate - below) / 2.0) if below < estimate else ci[0]
+    high = max(ci[1], estimate + (above - estimate) / 2.0) if above > estimate else ci[1]
+    return float(low), float(high)
+
+
 def _mean_with_ci(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Column means of a (trials, points) array and their normal 95% CI bounds."""
     mean = values.mean(axis=0)
@@ -195,11 +285,14 @@ def optimize_interval(
 
     Every interval is simulated with the same seed, so every interval sees the same
     failure stream on the exposure clock: differences between neighbouring intervals
-    are not blurred by independent noise. A log grid from ``exact / span`` to
-    ``exact * span`` is refined around its best point; the optimum is the vertex of a
+    are not blurred by independent noise. A log grid from the smallest of Young's,
+    Daly's and the exact interval over ``span`` to the largest times ``span`` (never past
+    the work) brackets all three from both sides; when its best point sits on an edge,
+    the grid extends past that edge (:data:`EDGE_EXTENSIONS` times at most, then a
+    warning). It is refined around its best point; the optimum is the vertex of a
     least-squares parabola (in log interval) over a window of +-0.3 in log interval
     around the best point, and its 95% interval comes from resampling trials (the same
-    resample for every interval).
+    resample for every interval), never narrower than the grid's resolution there.
 
     Parameters
     ----------
@@ -212,7 +305,8 @@ def optimize_interval(
     points : int
         Points of the coarse log grid.
     span : float
-        The grid covers ``[exact / span, exact * span]``, clipped to the work.
+        The grid covers ``[min(closed forms) / span, max(closed forms) * span]``, clipped
+        to the work and to :func:`interval_cost_limit` above.
     refine_points : int
         Points added around the coarse optimum, over the parabola's fitting window.
     bootstrap : int
@@ -238,14 +332,20 @@ def optimize_interval(
     daly = daly_interval(write, mtti) if write > 0 else job.work_hours
     exact = exact_interval(write, mtti) if write > 0 else job.work_hours
     ceiling = job.work_hours
-    floor = max(exact / span, 1e-4 * ceiling)
+    closed_forms = (young, daly, exact)
+    # the grid brackets every closed form from both sides: no floor tied to the work;
+    # above, no further than MAX_INTERVAL_MTTI interruptions' worth (or the work)
+    upper = max(interval_cost_limit(write, mtti, exact, ceiling), max(closed_forms) * 1.05)
+    upper = min(upper, ceiling)
+    floor = min(min(closed_forms) / span, upper)
+    top = min(max(closed_forms) * span, upper)
 
     # per-trial goodput at each interval; the wall times are ``work / goodput`` (over a
     # calendar window: the time a window's worth of work takes at that goodput)
     results: dict[float, np.ndarray] = {}
 
     def run(interval: float, counted: bool = True) -> np.ndarray:
-        interval = float(min(max(interval, floor), ceiling))
+        interval = float(min(max(interval, MIN_INTERVAL_HOURS), ceiling))
         for known in results:  # one simulation per distinct interval
             if abs(known - interval) <= 1e-9 * interval:
                 if counted and progress is not None:
@@ -256,12 +356,9 @@ def optimize_interval(
         results[interval] = work_done_hours(job, outcome) / outcome.wall_hours
         return results[interval]
 
-    coarse = np.geomspace(floor, min(exact * span, ceiling), points)
-    for interval in coarse:
+    for interval in np.geomspace(floor, top, points):
         run(interval)
-    grid = np.array(sorted(results))
-    goodput = np.column_stack([results[x] for x in grid])
-    best = grid[int(np.argmax(goodput.mean(axis=0)))]
+    best = _extend_to_an_inner_best(results, run, span, upper)
     spread = math.exp(FIT_HALF_WIDTH + 0.05)
     for interval in np.geomspace(best / spread, best * spread, refine_points):
         run(interval)
@@ -278,6 +375,8 @@ def optimize_interval(
     p95_best, p95_ci = _optimum_and_ci(
         grid, walls, lambda rows: np.percentile(rows, 95, axis=0), False, bootstrap, rng
     )
+    mc_ci, p95_ci = grid_resolution_ci(grid, mc_best, mc_ci), grid_resolution_ci(
+        grid, p95_best, p95_ci)
     mean, low, high = _mean_with_ci(goodput)
     curve = pd.DataFrame(
         {

@@ -10,18 +10,31 @@ of the hardware its job holds beyond the base's (inventory difference at the bas
 The objective is one of :data:`relplan.config.plan.PLAN_OBJECTIVES`:
 
 - ``net_value`` (more is better): the value of the GPU-hours saved against the base
-  minus the extra hardware charge (the cost spread over ``amortization``, charged for
-  the job's wall time), per trial then averaged;
+  minus the extra hardware charge, per trial then averaged; the one definition,
+  :func:`relplan.cluster.budget.net_value_of`, shared with ``compare``;
+- ``goodput`` (more is better): mean goodput;
+- ``wall_hours`` (less is better): mean wall time;
 - ``gpu_hours_lost`` (less is better): mean GPU-hours lost;
 - ``p95_wall_hours`` (less is better): the 95th percentile of the wall time, with a
-  distribution-free confidence interval from order statistics.
+  distribution-free confidence interval from order statistics;
+- ``cost_per_useful_gpu_hour`` (less is better): the hardware charge of the run (the
+  portfolio's whole price spread over ``amortization``, charged for its wall time) per
+  GPU-hour of useful work;
+- ``goodput_per_dollar`` (more is better): goodput gained against the base per unit of
+  extra hardware cost (the base scores 0; an option that costs nothing is refused).
+
+Every portfolio carries the figures behind its objective whatever the objective
+(:data:`PORTFOLIO_FIGURES`): goodput with its CI, mean wall hours, GPU-hours lost,
+healthy step time, and, with a ``[budget]``, the hardware charge, the value lost and
+the net value.
 
 The search is exhaustive up to ``plan.exhaustive_limit`` portfolios; beyond, a local
 search (greedy steps from the base, then single-option moves until none improves, from
 several starting points) whose quality ``tests/analysis/test_plan.py`` measures against
 the exhaustive answer on smaller cases. Each option's worth inside the best portfolio is
 its Shapley value: its marginal gain averaged over every order of buying the portfolio's
-options; the values add up to the portfolio's gain over the base.
+options; the values add up to the portfolio's gain over the base. Beside it, its
+marginal value: what removing it from the best portfolio (keeping the others) costs.
 """
 
 from __future__ import annotations
@@ -29,7 +42,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -45,10 +58,32 @@ from relplan.analysis.provenance import config_digest, provenance_record
 from relplan.analysis.results import Z_95
 from relplan.analysis.scenarios import run_scenario
 from relplan.analysis.store import PointStore, point_key
-from relplan.cluster.budget import hardware_price
+from relplan.cluster.budget import hardware_price, net_value_of, priced_cost
+from relplan.cluster.topology import build_inventory
 from relplan.config.loading import parse_config
 from relplan.config.plan import PLAN_OBJECTIVES, Plan, Portfolio
 from relplan.config.schema import BudgetConfig
+from relplan.errors import ConfigError
+from relplan.units import format_money
+
+MIN_TRIALS = 2
+"""Trials per portfolio a plan needs: its confidence intervals come from the spread
+between trials."""
+
+PORTFOLIO_FIGURES: tuple[str, ...] = (
+    "goodput", "goodput_ci95", "wall_hours", "gpu_hours_lost", "step_time_s", "work_hours",
+    "hardware_charge", "extra_hardware_charge", "lost_value", "net_value",
+)  # fmt: skip
+"""What every evaluated portfolio carries beside its objective: mean goodput and its 95%
+CI, mean wall hours, mean GPU-hours lost, the healthy step time in seconds (the
+simulation model's step; None without one), the failure-free hours (with work in steps
+or tokens, steps times the design's own step), and with a ``[budget]`` the
+hardware charge (the whole price, option prices included, spread over ``amortization``
+and charged for the mean wall time), the extra charge against the base, the value of
+the GPU-hours lost and the net value against the base (None without a budget)."""
+
+STORE_KIND = "plan2"
+"""The store's kind for a portfolio run (``plan2``: the run holds goodput and step time)."""
 
 
 @dataclass(frozen=True)
@@ -69,10 +104,8 @@ class Evaluation:
         Its 95% confidence interval.
     gain : float
         How much better than the base (positive: better), in the objective's unit.
-    step_time_s : float or None
-        The portfolio's healthy step time, seconds (None without a step time).
-    work_hours : float or None
-        Its failure-free hours (with work in steps or tokens: steps x its step time).
+    figures : dict
+        The figures behind it (:data:`PORTFOLIO_FIGURES`).
     """
 
     portfolio: Portfolio
@@ -81,15 +114,14 @@ class Evaluation:
     objective: float
     ci95: tuple[float, float]
     gain: float
-    step_time_s: float | None = None
-    work_hours: float | None = None
+    figures: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON form: ``options``, ``hardware_cost``, ``objective``, ``ci95``, ``gain``,
-        ``step_time_s``, ``work_hours``."""
+        """The JSON form: ``options``, ``hardware_cost``, ``objective``, ``ci95``,
+        ``gain`` and the :data:`PORTFOLIO_FIGURES`."""
         return {"options": list(self.options), "hardware_cost": self.hardware_cost,
                 "objective": self.objective, "ci95": list(self.ci95), "gain": self.gain,
-                "step_time_s": self.step_time_s, "work_hours": self.work_hours}
+                **self.figures}
 
 
 def better(sense: str, a: float, b: float) -> bool:
@@ -248,9 +280,7 @@ class PlanRun:
     progress: Progress | None = None
     store: PointStore | None = None
     cache: dict[tuple[Portfolio, tuple[str, ...]], Evaluation] = field(default_factory=dict)
-    _base: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray, float]] = field(
-        default_factory=dict
-    )
+    _base: dict[tuple[str, ...], dict[str, Any]] = field(default_factory=dict)
     _arrays: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
@@ -261,7 +291,7 @@ class PlanRun:
     def key(self, portfolio: Portfolio, extra: tuple[str, ...] = ()) -> str:
         """The store key of a portfolio's run (its resolved config, seed and trials)."""
         config = self.plan.config(portfolio, extra)
-        return point_key(config_digest(config), self.seed, self.trials, "plan")
+        return point_key(config_digest(config), self.seed, self.trials, STORE_KIND)
 
     def finished(self, portfolio: Portfolio, arrays: dict[str, Any],
                  extra: tuple[str, ...] = ()) -> None:  # fmt: skip
@@ -269,7 +299,7 @@ class PlanRun:
         key = self.key(portfolio, extra)
         self._arrays[key] = arrays
         if self.store is not None:
-            self.store.put(key, arrays, "plan", "; ".join(self.plan.names(portfolio)) or "base")
+            self.store.put(key, arrays, STORE_KIND, "; ".join(self.plan.names(portfolio)) or "base")
 
     def prefetch(self, pairs: Iterable[tuple[Portfolio, tuple[str, ...]]]) -> None:
         """Run at once, on :attr:`pool`, the ``(portfolio, extra)`` pairs (a portfolio
@@ -294,7 +324,6 @@ class PlanRun:
     def _run(self, pairs: list[tuple[Portfolio, tuple[str, ...]]]) -> None:
         """Run portfolios under uncertain draws on :attr:`pool`; keep and store each."""
         budget = self.plan.base.budget
-        assert budget is not None  # load_plan checks it
         blocks = block_progress(self.progress) if self.pool.local else None
         tasks = [(self.plan.base_document, self.plan.overrides(portfolio, extra), budget,
                   self.trials, self.seed, blocks) for portfolio, extra in pairs]  # fmt: skip
@@ -304,9 +333,9 @@ class PlanRun:
             if self.progress is not None:
                 self.progress(0 if self.pool.local else self.trials, 1)
 
-    def _per_trial(self, portfolio: Portfolio, extra: tuple[str, ...]):
-        """Per-trial wall hours and GPU-hours lost, and the hardware price, of a portfolio
-        (from what is held or stored when it is there; stored the moment it is computed)."""
+    def _per_trial(self, portfolio: Portfolio, extra: tuple[str, ...]) -> dict[str, Any]:
+        """A portfolio's run (see :func:`portfolio_run`), from what is held or stored when
+        it is there; stored the moment it is computed."""
         key = self.key(portfolio, extra)
         arrays = self._arrays.get(key)
         if arrays is None and self.store is not None:
@@ -314,17 +343,7 @@ class PlanRun:
         if arrays is None:
             self._run([(portfolio, extra)])
             arrays = self._arrays[key]
-        return np.array(arrays["wall"]), np.array(arrays["lost"]), float(arrays["price"])
-
-    def _speed(self, portfolio: Portfolio, extra: tuple[str, ...]) -> dict[str, Any]:
-        """The portfolio's healthy step time and failure-free hours, from what is held or
-        stored (None when not known)."""
-        key = self.key(portfolio, extra)
-        arrays = self._arrays.get(key)
-        if arrays is None and self.store is not None:
-            arrays = self.store.get(key)
-        arrays = arrays or {}
-        return {"step_time_s": arrays.get("step_time_s"), "work_hours": arrays.get("work_hours")}
+        return arrays
 
     def evaluate(self, portfolio: Portfolio, extra: tuple[str, ...] = ()) -> Evaluation:
         """The portfolio's evaluation (under the uncertain draw ``extra``), cached."""
@@ -333,62 +352,113 @@ class PlanRun:
             return self.cache[key]
         if extra not in self._base:
             self._base[extra] = self._per_trial(self.plan.empty(), extra)
-        base_wall, base_lost, base_price = self._base[extra]
-        if portfolio == self.plan.empty():
-            wall, lost, price = base_wall, base_lost, base_price
-        else:
-            wall, lost, price = self._per_trial(portfolio, extra)
-        cost = price - base_price + self.plan.extra_price(portfolio)
-        evaluation = replace(
-            _evaluate(self.plan, portfolio, cost, wall, lost, base_wall, base_lost),
-            **self._speed(portfolio, extra),
-        )
+        base = self._base[extra]
+        run = base if portfolio == self.plan.empty() else self._per_trial(portfolio, extra)
+        evaluation = _evaluate(self.plan, portfolio, run, base)
         self.cache[key] = evaluation
         return evaluation
 
 
-def portfolio_run(document: dict[str, Any], overrides: list[str], budget: BudgetConfig,
+def portfolio_run(document: dict[str, Any], overrides: list[str], budget: BudgetConfig | None,
                   trials: int, seed: int,
                   progress: Callable[[int], None] | None = None) -> dict[str, Any]:  # fmt: skip
-    """Simulate one portfolio: per-trial wall hours and GPU-hours lost, and the price of
-    the hardware its job holds (runs here, in a worker process or on Dask).
+    """Simulate one portfolio: its per-trial figures, the price of the hardware its job
+    holds and its healthy step time (runs here, in a worker process or on Dask).
 
     Returns
     -------
     dict
-        ``wall`` and ``lost`` (lists, one entry per trial), ``price`` (currency),
-        ``step_time_s`` (the healthy step, seconds, or None) and ``work_hours`` (the
-        failure-free hours).
+        ``wall``, ``lost`` (GPU-hours) and ``goodput`` (lists, one entry per trial, as
+        :meth:`relplan.analysis.results.SimulationResult.trials_frame` has them),
+        ``price`` (currency; 0 without a budget), ``step_time_s`` (the design's healthy
+        step, seconds; None without a step time) and ``work_hours`` (its failure-free
+        hours: with work in steps or tokens, steps times its own step).
     """
     config = parse_config(document, overrides)
     result = run_scenario(config, trials, seed, "plan", progress=progress)
-    job = result.model.job
-    wall = result.outcomes.wall_hours
-    lost = (wall - job.work_hours) * job.gpus
-    price = hardware_price(config, result.model.inventory, budget)
+    table = result.trials_frame()
+    price = hardware_price(config, result.model.inventory, budget) if budget is not None else 0.0
     step_hours = result.model.step_hours
-    return {"wall": wall.tolist(), "lost": lost.tolist(), "price": float(price),
+    return {"wall": table["wall_hours"].tolist(), "lost": table["gpu_hours_lost"].tolist(),
+            "goodput": table["goodput"].tolist(), "price": float(price),
             "step_time_s": step_hours * 3600.0 if step_hours is not None else None,
-            "work_hours": float(job.work_hours)}
+            "work_hours": float(result.model.job.work_hours)}  # fmt: skip
 
 
-def _evaluate(plan: Plan, portfolio: Portfolio, cost: float, wall: np.ndarray,
-              lost: np.ndarray, base_wall: np.ndarray,
-              base_lost: np.ndarray) -> Evaluation:  # fmt: skip
-    objective = plan.spec.objective
+def _objective_per_trial(objective: str, plan: Plan, run: dict[str, np.ndarray],
+                         base: dict[str, np.ndarray], cost: float, price: float,
+                         names: list[str]) -> np.ndarray:  # fmt: skip
+    """The objective of each trial (``p95_wall_hours``: the wall time, whose 95th
+    percentile is taken)."""
     budget = plan.base.budget
-    assert budget is not None
     if objective == "net_value":
-        per_trial = (base_lost - lost) * budget.gpu_hour_value - cost * wall / budget.amortization
-        value, ci = _mean_ci(per_trial)
-        gain = value
-    elif objective == "gpu_hours_lost":
-        value, ci = _mean_ci(lost)
-        gain = float(np.mean(base_lost - lost))
+        assert budget is not None  # load_plan checks it
+        return net_value_of(base["lost"] - run["lost"], cost, run["wall"], budget)
+    if objective == "goodput":
+        return run["goodput"]
+    if objective in ("wall_hours", "p95_wall_hours"):
+        return run["wall"]
+    if objective == "gpu_hours_lost":
+        return run["lost"]
+    if objective == "cost_per_useful_gpu_hour":
+        assert budget is not None
+        useful_gpu_hours = run["wall"] * run["goodput"] * plan.base.job.gpus
+        return price * run["wall"] / budget.amortization / useful_gpu_hours
+    if objective == "goodput_per_dollar":
+        if not names:
+            return np.zeros_like(run["goodput"])
+        if cost <= 0:
+            raise ConfigError("plan.objective", f"goodput_per_dollar: {' + '.join(names)} "
+                                                "costs no extra hardware; give the option a "
+                                                "price, or choose another objective")
+        return (run["goodput"] - base["goodput"]) / cost
+    raise AssertionError(objective)  # the schema allows only PLAN_OBJECTIVES
+
+
+def _evaluate(plan: Plan, portfolio: Portfolio, stored: dict[str, Any],
+              stored_base: dict[str, Any]) -> Evaluation:  # fmt: skip
+    """A portfolio's objective, its gain over the base and the figures behind them."""
+    columns = ("wall", "lost", "goodput")
+    run = {name: np.asarray(stored[name], dtype=float) for name in columns}
+    base = {name: np.asarray(stored_base[name], dtype=float) for name in columns}
+    objective = plan.spec.objective
+    sense = PLAN_OBJECTIVES[objective]
+    names = plan.names(portfolio)
+    price = float(stored["price"]) + plan.extra_price(portfolio)
+    base_price = float(stored_base["price"])
+    cost = price - base_price
+    per_trial = _objective_per_trial(objective, plan, run, base, cost, price, names)
+    base_trial = _objective_per_trial(objective, plan, base, base, 0.0, base_price, [])
+    if objective == "p95_wall_hours":
+        value, ci = _quantile_ci(per_trial, 0.95)
+        base_value = float(np.quantile(base_trial, 0.95))
     else:
-        value, ci = _quantile_ci(wall, 0.95)
-        gain = float(np.quantile(base_wall, 0.95)) - value
-    return Evaluation(portfolio, plan.names(portfolio), float(cost), value, ci, gain)
+        value, ci = _mean_ci(per_trial)
+        base_value = float(np.mean(base_trial))
+    gain = value - base_value if sense == "max" else base_value - value
+    if objective == "net_value":
+        gain = value  # the base's net value is 0 by definition
+    goodput, goodput_ci = _mean_ci(run["goodput"])
+    wall_hours = float(np.mean(run["wall"]))
+    gpu_hours_lost = float(np.mean(run["lost"]))
+    figures: dict[str, Any] = {
+        "goodput": goodput, "goodput_ci95": list(goodput_ci), "wall_hours": wall_hours,
+        "gpu_hours_lost": gpu_hours_lost, "step_time_s": stored.get("step_time_s"),
+        "work_hours": stored.get("work_hours"),
+        "hardware_charge": None, "extra_hardware_charge": None, "lost_value": None,
+        "net_value": None,
+    }  # fmt: skip
+    budget = plan.base.budget
+    if budget is not None:
+        money = priced_cost(price, budget, wall_hours, gpu_hours_lost)
+        figures.update({
+            "hardware_charge": money.hardware_charge,
+            "extra_hardware_charge": cost * wall_hours / budget.amortization,
+            "lost_value": money.lost_value,
+            "net_value": float(np.mean(net_value_of(base["lost"] - run["lost"], cost,
+                                                    run["wall"], budget))),
+        })  # fmt: skip
+    return Evaluation(portfolio, names, float(cost), value, ci, gain, figures)
 
 
 def _mean_ci(values: np.ndarray) -> tuple[float, tuple[float, float]]:
@@ -421,7 +491,8 @@ def run_plan(plan: Plan, trials: int | None = None, seed: int | None = None,
     plan : Plan
         From :func:`relplan.config.plan.load_plan`.
     trials, seed : int, optional
-        Monte Carlo settings (default: the plan's).
+        Monte Carlo settings (default: the plan's, else the base config's
+        ``[simulation]``; at least :data:`MIN_TRIALS` trials).
     workers : int, optional
         Portfolio runs at once on local processes (1: one after another in this
         process); by default the base config's ``simulation.workers`` when it sets it,
@@ -451,12 +522,15 @@ def run_plan(plan: Plan, trials: int | None = None, seed: int | None = None,
     -------
     dict
         ``plan``, ``objective``, ``sense``, ``budget``, ``trials``, ``seed``, ``search``
-        (``exhaustive`` or ``local``), ``evaluated`` (portfolios run), ``portfolios``
-        (every evaluated one), ``frontier`` (a list of ``{options, hardware_cost,
-        objective, ci95}`` by cost), ``best`` (``{options, hardware_cost, objective,
-        gain}``), ``attribution`` (label -> Shapley value, adding up to the best's gain)
-        ``uncertainty`` (see :func:`uncertainty_report`; empty without uncertain
-        inputs) and ``provenance`` (:func:`plan_provenance`).
+        (``exhaustive`` or ``local``), ``evaluated`` (portfolios run), ``assumptions``
+        (:func:`plan_assumptions`), ``portfolios`` (every evaluated one: ``options``,
+        ``hardware_cost``, ``objective``, ``ci95``, ``gain`` and the
+        :data:`PORTFOLIO_FIGURES`), ``frontier`` (the same without ``gain``, by cost),
+        ``best`` (the same without ``ci95``, plus ``marginal``: per option bought, what
+        removing it from the best costs, in the objective's unit), ``attribution`` (label
+        -> Shapley value, adding up to the best's gain), ``uncertainty`` (see
+        :func:`uncertainty_report`; empty without uncertain inputs) and ``provenance``
+        (:func:`plan_provenance`).
     """
     if pool is not None:
         return _run_plan(plan, trials, seed, pool, progress, store)
@@ -466,11 +540,105 @@ def run_plan(plan: Plan, trials: int | None = None, seed: int | None = None,
         return _run_plan(plan, trials, seed, made, progress, store)
 
 
+def plan_settings(plan: Plan, trials: int | None = None, seed: int | None = None,
+                  trials_key: str = "trials") -> tuple[int, int]:  # fmt: skip
+    """The trials and seed a plan runs with: those given, else the plan's, else the base
+    config's ``[simulation]``.
+
+    Raises
+    ------
+    ConfigError
+        With fewer than :data:`MIN_TRIALS` trials, naming ``trials_key`` (``--trials``
+        on the command line) or the key they came from.
+
+    Examples
+    --------
+    >>> from relplan.config.plan import load_plan
+    >>> plan_settings(load_plan("studies/redundancy-plan-seed-moe.toml"), trials=30)
+    (30, 0)
+    """
+    spec, simulation = plan.spec, plan.base.simulation
+    if trials is not None:
+        key = trials_key
+    elif spec.trials is not None:
+        trials, key = spec.trials, "plan.trials"
+    else:
+        trials, key = simulation.trials, "simulation.trials (the base config's)"
+    if trials < MIN_TRIALS:
+        raise ConfigError(key, f"a plan needs at least {MIN_TRIALS} trials per portfolio: its "
+                               f"confidence intervals come from the spread between trials "
+                               f"(got {trials})")  # fmt: skip
+    if seed is None:
+        seed = spec.seed if spec.seed is not None else simulation.seed
+    return trials, seed
+
+
+def check_options_affordable(plan: Plan) -> None:
+    """Refuse, before any simulation, a plan whose every option costs more than its
+    spend limit (the inventory difference at the base's prices plus the option's own
+    price; no simulation is needed to price hardware).
+
+    Raises
+    ------
+    ConfigError
+        Naming ``plan.budget``.
+    """
+    limit = plan.spec.budget
+    if limit is None:
+        return
+    budget = plan.base.budget
+
+    def price(portfolio: Portfolio) -> float:
+        if budget is None:
+            return plan.extra_price(portfolio)
+        config = plan.config(portfolio)
+        return hardware_price(config, build_inventory(config), budget) + plan.extra_price(
+            portfolio)
+
+    base_price = price(plan.empty())
+    cheapest = math.inf
+    for index, option in enumerate(plan.options):
+        for level in range(len(option.level_overrides())):
+            portfolio = tuple(level if i == index else -1 for i in range(len(plan.options)))
+            cheapest = min(cheapest, price(portfolio) - base_price)
+    if cheapest > limit + 1e-9:
+        raise ConfigError("plan.budget", f"every option costs more than the spend limit of "
+                                         f"{format_money(limit)} (the cheapest: "
+                                         f"{format_money(cheapest)}): nothing to choose")
+
+
+def plan_assumptions(plan: Plan) -> dict[str, Any]:
+    """The money assumptions a plan's figures rest on: ``currency``, ``gpu_hour_value``,
+    ``amortization_hours``, ``prices`` (per component class) and ``option_prices`` (per
+    level bought, its own price beyond the inventory), and ``job_gpus``; the money keys
+    are None without a ``[budget]``.
+
+    Examples
+    --------
+    >>> from relplan.config.plan import load_plan
+    >>> plan_assumptions(load_plan("studies/redundancy-plan-seed-moe.toml"))["currency"]
+    '$'
+    """
+    budget = plan.base.budget
+    option_prices = {name: price for option in plan.options
+                     for name, price in zip(option.level_names(), option.level_prices(),
+                                            strict=True)}  # fmt: skip
+    return {
+        "currency": budget.currency if budget is not None else None,
+        "gpu_hour_value": budget.gpu_hour_value if budget is not None else None,
+        "amortization_hours": budget.amortization if budget is not None else None,
+        "prices": dict(budget.prices) if budget is not None else None,
+        "option_prices": option_prices,
+        "job_gpus": plan.base.job.gpus,
+    }
+
+
 def _run_plan(plan: Plan, trials: int | None, seed: int | None, pool: PointPool,
               progress: Progress | None, store: PointStore | None) -> dict[str, Any]:  # fmt: skip
     spec = plan.spec
-    run = PlanRun(plan, trials or spec.trials, spec.seed if seed is None else seed, pool,
-                  progress, store)  # fmt: skip
+    trials, seed = plan_settings(plan, trials, seed)
+    check_options_affordable(plan)
+    run = PlanRun(plan, trials, seed, pool, progress, store)
     levels = [len(option.level_overrides()) for option in plan.options]
     total = math.prod(count + 1 for count in levels)
     if total <= spec.exhaustive_limit:
@@ -487,18 +655,22 @@ def _run_plan(plan: Plan, trials: int | None, seed: int | None, pool: PointPool,
     best = best_within(evaluated, spec.budget, run.sense)
     bought = [i for i, level in enumerate(best.portfolio) if level >= 0]
 
-    def coalition_gain(coalition: frozenset[int]) -> float:
-        portfolio = tuple(best.portfolio[i] if i in coalition else -1
-                          for i in range(len(levels)))  # fmt: skip
-        return run.evaluate(portfolio).gain
+    def without(coalition: Iterable[int]) -> Portfolio:
+        kept = set(coalition)
+        return tuple(best.portfolio[i] if i in kept else -1 for i in range(len(levels)))
 
-    run.prefetch((tuple(level if i in coalition else -1
-                        for i, level in enumerate(best.portfolio)), ())
+    def coalition_gain(coalition: frozenset[int]) -> float:
+        return run.evaluate(without(coalition)).gain
+
+    run.prefetch((without(coalition), ())
                  for size in range(len(bought) + 1)
                  for coalition in itertools.combinations(bought, size))  # fmt: skip
     shapley = shapley_values(bought, coalition_gain)
     attribution = {plan.options[i].level_names()[best.portfolio[i]]: value
                    for i, value in shapley.items()}  # fmt: skip
+    marginal = {plan.options[i].level_names()[best.portfolio[i]]:
+                best.gain - coalition_gain(frozenset(bought) - {i})
+                for i in bought}  # fmt: skip
     result: dict[str, Any] = {
         "plan": spec.name or plan.path.stem,
         "question": spec.question,
@@ -510,9 +682,11 @@ def _run_plan(plan: Plan, trials: int | None, seed: int | None, pool: PointPool,
         "search": search,
         "portfolio_count": total,
         "evaluated": len(evaluated),
+        "assumptions": plan_assumptions(plan),
         "portfolios": [e.as_dict() for e in sorted(evaluated, key=lambda e: e.hardware_cost)],
         "frontier": [{k: v for k, v in e.as_dict().items() if k != "gain"} for e in frontier],
-        "best": {k: v for k, v in best.as_dict().items() if k != "ci95"},
+        "best": {**{k: v for k, v in best.as_dict().items() if k != "ci95"},
+                 "marginal": marginal},
         "attribution": attribution,
         "uncertainty": uncertainty_report(run, frontier, best),
         "provenance": plan_provenance(plan, run.trials, run.seed),
@@ -537,6 +711,27 @@ def plan_provenance(plan: Plan, trials: int, seed: int) -> dict[str, Any]:
     return provenance_record(digest, seed, trials)
 
 
+def rival_portfolios(plan: Plan, best: Portfolio, frontier: list[Portfolio]) -> list[Portfolio]:
+    """The portfolios the recommendation is tested against under uncertain draws: the
+    frontier, and every portfolio one option away from the best (an option dropped,
+    added or at another level), so that a cheaper best is also tested against keeping
+    what the base has.
+
+    Examples
+    --------
+    >>> from relplan.config.plan import load_plan
+    >>> plan = load_plan("studies/redundancy-plan-seed-moe.toml")
+    >>> len(rival_portfolios(plan, plan.empty(), []))  # the base and its 8 single moves
+    9
+    """
+    moves = [best]
+    for index, option in enumerate(plan.options):
+        for level in range(-1, len(option.level_overrides())):
+            if level != best[index]:
+                moves.append((*best[:index], level, *best[index + 1:]))
+    return [*dict.fromkeys([*frontier, *moves])]
+
+
 def uncertainty_report(run: PlanRun, frontier: list[Evaluation],
                        best: Evaluation) -> dict[str, Any]:  # fmt: skip
     """Re-evaluate the frontier under Latin-hypercube draws of the uncertain inputs.
@@ -545,8 +740,9 @@ def uncertainty_report(run: PlanRun, frontier: list[Evaluation],
     -------
     dict
         Empty without uncertain inputs; else ``samples``, ``p_best_stays_best`` (share of
-        draws in which the recommended portfolio is still the best affordable one of the
-        frontier), ``p_gain_positive`` (share in which it still beats the base), and
+        draws in which the recommended portfolio is still the best affordable one among
+        its rivals, :func:`rival_portfolios`), ``rivals`` (how many),
+        ``p_gain_positive`` (share in which it still beats the base), and
         ``tornado``: per input, the recommended portfolio's objective at the input's low
         and high ends (the others at their midpoints) and the swing, largest first.
     """
@@ -566,12 +762,12 @@ def uncertainty_report(run: PlanRun, frontier: list[Evaluation],
         middle = tuple(f"{k}={inputs[k].value_at(0.5)}" for k in keys if k != key)
         ends.append(((*middle, f"{key}={inputs[key].value_at(0.0)}"),
                      (*middle, f"{key}={inputs[key].value_at(1.0)}")))  # fmt: skip
-    portfolios = [*dict.fromkeys([e.portfolio for e in frontier] + [best.portfolio])]
-    run.prefetch([*((p, extra) for extra in extras for p in portfolios),
+    rivals = rival_portfolios(run.plan, best.portfolio, [e.portfolio for e in frontier])
+    run.prefetch([*((p, extra) for extra in extras for p in rivals),
                   *((best.portfolio, end) for pair in ends for end in pair)])  # fmt: skip
     stays, positive = 0, 0
     for extra in extras:
-        evaluations = [run.evaluate(e.portfolio, extra) for e in frontier]
+        evaluations = [run.evaluate(p, extra) for p in rivals]
         chosen = best_within(evaluations, run.plan.spec.budget, run.sense)
         stays += chosen.portfolio == best.portfolio
         positive += run.evaluate(best.portfolio, extra).gain > 0
@@ -584,5 +780,5 @@ def uncertainty_report(run: PlanRun, frontier: list[Evaluation],
                         "objective_high": high.objective,
                         "swing": abs(high.objective - low.objective)})  # fmt: skip
     tornado.sort(key=lambda row: -row["swing"])
-    return {"samples": samples, "p_best_stays_best": stays / samples,
+    return {"samples": samples, "p_best_stays_best": stays / samples, "rivals": len(rivals),
             "p_gain_positive": positive / samples, "tornado": tornado}

@@ -19,6 +19,13 @@ and a verdict:
   give, for the reason in the note: ``pass`` if it matches all the same, else
   ``explained``.
 
+Each case also says what kind of evidence it is (:data:`KINDS`): a ``prediction`` from
+published inputs, a ``calibration`` (an input was set from the very figure compared, so
+agreement only shows the arithmetic holds) or a ``consistency`` check (relplan's model
+solved or measured back against its own inputs); it lists the inputs it had to assume,
+and a case that rests on an assumed input shows its figure at two other plausible
+values of it (``sensitivity``).
+
 A case that cannot be matched is reported as ``explained`` with the reason in its note,
 never dropped. Every simulation uses a fixed seed and modest trial counts, so the whole
 suite runs in well under a minute and gives the same numbers on every run.
@@ -53,6 +60,12 @@ WITHIN, ABOVE, INSIDE, NEGATIVE, GAP = "within", "above", "inside", "negative co
 
 PASS, FAIL, EXPLAINED = "pass", "fail", "explained"
 """Verdicts."""
+
+PREDICTION, CALIBRATION, CONSISTENCY = "prediction", "calibration", "consistency"
+"""What kind of evidence a case is (see the module docstring)."""
+
+KINDS = (PREDICTION, CALIBRATION, CONSISTENCY)
+"""Every kind of case."""
 
 MINUTE = 1.0 / 60.0
 
@@ -102,6 +115,13 @@ class ValidationCase:
         Inputs, where the tolerance comes from, and what to know.
     published_high : float or None
         The range's upper end (``inside``).
+    kind : str
+        ``prediction``, ``calibration`` or ``consistency`` (:data:`KINDS`).
+    assumed : tuple of str
+        The inputs the case had to assume, each with its value.
+    sensitivity : tuple of (str, float)
+        relplan's figure at other plausible values of the assumed input the case rests
+        on, each as (the input's value, the figure); empty when it rests on none.
     """
 
     case: str
@@ -116,6 +136,9 @@ class ValidationCase:
     source: str
     note: str
     published_high: float | None = None
+    kind: str = PREDICTION
+    assumed: tuple[str, ...] = ()
+    sensitivity: tuple[tuple[str, float], ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -132,11 +155,29 @@ class ValidationCase:
         data = asdict(self)
         data["ci95"] = list(self.ci95)
         data["cite"] = self.cite
+        data["assumed"] = list(self.assumed)
+        data["sensitivity"] = [{"input": value, "relplan": figure}
+                               for value, figure in self.sensitivity]  # fmt: skip
         return data
+
+    def sensitivity_text(self) -> str:
+        """The figure at the other values of its assumed input, in words ("" without).
+
+        Examples
+        --------
+        >>> case = ValidationCase("x", "ETTR", "%", 90.0, 92.1, (92.0, 92.2), 0.0, "above",
+        ...                       "pass", LLAMA3, "", sensitivity=(("restart 5 min", 94.0),
+        ...                                                        ("restart 20 min", 87.3)))
+        >>> case.sensitivity_text()
+        '94% at restart 5 min, 87.3% at restart 20 min'
+        """
+        unit = self.unit if self.unit == "%" else f" {self.unit}"
+        return ", ".join(f"{_number(figure)}{unit} at {value}"
+                         for value, figure in self.sensitivity)
 
     def cells(self) -> dict[str, str]:
         """The case as table cells: ``case``, ``figure``, ``published``, ``relplan``
-        (with its CI), ``tolerance``, ``verdict``, ``source`` (units shown once).
+        (with its CI), ``tolerance``, ``verdict``, ``kind``, ``source`` (units shown once).
 
         Examples
         --------
@@ -157,7 +198,7 @@ class ValidationCase:
             self.check, f"±{_number(self.tolerance, 3)}{unit}")
         return {"case": self.case, "figure": self.figure, "published": published + unit,
                 "relplan": value, "tolerance": tolerance,
-                "verdict": self.status,
+                "verdict": self.status, "kind": self.kind,
                 "source": self.cite}  # fmt: skip
 
 
@@ -201,11 +242,14 @@ def verdict(
 
 def _case(case: str, figure: str, unit: str, published: float, value: float,
           ci95: tuple[float, float], tolerance: float, check: str, source: str, note: str,
-          published_high: float | None = None) -> ValidationCase:  # fmt: skip
+          published_high: float | None = None, kind: str = PREDICTION,
+          assumed: tuple[str, ...] = (),
+          sensitivity: tuple[tuple[str, float], ...] = ()) -> ValidationCase:  # fmt: skip
     status = verdict(check, published, value, ci95, tolerance, published_high)
     return ValidationCase(case, figure, unit, published, float(value),
                           (float(ci95[0]), float(ci95[1])), tolerance, check, status, source,
-                          note, published_high)  # fmt: skip
+                          note, published_high, kind, assumed,
+                          tuple((label, float(figure)) for label, figure in sensitivity))
 
 
 def _mean_ci(values: np.ndarray) -> tuple[float, float, tuple[float, float]]:
@@ -307,6 +351,10 @@ def _mttf(model: SimulationModel, trials: int, seed: int) -> tuple[float, tuple[
     return exposure / count, (low, high)
 
 
+INDEPENDENT_NODES = ("node failures independent and exponential at the published rate",)
+"""What the Meta cases assume beyond the published per-node rate."""
+
+
 def meta_cases(trials: int = 200) -> list[ValidationCase]:
     """Meta's research clusters: job MTTF against job size from a per-node failure rate.
 
@@ -343,6 +391,7 @@ def meta_cases(trials: int = 200) -> list[ValidationCase]:
             f"6.50 failures per 1,000 node-days [S], {gpus // 8:,} nodes, independent "
             f"exponential failures; {trials} trials, exact Poisson CI; tolerance: the CI's "
             "width (~4 SE) + half the published last digit",
+            assumed=INDEPENDENT_NODES,
         ))  # fmt: skip
     model = _job_config(rsc1, 1024, "400h", "30min", "0s", "0s")
     value, ci = _mttf(model, trials, SEED)
@@ -353,6 +402,7 @@ def meta_cases(trials: int = 200) -> list[ValidationCase]:
         "measured 7.9 h includes the user, software and infrastructure failures of small "
         "research jobs, which do not scale with nodes (16x the GPUs cost only 4.4x the "
         "MTTF). Reproducing it needs a job-level failure mode (unit = \"job\")",
+        assumed=INDEPENDENT_NODES,
     ))  # fmt: skip
     model = _job_config(rsc2, 8192, "400h", "30min", "0s", "0s")
     value, ci = _mttf(model, trials, SEED)
@@ -364,7 +414,9 @@ def meta_cases(trials: int = 200) -> list[ValidationCase]:
         f"failures per 1,000 node-days (/knd), measured back from a simulated 8,192-GPU "
         f"job (RSC-2's size, 1,024 nodes; "
         f"{trials} trials): the rate the MTTF rows scale; RSC-2's rate projects "
-        f"{24 / (2048 * 0.00234):.1f} h at 16,384 GPUs, 2.8x RSC-1's",
+        f"{24 / (2048 * 0.00234):.1f} h at 16,384 GPUs, 2.8x RSC-1's; a consistency "
+        "check: the simulated rate is the input rate, measured back",
+        kind=CONSISTENCY, assumed=INDEPENDENT_NODES,
     ))  # fmt: skip
     return cases
 
@@ -394,7 +446,9 @@ def seed_document_cases(trials: int = 200) -> list[ValidationCase]:
         "seed-4.38h", "job MTTF, 10,000 GPUs at 5 y MTBF", "h", 4.38, value, ci,
         (ci[1] - ci[0]) + 0.005, WITHIN, SEED_DOCUMENT,
         f"5 x 8,766 h / 10,000 = {5 * HOURS_PER_YEAR / 10_000:.3f} h; {trials} trials, exact "
-        "Poisson CI; tolerance: the CI's width (~4 SE) + half the published last digit",
+        "Poisson CI; tolerance: the CI's width (~4 SE) + half the published last digit; a "
+        "consistency check: the figure is the document's own arithmetic on its input",
+        kind=CONSISTENCY,
     )]  # fmt: skip
 
 
@@ -415,6 +469,9 @@ CATEGORY_KEYS = ("gpu", "dependency", "network", "maintenance", "host-hw", "unkn
 """Case identifiers of the categories, in order."""
 
 LLAMA3_INTERRUPTIONS, LLAMA3_DAYS = 419, 54
+
+LLAMA3_OTHER_RESTARTS = ("5min", "20min")
+"""Other plausible restarts of the Llama 3 run, beside the config's assumed 10 min."""
 
 
 def llama3_cases(trials: int = 400, configs: Path = CONFIGS) -> list[ValidationCase]:
@@ -454,7 +511,9 @@ def llama3_cases(trials: int = 400, configs: Path = CONFIGS) -> list[ValidationC
         "llama3-per-day", "unexpected interruptions per day", "/day", published, mean, ci,
         poisson + 4 * sem, WITHIN, LLAMA3,
         f"419 in 54 days of wall clock; tolerance: 2 Poisson SD of the published count "
-        f"({poisson:.2f}/day) + 4 SE; {trials} trials of configs/llama3-16k.toml",
+        f"({poisson:.2f}/day) + 4 SE; {trials} trials of configs/llama3-16k.toml; a "
+        "calibration: the config's rates are Table 5's counts over the snapshot's exposure",
+        kind=CALIBRATION,
     )]  # fmt: skip
     total = interruptions.sum()
     names = outcomes.mode_names
@@ -471,15 +530,27 @@ def llama3_cases(trials: int = 400, configs: Path = CONFIGS) -> list[ValidationC
             f"llama3-{key}", f"share: {category}", "%", 100.0 * p,
             value, (value - 1.96 * own, value + 1.96 * own), binomial + 4 * own, WITHIN, LLAMA3,
             f"{count} of 419 by count (Table 5's printed percentages sum to 94.9%: the counts "
-            f"are used); tolerance: 2 binomial SD of the published share + 4 SE",
+            f"are used); tolerance: 2 binomial SD of the published share + 4 SE; a "
+            f"calibration: each category's rate is set from its count",
+            kind=CALIBRATION,
         ))  # fmt: skip
     goodput = 100.0 * model.job.work_hours / outcomes.wall_hours
     mean, sem, ci = _mean_ci(goodput)
+    sensitivity = []
+    for restart in LLAMA3_OTHER_RESTARTS:
+        other = build_model(load_config(path, [f"job.restart={restart}"]))
+        walls = simulate(other, trials, SEED).wall_hours
+        sensitivity.append((f"restart {restart.replace('min', ' min')}",
+                            float(np.mean(100.0 * other.job.work_hours / walls))))
     cases.append(_case(
         "llama3-ettr", "effective training time (ETTR)", "%", 90.0, mean, ci, 0.0, ABOVE, LLAMA3,
         "\"higher than 90% effective training time\": useful / wall; recovery as the config "
         "(10 min automated restart, hot spares, 2.8 s checkpoints every 5 min to a 2 TB/s "
-        "store); the 47 planned interruptions, not modelled, would cost about 0.6% more",
+        "store); the 47 planned interruptions, not modelled, would cost about 0.6% more; a "
+        "prediction resting on the assumed restart: at 20 min it would fail",
+        assumed=("restart 10 min (not published)", "checkpoint every 5 min (not published)",
+                 "5% hot spares (the pool size)"),
+        sensitivity=tuple(sensitivity),
     ))  # fmt: skip
     mean, sem, ci = _mean_ci(days)
     cases.append(_case(
@@ -487,6 +558,7 @@ def llama3_cases(trials: int = 400, configs: Path = CONFIGS) -> list[ValidationC
         LLAMA3,
         "calibrated, not predicted: the config's work (49.7 d) is sized so that the mean "
         "wall time is the published 54 days; tolerance 4 SE + half a day",
+        kind=CALIBRATION,
     ))  # fmt: skip
     return cases
 
@@ -503,6 +575,8 @@ def _recovery_model(mttf_hours: float, restart_hours: float, work: str, interval
 
 BYTEROBUST_MTTF = 2.78
 """ByteRobust: production jobs of 9,600-16,384 GPUs fail about every 2.78 h [S]."""
+BYTEROBUST_OTHER_RESTARTS = (15.0, 20.0)
+"""Other plausible fail-stop cycles, minutes, beside the published "more than ten"."""
 BYTEROBUST_STEP = 10.0 / 3600.0
 """Every-step checkpointing: an interval of one step, taken as 10 s [A]."""
 
@@ -544,6 +618,9 @@ def byterobust_cases(trials: int = 100) -> list[ValidationCase]:
     work = 90 * 24.0
     detect = 30.0 / 3600.0
     mean, sem, ci = _byterobust_ettr(10 * MINUTE, trials)
+    sensitivity = tuple((f"restart {minutes:g} min", _byterobust_ettr(minutes * MINUTE,
+                                                                       trials)[0])
+                        for minutes in BYTEROBUST_OTHER_RESTARTS)  # fmt: skip
     cases = [_case(
         "byterobust-10min", "ETTR, 10 min fail-stop cycle", "%", 97.0, mean, ci, 4 * sem + 0.5,
         GAP, BYTEROBUST,
@@ -551,6 +628,9 @@ def byterobust_cases(trials: int = 100) -> list[ValidationCase]:
         "blocking write), warm standbys, restart 10 min: 10 min is the cycle ByteRobust "
         "reports before its optimisations (hot updates, warm standbys), not the one of the "
         "97% run; see the next row",
+        assumed=("every-step checkpoints: one step taken as 10 s",
+                 "restart 10 min (published as \"more than ten minutes\")"),
+        sensitivity=sensitivity,
     )]  # fmt: skip
 
     def gap(restart: float) -> float:
@@ -565,8 +645,10 @@ def byterobust_cases(trials: int = 100) -> list[ValidationCase]:
         f"Daly's closed form solved for the restart at 97% ETTR; relplan simulates "
         f"{mean:.2f}% [{ci[0]:.2f}, {ci[1]:.2f}] there ({trials} trials of 90 days). It lies "
         "between FlashRecovery's optimised 150 s (4,800 devices, arXiv:2509.03047) and "
-        "ByteRobust's unoptimised 10 min: the published 97% is consistent with them",
-        published_high=10.0,
+        "ByteRobust's unoptimised 10 min: the published 97% is consistent with them; a "
+        "consistency check, not a prediction: the restart is solved from the 97%",
+        published_high=10.0, kind=CONSISTENCY,
+        assumed=("every-step checkpoints: one step taken as 10 s",),
     ))  # fmt: skip
     return cases
 
@@ -613,7 +695,11 @@ def hlat_cases(trials: int = 100) -> list[ValidationCase]:
             4 * sem + 0.005, WITHIN, HLAT,
             f"4,096 Trainium; job MTTI {HLAT_MTTF:.1f} h [A: Llama 3's per-GPU rate]; "
             f"restart R = -M ln(uptime) = {_minutes_or_hours(restart)}; uptime = 1 - restart "
-            f"hours / wall; {trials} trials of 30 days; tolerance 4 SE + half the last digit",
+            f"hours / wall; {trials} trials of 30 days; tolerance 4 SE + half the last digit; "
+            f"a calibration: the restart is solved from the published uptime",
+            kind=CALIBRATION,
+            assumed=(f"job MTTI {HLAT_MTTF:.1f} h (Llama 3's per-GPU rate; the uptime does "
+                     "not depend on it)",),
         ))  # fmt: skip
     ratio = restarts["manual"] / restarts["automated"]
     cases[-1] = ValidationCase(**{**asdict(cases[-1]), "note": cases[-1].note + (
@@ -662,6 +748,8 @@ class ValidationReport:
         for case in self.cases:
             row = case.to_dict()
             low, high = row.pop("ci95")
+            row["assumed"] = "; ".join(case.assumed)
+            row["sensitivity"] = case.sensitivity_text()
             rows.append({**row, "ci95_low": low, "ci95_high": high})
         return rows
 
@@ -672,21 +760,26 @@ class ValidationReport:
         --------
         >>> report = ValidationReport((ValidationCase("x", "an optimum", "min", 117.0, 117.3,
         ...     (116.3, 118.5), 2.6, "within", "pass", DALY, "a note"),))
-        >>> print(report.to_markdown().splitlines()[2])
-        | x | an optimum | 117 min | 117.3 [116.3, 118.5] | ±2.6 min | pass | Daly 2006 |
+        >>> print(report.to_markdown().splitlines()[2].replace(" | ", "|"))
+        | x|an optimum|117 min|117.3 [116.3, 118.5]|±2.6 min|prediction|pass|Daly 2006 |
         """
-        header = ("case", "figure", "published", "relplan [95% CI]", "tolerance", "verdict",
-                  "source")  # fmt: skip
+        header = ("case", "figure", "published", "relplan [95% CI]", "tolerance", "kind",
+                  "verdict", "source")  # fmt: skip
         lines = ["| " + " | ".join(header) + " |",
-                 "|---|---|--:|--:|--:|---|---|"]  # fmt: skip
+                 "|---|---|--:|--:|--:|---|---|---|"]  # fmt: skip
         for case in self.cases:
             cells = case.cells()
             lines.append("| " + " | ".join(cells[key] for key in (
-                "case", "figure", "published", "relplan", "tolerance", "verdict", "source"))
-                + " |")  # fmt: skip
+                "case", "figure", "published", "relplan", "tolerance", "kind", "verdict",
+                "source")) + " |")  # fmt: skip
         lines.append("")
         for case in self.cases:
-            lines.append(f"- `{case.case}` ({case.check}): {case.note}.")
+            extra = ""
+            if case.assumed:
+                extra += f" Assumed: {'; '.join(case.assumed)}."
+            if case.sensitivity:
+                extra += f" Other values: {case.sensitivity_text()}."
+            lines.append(f"- `{case.case}` ({case.check}, {case.kind}): {case.note}.{extra}")
         return "\n".join(lines) + "\n"
 
 

@@ -416,7 +416,8 @@ def plan(
     plan_file : str or Path
         The plan (``studies/*plan*.toml``).
     trials, seed : int, optional
-        Trials per portfolio and the seed; by default the plan's.
+        Trials per portfolio (at least 2) and the seed; by default the plan's, else the
+        base config's ``[simulation]``.
     workers : int, optional
         Portfolios at once on local processes (1: one at a time in this process).
 
@@ -454,7 +455,7 @@ def plan(
         frame=(lambda: pd.json_normalize(result[frame_key])) if frame_key else None,
         plots={"frontier": _own_figure("frontier", lambda: frontier_figure(result)),
                "attribution": _own_figure("attribution", lambda: attribution_figure(result))},
-        writer=lambda folder: write_plan_outputs(result, folder),
+        writer=lambda folder: write_plan_outputs(result, folder, answer),
     )  # fmt: skip
 
 

@@ -51,33 +51,61 @@ def render_plan(result: dict[str, Any], answer: str, console: Console | None = N
     """
 
     from relplan.cli import render
+    from relplan.output.plan_text import MONEY_SHOWN
     from relplan.units import format_money
 
     out = console if console is not None else render.console
+    currency = (result.get("assumptions") or {}).get("currency") or ""
+
+    def money(amount: float) -> str:
+        return format_money(amount, currency)
+
+    def shown(value: float) -> str:
+        return money(value) if result["objective"] in MONEY_SHOWN else f"{value:.4g}"
+
     table = render.compact_table(f"Pareto frontier: {result['plan']} ({result['objective']})")
     table.add_column("portfolio", justify="left", overflow="fold")
     table.add_column("cost", justify="right", no_wrap=True)
+    table.add_column("goodput", justify="right", no_wrap=True)
     table.add_column("objective [95% CI]", justify="right", no_wrap=True)
-    table.add_column("step s", justify="right", no_wrap=True)
-    table.add_column("failure-free h", justify="right", no_wrap=True)
+    frontier = result["frontier"]
+
+    def seconds(value: float | None) -> str:
+        return "-" if value is None else f"{value:.3f}"
+
+    def hours(value: float | None) -> str:
+        return "-" if value is None else f"{value:,.1f}"
+
+    # each portfolio's speed in columns when it differs between them, else in one line
+    speeds = {(seconds(p.get("step_time_s")), hours(p.get("work_hours"))) for p in frontier}
+    varies = len(speeds) > 1
+    if varies:
+        table.add_column("step s", justify="right", no_wrap=True)
+        table.add_column("failure-free h", justify="right", no_wrap=True)
     best = result["best"]
-    for point in result["frontier"]:
+    for point in frontier:
         mark = " *" if point["options"] == best["options"] else ""
-        table.add_row(" + ".join(point["options"]) + mark if point["options"] else "base" + mark,
-                      format_money(point["hardware_cost"]),
-                      f"{format_money(point['objective'])} [{format_money(point['ci95'][0])}, "
-                      f"{format_money(point['ci95'][1])}]",
-                      "-" if point.get("step_time_s") is None else f"{point['step_time_s']:.3f}",
-                      "-" if point.get("work_hours") is None
-                      else f"{point['work_hours']:,.1f}")  # fmt: skip
+        cells = [" + ".join(point["options"]) + mark if point["options"] else "base" + mark,
+                 money(point["hardware_cost"]), f"{point['goodput']:.4f}",
+                 f"{shown(point['objective'])} [{shown(point['ci95'][0])}, "
+                 f"{shown(point['ci95'][1])}]"]  # fmt: skip
+        if varies:
+            cells += [seconds(point.get("step_time_s")), hours(point.get("work_hours"))]
+        table.add_row(*cells)
     out.print(table)
+    if speeds and not varies:
+        ((step, work),) = speeds
+        out.print(f"every portfolio of the frontier: healthy step {step} s, {work} "
+                  "failure-free hours", highlight=False, markup=False)  # fmt: skip
     if result["attribution"]:
-        worth = render.compact_table(
-            "What each option of the best (*) is worth (Shapley value)", min_width=60)
+        worth = render.compact_table("What each option of the best (*) is worth", min_width=60)
         worth.add_column("option", overflow="fold")
-        worth.add_column("value", justify="right", no_wrap=True)
+        worth.add_column("Shapley", justify="right", no_wrap=True)
+        worth.add_column("removing it", justify="right", no_wrap=True)
+        marginal = result["best"].get("marginal", {})
         for label, value in result["attribution"].items():
-            worth.add_row(label, format_money(value))
+            worth.add_row(label, shown(value),
+                          shown(marginal[label]) if label in marginal else "-")
         out.print(worth)
     out.print(answer, highlight=False, markup=False, soft_wrap=False)
 
@@ -88,10 +116,12 @@ def plan_command(
     ],
     trials: Annotated[
         int | None,
-        typer.Option(metavar=TRIALS, min=1, help="Trials per portfolio [default: the plan's]."),
+        typer.Option(metavar=TRIALS, min=1, help="Trials per portfolio, at least 2 "
+                     "[default: the plan's, else the base config's]."),
     ] = None,
     seed: Annotated[
-        int | None, typer.Option(metavar=SEED, min=0, help="Seed [default: the plan's].")
+        int | None, typer.Option(metavar=SEED, min=0,
+                                 help="Seed [default: the plan's, else the base config's].")
     ] = None,
     overrides: SetOption = None,
     workers: PointWorkersOption = None,
@@ -116,17 +146,18 @@ def plan_command(
     """
     import math
 
-    from relplan.analysis.plan import run_plan
+    from relplan.analysis.plan import plan_settings, run_plan
     from relplan.cli.render import error_console
     from relplan.config.plan import load_plan
     from relplan.output.files import check_output_dir, to_json
-    from relplan.output.plan_report import plan_answer, write_plan_outputs
+    from relplan.output.plan_report import plan_answer, plan_document, write_plan_outputs
     from relplan.sim.model import build_model
 
     plan = load_plan(plan_path, overrides or [])
+    trials, seed = plan_settings(plan, trials, seed, "--trials")
     if out is not None:
         check_output_dir(out)
-    per_portfolio = trials or plan.spec.trials
+    per_portfolio = trials
     portfolios = math.prod(len(option.level_overrides()) + 1 for option in plan.options)
     workers = point_workers(workers, plan.base)
     if portfolios <= plan.spec.exhaustive_limit:
@@ -143,10 +174,10 @@ def plan_command(
         note_reused(store, None, "portfolio runs")
     result["source"] = str(plan_path)
     answer = plan_answer(result)
-    written = (write_outputs(out, lambda folder: write_plan_outputs(result, folder))
+    written = (write_outputs(out, lambda folder: write_plan_outputs(result, folder, answer,
+                                                                    named_in=out))
                if out is not None else [])  # fmt: skip
     if as_json:
-        typer.echo(to_json({**result, "answer": answer,
-                            "files": [str(path) for path in written]}))  # fmt: skip
+        typer.echo(to_json(plan_document(result, answer, written)))
         return
     render_plan(result, answer)

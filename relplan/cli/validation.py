@@ -37,17 +37,36 @@ def render_validation(data: dict[str, Any], cells: list[dict[str, str]],
     from relplan.cli import render
 
     out = console if console is not None else render.console
-    table = render.compact_table(
-        f"relplan against published figures (seed {data['seed']})",
-        caption="tolerance: 4 SE of relplan + the published figure's own uncertainty;\n"
-        "sources, inputs and notes: relplan published --json, or --out DIR",
-    )
-    for index, column in enumerate(COLUMNS):
-        header = "relplan [95% CI]" if column == "relplan" else column
-        table.add_column(header, justify="left" if index in (0, 4) else "right")
-    for row in cells:
-        table.add_row(*(row[column] for column in COLUMNS))
-    out.print(table)
+    titles = {"prediction": "predictions from published inputs",
+              "calibration": "calibrations (an input set from the figure)",
+              "consistency": "consistency checks (the model against its own inputs)"}
+    kinds = [kind for kind in titles if any(row.get("kind") == kind for row in cells)]
+    for number, kind in enumerate(kinds):
+        last = number == len(kinds) - 1
+        table = render.compact_table(
+            (f"relplan against published figures (seed {data['seed']})\n"
+             if number == 0 else "") + titles[kind],
+            caption=("tolerance: 4 SE of relplan + the published figure's own uncertainty;\n"
+                     "sources, inputs and notes: relplan published --json, or --out DIR"
+                     if last else None),
+        )  # fmt: skip
+        for index, column in enumerate(COLUMNS):
+            header = "relplan [95% CI]" if column == "relplan" else column
+            table.add_column(header, justify="left" if index in (0, 4) else "right")
+        for row in cells:
+            if row.get("kind") == kind:
+                table.add_row(*(row[column] for column in COLUMNS))
+        out.print(table)
+    resting = [case for case in data.get("cases", []) if case.get("sensitivity")]
+    if resting:
+        out.print("resting on an assumed input, at other values of it:", highlight=False,
+                  markup=False)  # fmt: skip
+    for case in resting:
+        unit = case["unit"] if case["unit"] == "%" else f" {case['unit']}"
+        others = ", ".join(f"{item['relplan']:.4g}{unit} at {item['input']}"
+                           for item in case["sensitivity"])  # fmt: skip
+        out.print(f"  {case['case']}: {others}", highlight=False,
+                  markup=False)  # fmt: skip
     out.print(
         f"{data['passed']} pass, {data['explained']} explained, {data['failed']} fail",
         highlight=False,

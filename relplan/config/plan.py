@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import (
     BaseModel,
@@ -29,10 +29,20 @@ from relplan.errors import ConfigError
 
 PLAN_OBJECTIVES: dict[str, str] = {
     "net_value": "max",
+    "goodput": "max",
+    "wall_hours": "min",
     "gpu_hours_lost": "min",
     "p95_wall_hours": "min",
+    "cost_per_useful_gpu_hour": "min",
+    "goodput_per_dollar": "max",
 }
-"""The objectives a plan may rank portfolios by, and whether more or less is better."""
+"""The objectives a plan may rank portfolios by, and whether more or less is better (see
+:mod:`relplan.analysis.plan` for each one's definition)."""
+
+MONEY_OBJECTIVES: frozenset[str] = frozenset(
+    {"net_value", "cost_per_useful_gpu_hour", "goodput_per_dollar"}
+)
+"""The objectives that need the base config's ``[budget]`` (prices, GPU-hour value)."""
 
 _NUMBER_WITH_UNIT = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(\S*)\s*$")
 
@@ -152,12 +162,20 @@ class PlanSpec(BaseModel):
     base: str
     set: list[str] = Field(default_factory=list)
     budget: float | None = Field(default=None, ge=0)
-    objective: Literal["net_value", "gpu_hours_lost", "p95_wall_hours"] = "net_value"
-    trials: int = Field(default=500, gt=0)
-    seed: int = Field(default=0, ge=0)
+    objective: str = "net_value"
+    trials: int | None = Field(default=None, ge=2)
+    seed: int | None = Field(default=None, ge=0)
     exhaustive_limit: int = Field(default=256, ge=1)
     options: list[PlanOption] = Field(min_length=1)
     notes: str = ""
+
+    @field_validator("objective")
+    @classmethod
+    def _known_objective(cls, objective: str) -> str:
+        if objective not in PLAN_OBJECTIVES:
+            raise ValueError(f"{objective!r} is not an objective; choose one of "
+                             f"{', '.join(PLAN_OBJECTIVES)}")  # fmt: skip
+        return objective
 
     @field_validator("options")
     @classmethod
@@ -306,8 +324,10 @@ def load_plan(path: str | Path, overrides: list[str] | None = None,
     except ConfigError as error:
         where = "plan.set and --set" if overrides else "plan.set"
         raise ConfigError(error.key, f"{error.message} ({where})") from None
-    if base.budget is None:
-        raise ConfigError("plan.base", "the base config needs a [budget] to price hardware")
+    if base.budget is None and spec.objective in MONEY_OBJECTIVES:
+        raise ConfigError("budget", f"the objective {spec.objective} needs money figures: "
+                                    f"add a [budget] (gpu_hour_value, prices) to the base "
+                                    f"config {spec.base}")  # fmt: skip
     plan = Plan(spec, uncertainty, base, base_document, file)
     for option in spec.options:
         for level, overrides in enumerate(option.level_overrides()):

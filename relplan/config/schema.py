@@ -722,12 +722,14 @@ class BudgetConfig(_Strict):
 
     ``prices`` are per unit of a component class (any currency, the same for all);
     ``amortization`` spreads a unit's price over its service life, so a job is charged
-    for the hours it holds the hardware; ``gpu_hour_value`` prices a lost GPU-hour.
+    for the hours it holds the hardware; ``gpu_hour_value`` prices a lost GPU-hour;
+    ``currency`` is the symbol money figures are shown with (``"$"``, ``"€"``, ``"CHF "``).
     """
 
     gpu_hour_value: float = Field(ge=0)
     amortization: Hours = Field(default=4 * HOURS_PER_YEAR, gt=0)
     prices: dict[str, float] = Field(default_factory=dict)
+    currency: str = Field(default="$", min_length=1, max_length=4)
 
     @model_validator(mode="after")
     def _check_prices(self) -> BudgetConfig:

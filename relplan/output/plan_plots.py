@@ -10,19 +10,57 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from relplan.output.plan_text import (
+    MONEY_SHOWN,
+    currency_of,
+    input_words,
+    objective_label,
+    objective_text,
+)
 from relplan.output.plots import new_figure, style_axes
 from relplan.units import format_money
-
-OBJECTIVE_LABELS = {
-    "net_value": "Net value against the base (currency)",
-    "gpu_hours_lost": "GPU-hours lost (mean)",
-    "p95_wall_hours": "Wall time, 95th percentile (hours)",
-}
-"""The axis label of each plan objective."""
 
 
 def _name(options: list[str]) -> str:
     return " + ".join(options) if options else "base"
+
+
+def _plain(text: str) -> str:
+    """Text matplotlib shows as typed: a ``$`` (a currency) does not open math mode."""
+    return text.replace("$", r"\$")
+
+
+def spread_labels(targets: list[float], spacing: float) -> list[float]:
+    """Positions for labels wanted at ``targets`` (points, on one axis) that keep at least
+    ``spacing`` apart, each as near its target as that allows, in the targets' order.
+
+    Examples
+    --------
+    >>> spread_labels([0.0, 1.0, 2.0, 50.0], 10.0)
+    [-9.0, 1.0, 11.0, 50.0]
+    """
+    order = sorted(range(len(targets)), key=lambda i: targets[i])
+    # clusters of labels too close: each cluster centred on its targets' mean
+    clusters: list[list[int]] = []
+    for index in order:
+        clusters.append([index])
+        while len(clusters) > 1:
+            lower, upper = clusters[-2], clusters[-1]
+            low_top = _cluster_start(lower, targets, spacing) + spacing * (len(lower) - 1)
+            if _cluster_start(upper, targets, spacing) - low_top >= spacing - 1e-9:
+                break
+            clusters[-2:] = [lower + upper]
+    placed = [0.0] * len(targets)
+    for cluster in clusters:
+        start = _cluster_start(cluster, targets, spacing)
+        for rank, index in enumerate(cluster):
+            placed[index] = start + rank * spacing
+    return placed
+
+
+def _cluster_start(cluster: list[int], targets: list[float], spacing: float) -> float:
+    mean = sum(targets[i] for i in cluster) / len(cluster)
+    return mean - spacing * (len(cluster) - 1) / 2.0
 
 
 def frontier_figure(result: dict[str, Any]) -> Figure:
@@ -42,6 +80,7 @@ def frontier_figure(result: dict[str, Any]) -> Figure:
     figure = new_figure(11.0, 5.0)
     axes, key = figure.subplots(1, 2, width_ratios=[3.0, 1.4])
     style_axes(axes)
+    currency = currency_of(result)
     every = result["portfolios"]
     axes.scatter([p["hardware_cost"] for p in every], [p["objective"] for p in every],
                  s=14, color="#b0b0b0", label="portfolios evaluated", zorder=2)  # fmt: skip
@@ -56,29 +95,59 @@ def frontier_figure(result: dict[str, Any]) -> Figure:
     best = result["best"]
     axes.scatter([best["hardware_cost"]], [best["objective"]], marker="*", s=260,
                  color="#d1495b", edgecolor="black", linewidth=0.6, zorder=4,
-                 label=f"best: {_name(best['options'])}")  # fmt: skip
+                 label=_plain(f"best: {_name(best['options'])}"))  # fmt: skip
     if result.get("budget") is not None:
         axes.axvline(result["budget"], color="#555555", linestyle="--", linewidth=1.0,
-                     label=f"budget {format_money(result['budget'])}")  # fmt: skip
+                     label=_plain(f"spend limit {format_money(result['budget'], currency)}"))
+    axes.xaxis.set_major_formatter(lambda x, _pos: _plain(format_money(x, currency)))
+    if result["objective"] in MONEY_SHOWN:
+        axes.yaxis.set_major_formatter(lambda y, _pos: _plain(format_money(y, currency)))
+    axes.set_xlabel(_plain(f"Hardware cost against the base ({currency or 'currency'})"))
+    axes.set_ylabel(_plain(objective_label(result)))
+    figure.suptitle(f"Redundancy portfolios — {result['plan']}", fontweight="bold")
     lines = []
     for number, point in enumerate(frontier, start=1):
-        axes.annotate(str(number), (point["hardware_cost"], point["objective"]),
-                      textcoords="offset points", xytext=(5, -11), fontsize=7,
-                      color="#1f5fa8", fontweight="bold")  # fmt: skip
+        goodput = point.get("goodput")
         lines.append(f"{number}  {_name(point['options'])}\n"
-                     f"    {format_money(point['hardware_cost'])}: "
-                     f"{format_money(point['objective'])}")
+                     f"    {format_money(point['hardware_cost'], currency)}: "
+                     f"{objective_text(result, point['objective'])}"
+                     + (f", goodput {goodput:.3f}" if goodput is not None else ""))
     key.axis("off")
     key.set_title("The frontier, by cost", fontsize=9, loc="left")
-    key.text(0.0, 1.0, "\n".join(lines), va="top", ha="left", fontsize=7.5,
+    key.text(0.0, 1.0, _plain("\n".join(lines)), va="top", ha="left", fontsize=7.5,
              family="monospace", transform=key.transAxes, wrap=True)  # fmt: skip
-    axes.xaxis.set_major_formatter(lambda x, _pos: format_money(x))
-    axes.yaxis.set_major_formatter(lambda y, _pos: format_money(y))
-    axes.set_xlabel("Hardware cost against the base (currency)")
-    axes.set_ylabel(OBJECTIVE_LABELS[result["objective"]])
-    axes.legend(fontsize=8, loc="best")
-    figure.suptitle(f"Redundancy portfolios — {result['plan']}", fontweight="bold")
+    handles, names = axes.get_legend_handles_labels()
+    key.legend(handles, names, fontsize=8, loc="lower left", frameon=False)
+    _number_frontier(figure, axes, costs, values)
     return figure
+
+
+LABEL_FONT_POINTS = 7.5
+"""Font size of the frontier's numbers, points."""
+
+
+def _number_frontier(figure: Figure, axes: Any, costs: list[float],
+                     values: list[float]) -> None:  # fmt: skip
+    """Number the frontier's points, each label at least a line apart from the others
+    (moved up or down as little as that needs, with a leader line to its point)."""
+    if not costs:
+        return
+    figure.draw_without_rendering()  # the layout, and so where each point lands
+    to_points = 72.0 / figure.dpi
+    pixels = axes.transData.transform(list(zip(costs, values, strict=True)))
+    wanted = [float(y) * to_points - 8.0 for _, y in pixels]
+    placed = spread_labels(wanted, LABEL_FONT_POINTS * 1.5)
+    for number, ((x, y), (_, pixel_y), label_y) in enumerate(
+            zip(zip(costs, values, strict=True), pixels, placed, strict=True), start=1):
+        offset = label_y - float(pixel_y) * to_points
+        note = axes.annotate(
+            str(number), (x, y), textcoords="offset points", xytext=(9, offset),
+            fontsize=LABEL_FONT_POINTS, color="#1f5fa8", fontweight="bold", va="center",
+            ha="left", annotation_clip=False,
+            arrowprops={"arrowstyle": "-", "color": "#1f5fa8", "linewidth": 0.5,
+                        "shrinkA": 0, "shrinkB": 3},
+        )  # fmt: skip
+        note.set_in_layout(False)
 
 
 def attribution_figure(result: dict[str, Any]) -> Figure:
@@ -99,14 +168,18 @@ def attribution_figure(result: dict[str, Any]) -> Figure:
     values = [value for _, value in items]
     colors = ["#2e8b57" if v >= 0 else "#d1495b" for v in values]
     axes.barh(range(len(items)), values, color=colors, height=0.6)
-    axes.set_yticks(range(len(items)), labels, fontsize=8)
+    axes.set_yticks(range(len(items)), [_plain(label) for label in labels], fontsize=8)
     for index, value in enumerate(values):
-        axes.annotate(format_money(value), (value, index), textcoords="offset points",
+        axes.annotate(_plain(objective_text(result, value)), (value, index),
+                      textcoords="offset points",
                       xytext=(4 if value >= 0 else -4, 0), va="center",
                       ha="left" if value >= 0 else "right", fontsize=8)  # fmt: skip
-    axes.xaxis.set_major_formatter(lambda x, _pos: format_money(x))
-    axes.set_xlabel(f"Shapley value ({OBJECTIVE_LABELS[result['objective']].split(' (')[0]})")
-    axes.set_title(f"Adds up to the best portfolio's gain: {format_money(sum(values))}", fontsize=9)
+    if result["objective"] in MONEY_SHOWN:
+        axes.xaxis.set_major_formatter(
+            lambda x, _pos: _plain(format_money(x, currency_of(result))))
+    axes.set_xlabel(_plain(f"Shapley value ({objective_label(result)})"))
+    axes.set_title(_plain("Adds up to the best portfolio's gain: "
+                          f"{objective_text(result, sum(values))}"), fontsize=9)
     figure.suptitle(f"What each option is worth — {result['plan']}", fontweight="bold")
     return figure
 
@@ -133,18 +206,24 @@ def tornado_figure(result: dict[str, Any]) -> Figure:
                   color="#1f5fa8" if high >= low else "#d1495b")  # fmt: skip
         for text, value, other in ((row["low"], low, high), (row["high"], high, low)):
             left = value <= other
-            axes.annotate(str(text), (value, index), textcoords="offset points",
+            axes.annotate(_plain(f"{text}: {objective_text(result, value)}"), (value, index),
+                          textcoords="offset points",
                           xytext=(-4 if left else 4, 0), ha="right" if left else "left",
                           va="center", fontsize=7)  # fmt: skip
-    axes.set_yticks(range(len(rows)), [row["input"] for row in rows], fontsize=8)
-    axes.xaxis.set_major_formatter(lambda x, _pos: format_money(x))
-    axes.set_xlabel(OBJECTIVE_LABELS[result["objective"]] + " of the best portfolio")
+    axes.set_yticks(range(len(rows)),
+                    [_plain(input_words(row["input"], row["low"], row["high"]))
+                     for row in rows],
+                    fontsize=8)  # fmt: skip
+    if result["objective"] in MONEY_SHOWN:
+        axes.xaxis.set_major_formatter(
+            lambda x, _pos: _plain(format_money(x, currency_of(result))))
+    axes.set_xlabel(_plain(objective_label(result) + " of the best portfolio"))
     axes.set_title("each input from low to high, the others at midpoints; blue: the "
                    "objective rises with it, red: falls", fontsize=8)
     ends = [value for row in rows for value in (row["objective_low"], row["objective_high"])]
     if ends:
         span = (max(ends) - min(ends)) or abs(max(ends)) or 1.0
-        axes.set_xlim(min(ends) - 0.12 * span, max(ends) + 0.12 * span)
+        axes.set_xlim(min(ends) - 0.3 * span, max(ends) + 0.3 * span)
     figure.suptitle(f"Which input moves the answer most — {result['plan']}",
                     fontweight="bold")  # fmt: skip
     return figure

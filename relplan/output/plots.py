@@ -556,8 +556,8 @@ def lost_hours_by_bucket(
     if bound is not None:
         total = float(bound[present].sum())
         axes.axhline(total, color=PALETTE[6], linestyle="--", linewidth=1.2, gid="reference",
-                     label=textwrap.fill(f"{reference}: {_format_hours(total)} (a bound, "
-                                         "not a candidate)", 24))
+                     label=textwrap.fill(f"{reference}: {_format_hours(total)} (the "
+                                         "reference, not a candidate)", 24))
     if buckets:
         handles, names = axes.get_legend_handles_labels()
         if tiny:
@@ -829,7 +829,7 @@ def metric_by_point(
             color=PALETTE[6],
             linestyle="--",
             linewidth=1.2,
-            label=textwrap.fill(f"{reference}: {fmt.format(float(bound[metric]))} (a bound)", 30),
+            label=textwrap.fill(f"{reference}: {fmt.format(float(bound[metric]))} (reference)", 30),
             gid="reference",
         )
     ticks = [

@@ -209,7 +209,8 @@ def _expand(model: SimulationModel, rows: np.ndarray) -> tuple[pd.DataFrame, pd.
             # the fast checkpoints after the durable one are lost: their work, and the
             # stalls in it, are rework
             for interval in intervals:
-                if interval[2] in ("useful", "checkpoint", "stall") and interval[3] > row[3]:
+                kept = interval[2] in ("useful", "checkpoint", "degraded", "stall")
+                if kept and interval[3] > row[3]:
                     interval[2] = "rework"
         elif code == TRACE_FINISH or (code == TRACE_STOP and row[3] == 0.0):
             close_run(lost=False)  # the end, or a stop at a checkpoint

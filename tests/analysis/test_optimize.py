@@ -127,3 +127,79 @@ def test_two_tier_optimiser_prefers_a_cheap_surviving_fast_tier() -> None:
         optimize_tiers(single, trials=10, seed=0)
 
 
+
+
+def test_a_short_optimum_far_below_the_work_is_bracketed_and_found() -> None:
+    """Exact optimum ~ sqrt(2 delta M) = 0.02 h for a job of 2000 h: a ten-thousandth of
+    the work is 0.2 h, ten times too long (the old grid's floor). The grid now brackets
+    Young, Daly and the exact optimum from both sides and the CI (not zero-width)
+    contains the closed-form optimum of the whole job on the same grid."""
+    write, mtbf, restart = 0.0002, 1.0, 0.05
+    model = make_model(work=2000.0, interval=1.0, write=write, restart=restart,
+                       modes=[{"units": 10, "lifetime": distributions.exponential(10 * mtbf),
+                               "detect": 0.0}])
+    result = optimize_interval(model, trials=300, seed=4)
+    grid = np.asarray(result.curve.interval_hours)
+    closed = (result.young_hours, result.daly_hours, result.exact_hours)
+    assert max(closed) < 1e-4 * 2000.0  # below the old floor
+    assert grid.min() < min(closed) and grid.max() > max(closed)
+    low, high = result.mc_optimal_ci95
+    assert high > low
+    best = _closed_form_optimum(grid, 2000.0, write, mtbf, restart, 0.0)
+    assert low <= best <= high
+
+
+def test_the_grid_extends_past_an_edge_that_holds_the_best() -> None:
+    """A fake goodput curve peaking at 10 h, from a grid of 1-3 h: the grid extends up
+    until the peak is inside; a curve rising for ever warns."""
+    from relplan.analysis.optimize import _extend_to_an_inner_best
+
+    def fake(peak: float | None):
+        results: dict[float, np.ndarray] = {}
+
+        def run(interval: float, counted: bool = True) -> np.ndarray:
+            value = interval if peak is None else -(math.log(interval / peak) ** 2)
+            results[interval] = np.full(4, value)
+            return results[interval]
+
+        for interval in (1.0, 2.0, 3.0):
+            run(interval)
+        return results, run
+
+    results, run = fake(10.0)
+    best = _extend_to_an_inner_best(results, run, span=2.0, ceiling=1e6)
+    assert max(results) > best > 3.0
+    assert best == pytest.approx(10.0, rel=0.2)
+    results, run = fake(0.05)  # below the grid: extends down
+    assert _extend_to_an_inner_best(results, run, span=3.0, ceiling=1e6) < 0.1
+    results, run = fake(None)
+    from relplan.errors import RelplanWarning
+
+    with pytest.warns(RelplanWarning, match="edge of its grid"):
+        _extend_to_an_inner_best(results, run, span=2.0, ceiling=1e6)
+    results, run = fake(None)  # rising up to the work: no checkpoint is best, no warning
+    assert _extend_to_an_inner_best(results, run, span=2.0, ceiling=3.0) == 3.0
+
+
+def test_llama3_optimum_lands_by_young_with_a_real_ci() -> None:
+    """configs/llama3-16k.toml: Young's interval is 4.19 min (2.8 s write, 3.09 h MTTI);
+    the Monte Carlo optimum used to sit at a floor of 7.16 min with a zero-width CI."""
+    from relplan.config.loading import load_config
+    from relplan.sim.model import build_model
+    from tests.conftest import CONFIGS
+
+    model = build_model(load_config(CONFIGS / "llama3-16k.toml"))
+    result = optimize_interval(model, trials=200, seed=0, bootstrap=100)
+    assert result.young_hours * 60 == pytest.approx(4.19, abs=0.01)
+    assert result.mc_optimal_hours < 1.15 * result.young_hours
+    low, high = result.mc_optimal_ci95
+    assert high > low and low < result.young_hours * 1.15
+
+
+def test_the_memory_estimate_counts_every_interval_optimize_may_run() -> None:
+    from relplan.analysis import memory
+    from relplan.analysis import optimize as optimiser
+
+    most = (optimiser.COARSE_POINTS + optimiser.REFINE_POINTS + 5
+            + optimiser.EDGE_EXTENSIONS * optimiser.EXTENSION_POINTS)
+    assert memory.OPTIMIZE_RUNS == most

@@ -70,7 +70,9 @@ def _mocked(monkeypatch) -> None:
         bought = {i for i, level in enumerate(portfolio) if level >= 0}
         saved = sum(SAVED[i] for i in bought) + (BOTH_AB if {0, 1} <= bought else 0.0)
         lost = np.full(self.trials, 100.0 - saved) + np.linspace(-1, 1, self.trials)
-        return np.ones(self.trials), lost, 0.0
+        return {"wall": np.ones(self.trials), "lost": lost,
+                "goodput": np.full(self.trials, 0.5 + 0.01 * saved), "price": 0.0,
+                "step_time_s": None}
 
     monkeypatch.setattr(PlanRun, "_per_trial", per_trial)
     monkeypatch.setattr(PlanRun, "prefetch", lambda self, pairs: None)  # nothing to run
@@ -236,19 +238,43 @@ def test_plan_command_json_contract_and_files(tmp_path) -> None:
                                  "30", "--json", "--out", str(out)])  # fmt: skip
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
+    figures = set(planner.PORTFOLIO_FIGURES)
     for point in data["frontier"]:
-        assert set(point) == {"options", "hardware_cost", "objective", "ci95", "step_time_s",
-                              "work_hours"}  # each portfolio's speed
+        assert set(point) == {"options", "hardware_cost", "objective", "ci95"} | figures
         assert point["work_hours"] == pytest.approx(30 * 24)  # small.toml: job.work = "30d"
     assert set(data["best"]) == {"options", "hardware_cost", "objective", "gain",
-                                 "step_time_s", "work_hours"}
+                                 "marginal"} | figures
     assert sum(data["attribution"].values()) == pytest.approx(data["best"]["gain"])
     costs = [p["hardware_cost"] for p in data["frontier"]]
     assert costs == sorted(costs)
     for name in ("plan.json", "portfolios.csv", "frontier.png", "attribution.png",
                  "report.md", "report.html", "provenance.json"):
         assert (out / name).stat().st_size > 0, name
-    assert json.loads((out / "plan.json").read_text())["best"] == data["best"]
+    assert json.loads((out / "plan.json").read_text()) == data  # answer and files too
+    assert set(data["files"]) == {str(path) for path in out.iterdir()  # not the store and
+                                  if path.name != "points.sqlite"  # the run's manifest
+                                  and not path.name.startswith(".")}
+    # every portfolio explains itself; the report states its assumptions
+    import pandas as pd
+
+    from relplan.output.plan_report import PORTFOLIO_COLUMNS
+
+    table = pd.read_csv(out / "portfolios.csv")
+    assert tuple(table.columns) == PORTFOLIO_COLUMNS and len(table) == data["evaluated"]
+    for point in data["portfolios"]:
+        low, high = point["goodput_ci95"]
+        assert 0 < low <= point["goodput"] <= high <= 1
+        # small.toml: 30 days of work on 512 GPUs; goodput is work over wall per trial
+        assert point["gpu_hours_lost"] == pytest.approx((point["wall_hours"] - 720) * 512)
+        assert point["goodput"] * point["wall_hours"] >= 720  # the mean of 1/x >= 1/mean
+        assert point["lost_value"] == pytest.approx(point["gpu_hours_lost"] * 2.5)
+    assert set(data["best"]["marginal"]) == set(data["attribution"])
+    assert data["assumptions"]["gpu_hour_value"] == 2.5
+    assert data["assumptions"]["option_prices"] == {"A": 100.0, "B": 200.0, "C": 400.0}
+    report = (out / "report.md").read_text()
+    for words in ("## Assumptions", "## Uncertainty", "gpu_hour_value", "removing it costs",
+                  "$2.50", "amortized over 4 years"):
+        assert words in report, words
     provenance = json.loads((out / "provenance.json").read_text())
     assert provenance["config_sha256"] == data["provenance"]["config_sha256"]
     assert provenance["trials"] == 30
@@ -257,11 +283,12 @@ def test_plan_command_json_contract_and_files(tmp_path) -> None:
 
 def test_the_shipped_plan_loads() -> None:
     plan = load_plan(REPO / "studies" / "redundancy-plan-seed-moe.toml")
-    assert [o.label for o in plan.options] == ["dual-ToR", "LACP x2", "spares",
-                                               "half-rate optics", "faster restart",
-                                               "fast tier"]  # fmt: skip
-    assert plan.base.job.spares == 0
-    assert math.prod(len(o.level_overrides()) + 1 for o in plan.options) == 96
+    assert [o.label for o in plan.options] == ["dual-ToR", "fast tier", "restart",
+                                               "spines +25%", "spares"]  # fmt: skip
+    # a base an operator would run: 5% hot spares, so spares are not the whole answer
+    assert plan.base.job.spares == 64
+    assert math.prod(len(o.level_overrides()) + 1 for o in plan.options) == 108
+    assert 'job.drain="at-checkpoint"' in plan.options[0].level_overrides()[1]
     assert planner.PLAN_OBJECTIVES[plan.spec.objective] == "max"
 
 
@@ -309,3 +336,164 @@ def test_a_bad_dask_address_is_refused_before_the_work(tmp_path) -> None:
     assert result.exit_code == 2
     # the count of portfolios comes first, then the one error
     assert result.stderr.strip().splitlines()[-1].startswith("error: --dask:")
+
+
+def test_compare_and_plan_give_the_same_net_value_to_the_cent(tmp_path) -> None:
+    """One definition of net value: the same portfolio (spares 4 -> 0, which changes the
+    hardware the job holds, and a faster restart), the same seed and trials, run by
+    ``compare`` and by ``plan``: the same net value, extra charge and GPU-hours lost to
+    the cent."""
+    from relplan.analysis.compare import ScenarioSpec, compare_scenarios
+
+    overrides = ["job.spares=0", "job.restart=3min"]
+    path = tmp_path / "one.toml"
+    path.write_text(f'[plan]\nbase = "{CONFIGS / "small.toml"}"\ntrials = 24\nseed = 5\n'
+                    f'[[plan.options]]\nlabel = "X"\nset = {json.dumps(overrides)}\n')
+    plan = run_plan(load_plan(path), workers=1)
+    (bought,) = [p for p in plan["portfolios"] if p["options"] == ["X"]]
+    compared = compare_scenarios([ScenarioSpec(CONFIGS / "small.toml"),
+                                  ScenarioSpec(CONFIGS / "small.toml", tuple(overrides), "X")],
+                                 trials=24, seed=5, workers=1)["scenarios"][1]  # fmt: skip
+    assert compared["hardware_price"] != 0  # fewer spares: a cheaper portfolio
+    assert abs(bought["net_value"] - compared["net_value"]) < 0.005
+    assert abs(bought["objective"] - compared["net_value"]) < 0.005
+    assert abs(bought["extra_hardware_charge"] - compared["extra_hardware_charge"]) < 0.005
+    assert abs(bought["gpu_hours_lost"] - compared["gpu_hours_lost"]) < 0.005
+    assert abs(bought["hardware_charge"] - compared["hardware_charge"]) < 0.005
+    assert bought["goodput"] == pytest.approx(compared["goodput"], abs=1e-12)
+
+
+def test_trials_below_two_are_refused_naming_the_key(tmp_path) -> None:
+    path = _plan_file(tmp_path)
+    result = runner.invoke(app, ["plan", str(path), "--trials", "1"])
+    assert result.exit_code == 2 and "--trials" in result.stderr
+    assert "Traceback" not in result.output
+    with pytest.raises(ConfigError) as caught:
+        load_plan(_plan_file(tmp_path, trials=1))
+    assert caught.value.key == "plan.trials"
+    # no trials in the plan: the base config's [simulation] gives them
+    text = _plan_file(tmp_path).read_text().replace("trials = 20\n", "")
+    path.write_text(text)
+    plan = load_plan(path)
+    assert planner.plan_settings(plan) == (plan.base.simulation.trials, plan.base.simulation.seed)
+    with pytest.raises(ConfigError) as caught:
+        planner.plan_settings(plan, trials=1, trials_key="--trials")
+    assert caught.value.key == "--trials"
+    optimize = runner.invoke(app, ["optimize", str(CONFIGS / "small.toml"), "--trials", "1"])
+    assert optimize.exit_code == 2 and "--trials" in optimize.stderr
+
+
+def _objective_plan(tmp_path, objective: str, budget: float = 350.0):
+    path = _plan_file(tmp_path, budget=budget)
+    path.write_text(path.read_text().replace('objective = "net_value"',
+                                             f'objective = "{objective}"'))
+    return load_plan(path)
+
+
+def test_each_objective_by_hand(tmp_path, monkeypatch) -> None:
+    """The mocked plan (wall 1 h, goodput 0.5 + 0.01 x GPU-hours saved, option prices
+    100, 200, 400, spend limit 350), each objective worked out by hand."""
+    _mocked(monkeypatch)
+    result = run_plan(_objective_plan(tmp_path, "goodput"))
+    assert result["best"]["options"] == ["A", "B"]  # saves 6: goodput 0.56
+    assert result["best"]["objective"] == pytest.approx(0.56)
+    assert result["best"]["gain"] == pytest.approx(0.06)
+    assert result["best"]["marginal"] == pytest.approx({"A": 0.04, "B": 0.03})
+    # A alone: 0.03 per 100; B: 0.02 per 200; A+B: 0.06 per 300
+    per_dollar = run_plan(_objective_plan(tmp_path, "goodput_per_dollar"))
+    assert per_dollar["best"]["options"] == ["A"]
+    assert per_dollar["best"]["objective"] == pytest.approx(0.03 / 100)
+    # the hardware charge per useful GPU-hour: price x wall / amortization over wall x
+    # goodput x GPUs; the base's inventory is priced 0 here, so the base is cheapest
+    plan = _objective_plan(tmp_path, "cost_per_useful_gpu_hour")
+    cost = run_plan(plan)
+    (alone,) = [p for p in cost["portfolios"] if p["options"] == ["A"]]
+    amortization, gpus = plan.base.budget.amortization, plan.base.job.gpus
+    assert alone["objective"] == pytest.approx(100.0 / amortization / (0.53 * gpus))
+    assert cost["best"]["options"] == []
+    wall = run_plan(_objective_plan(tmp_path, "wall_hours"))
+    assert wall["best"]["objective"] == pytest.approx(1.0)
+    assert wall["best"]["options"] == []  # every wall time ties: the cheapest
+
+
+def test_goodput_per_dollar_refuses_an_option_that_costs_nothing(tmp_path, monkeypatch) -> None:
+    _mocked(monkeypatch)
+    plan = _objective_plan(tmp_path, "goodput_per_dollar", budget=1e6)
+    path = plan.path
+    path.write_text(path.read_text().replace("price = 100.0", "price = 0.0"))
+    with pytest.raises(ConfigError) as caught:
+        run_plan(load_plan(path))
+    assert caught.value.key == "plan.objective"
+    assert "A costs no extra hardware" in caught.value.message
+
+
+def _base_without_budget(tmp_path):
+    text = (CONFIGS / "small.toml").read_text()
+    start = text.index("[budget]")
+    end = text.index("[simulation]")
+    base = tmp_path / "nobudget.toml"
+    base.write_text(text[:start] + text[end:])
+    return base
+
+
+@pytest.mark.parametrize(("change", "key"), [
+    (('objective = "net_value"', 'objective = "best_value"'), "plan.objective"),
+    (("budget = 350.0", "budget = 50.0"), "plan.budget"),
+    (("", ""), "budget"),
+])  # fmt: skip
+def test_bad_objective_budget_and_unaffordable_options_exit_2(tmp_path, change, key) -> None:
+    path = _plan_file(tmp_path)
+    text = path.read_text().replace(*change)
+    if key == "budget":  # a money objective on a base without [budget]
+        text = text.replace(str(CONFIGS / "small.toml"), str(_base_without_budget(tmp_path)))
+    path.write_text(text)
+    result = runner.invoke(app, ["plan", str(path)])
+    assert result.exit_code == 2, result.output
+    assert key in result.stderr and "Traceback" not in result.output
+    if key == "plan.objective":
+        assert "goodput_per_dollar" in result.stderr  # the list of objectives
+    if key == "budget":
+        assert "[budget]" in result.stderr
+
+
+def test_a_plan_without_money_runs_on_a_base_without_budget(tmp_path, monkeypatch) -> None:
+    _mocked(monkeypatch)
+    path = _plan_file(tmp_path)
+    path.write_text(path.read_text().replace('objective = "net_value"', 'objective = "goodput"')
+                    .replace(str(CONFIGS / "small.toml"), str(_base_without_budget(tmp_path))))
+    result = run_plan(load_plan(path))
+    assert result["best"]["options"] == ["A", "B"]  # the option prices still count
+    assert result["best"]["net_value"] is None and result["assumptions"]["currency"] is None
+
+
+def test_the_uncertain_draws_test_the_best_against_its_one_option_rivals(tmp_path) -> None:
+    """A+B best of three on/off options: its rivals are the frontier and A+B with one
+    option flipped (B, A, A+B+C), so a cheaper best is also tested against keeping what
+    it drops."""
+    plan = load_plan(_plan_file(tmp_path))
+    rivals = planner.rival_portfolios(plan, (0, 0, -1), [(-1, -1, -1), (0, -1, -1)])
+    assert rivals == [(-1, -1, -1), (0, -1, -1), (0, 0, -1), (-1, 0, -1), (0, 0, 0)]
+
+
+def test_the_terminal_table_shows_each_portfolios_speed_only_when_it_differs() -> None:
+    """80 columns: the step and failure-free hours are columns when the portfolios of the
+    frontier differ in them, else one line under the table."""
+    from rich.console import Console
+
+    from relplan.cli.plan import render_plan
+
+    def result(steps: list[float]) -> dict:
+        frontier = [{"options": [f"option {i}"], "hardware_cost": 1e3 * i, "objective": 1e4,
+                     "ci95": [9e3, 1.1e4], "goodput": 0.9, "step_time_s": step,
+                     "work_hours": 720.0} for i, step in enumerate(steps)]  # fmt: skip
+        return {"plan": "p", "objective": "net_value", "assumptions": {"currency": "$"},
+                "frontier": frontier, "best": {**frontier[-1], "marginal": {}},
+                "attribution": {}}
+
+    for steps, columns in (([5.0, 5.0], False), ([5.0, 6.0], True)):
+        console = Console(width=80, record=True)
+        render_plan(result(steps), "an answer", console)
+        text = console.export_text()
+        assert ("step s" in text) == columns
+        assert ("every portfolio of the frontier: healthy step 5.000 s" in text) != columns
+        assert max(len(line) for line in text.splitlines()) <= 80

@@ -76,7 +76,7 @@ def test_sweep_accepts_a_set_key_no_scenario_sets(tmp_path) -> None:
 
 @pytest.mark.parametrize(("item", "where"), [
     ("job.spares=3", "option 'spares'"),  # an option's levels set it
-    ("failures.gpu.repair.mean=48h", "uncertain input"),  # drawn per sample
+    ("failures.leaf.lifetime.afr=5%", "uncertain input"),  # drawn per sample
 ])  # fmt: skip
 def test_plan_refuses_a_set_key_that_an_option_or_input_sets(item, where) -> None:
     result = runner.invoke(app, ["plan", PLAN, "--set", item, "--trials", "2"])

@@ -41,17 +41,23 @@ def test_hardware_price_by_hand(minimal_raw) -> None:
 
 
 def test_net_value_and_break_even() -> None:
-    from relplan.cluster.budget import ScenarioCost
+    """By hand: the better design costs 2e5 more and runs 1.0 h against the base's 1.2 h,
+    losing 100 GPU-hours fewer. Value saved 100 x 3 = 300; extra charge 2e5 x 1.0 h /
+    1000 h = 200; net 100, break-even 2 per GPU-hour. The base's charge for its longer
+    run (1e6 x 0.2 h / 1000 h = 200) is not credited a second time: that would give 300."""
+    from relplan.cluster.budget import priced_cost
+    from relplan.config.schema import BudgetConfig
 
-    reference = ScenarioCost(1e6, 1000.0, 500.0, 1500.0, 2500.0)
-    better = ScenarioCost(1.2e6, 1200.0, 400.0, 1200.0, 2400.0)
-    gain = net_value(reference, better, gpu_hour_value=3.0)
+    budget = BudgetConfig(gpu_hour_value=3.0, amortization="1000h")
+    reference = priced_cost(1e6, budget, 1.2, 500.0)
+    better = priced_cost(1.2e6, budget, 1.0, 400.0)
+    gain = net_value(reference, better, budget)
     assert gain["gpu_hours_saved"] == pytest.approx(100.0)
     assert gain["extra_hardware_charge"] == pytest.approx(200.0)
     assert gain["net_value"] == pytest.approx(100.0)
     assert gain["break_even_gpu_hour_value"] == pytest.approx(2.0)
-    worse = ScenarioCost(1.2e6, 1200.0, 600.0, 1800.0, 3000.0)
-    assert net_value(reference, worse, 3.0)["break_even_gpu_hour_value"] is None
+    worse = priced_cost(1.2e6, budget, 1.3, 600.0)
+    assert net_value(reference, worse, budget)["break_even_gpu_hour_value"] is None
 
 
 def test_unknown_price_class_is_refused(minimal_raw) -> None:

@@ -229,3 +229,34 @@ def test_readme_shows_the_table_relplan_validation_generates(report) -> None:
     assert rows == [(case.case, case.status) for case in report.cases]
     table = report.to_markdown().split("\n\n")[0]
     assert table in section  # the figures too: regenerate with relplan published --out
+
+
+def test_every_case_says_what_kind_of_evidence_it_is(cases) -> None:
+    """Calibrations are the figures an input was set from; consistency checks measure
+    relplan's model back against its own inputs; the rest predict from published inputs."""
+    assert {case.kind for case in cases.values()} <= set(validation.KINDS)
+    calibrations = {name for name, case in cases.items() if case.kind == "calibration"}
+    assert {"llama3-per-day", "llama3-days", "hlat-automated", "hlat-manual"} <= calibrations
+    assert all(cases[name].kind == "calibration" for name in cases if name.startswith(
+        "llama3-") and name not in ("llama3-ettr",))
+    assert cases["byterobust-implied"].kind == "consistency"
+    assert cases["rsc2-rate"].kind == "consistency"
+    assert cases["llama3-ettr"].kind == "prediction"
+    assert cases["daly-24h"].kind == "prediction" and not cases["daly-24h"].assumed
+
+
+def test_cases_resting_on_an_assumed_input_show_it_at_other_values(cases) -> None:
+    """Llama 3's ETTR rests on an assumed 10-min restart: at 5 min it is higher, at 20
+    min lower, and at 20 min below the published 90% (the row would fail)."""
+    ettr = cases["llama3-ettr"]
+    assert any("restart 10 min" in text for text in ettr.assumed)
+    (five, at_five), (twenty, at_twenty) = ettr.sensitivity
+    assert five == "restart 5 min" and twenty == "restart 20 min"
+    assert at_five > ettr.relplan > at_twenty
+    assert at_twenty < 90.0 < ettr.relplan
+    # ByteRobust's ETTR falls as its assumed fail-stop cycle grows
+    byterobust = cases["byterobust-10min"]
+    values = [byterobust.relplan] + [figure for _, figure in byterobust.sensitivity]
+    assert values == sorted(values, reverse=True)
+    data = ettr.to_dict()
+    assert data["sensitivity"][0] == {"input": "restart 5 min", "relplan": at_five}
