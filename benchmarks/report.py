@@ -354,4 +354,8 @@ def markdown(report: dict[str, Any]) -> str:
     if startup:
         rows = [tuple(map(command_as_code, row)) for row in startup_rows(startup)]
         parts.append(markdown_table(STARTUP_COLUMNS, rows, text_columns=(0, 2, 5, 6)))
+    if report.get("memory_trials"):
+        from benchmarks.memory import memory_markdown
+
+        parts.append(memory_markdown(report["memory_trials"]))
     return "\n\n".join(parts) + "\n"

@@ -4,7 +4,7 @@ One command (from the repository root)::
 
     python benchmarks/run.py [--quick] [--tiny] [--scaling | --no-scaling]
         [--startup | --no-startup] [--json PATH] [--markdown PATH] [--plot PREFIX]
-        [--seed N] [--cases NAME ...]
+        [--seed N] [--cases NAME ...] [--memory-trials]
 
 ``--quick`` cuts the trial counts and repeats (about a minute); ``--tiny`` cuts them
 further (for the tests); ``--cases`` picks cases; ``--seed`` the seed. The run (see
@@ -18,7 +18,10 @@ further (for the tests); ``--cases`` picks cases; ``--seed`` the seed. The run (
   ``--no-startup``);
 - the scaling study and peak RSS (:mod:`benchmarks.scaling`; on by default, off with
   ``--quick`` unless ``--scaling`` is given); ``--plot PREFIX`` draws PREFIX.png and
-  PREFIX.svg.
+  PREFIX.svg;
+- peak RSS against trials on every shipped config and an AIReSim-sized lemon fleet, with
+  relplan's memory estimate beside it (:mod:`benchmarks.memory`; off by default, on with
+  ``--memory-trials``; also ``python -m benchmarks.memory`` alone).
 
 The report is printed as tables (:mod:`benchmarks.report`) and written as JSON
 (``--json``, else printed) and as Markdown tables (``--markdown``). Timings are printed,
@@ -49,6 +52,9 @@ from typing import Any
 from benchmarks.cases import CASES, comparable_model
 from benchmarks.levels import LEVELS, Level
 from benchmarks.machine import machine
+from benchmarks.memory import CASES as MEMORY_CASES
+from benchmarks.memory import QUICK_CASES as QUICK_MEMORY_CASES
+from benchmarks.memory import memory_against_trials
 from benchmarks.report import markdown, render, to_plain, write_json
 from benchmarks.scaling import memory_study, plot_scaling, scaling_study
 from benchmarks.startup import startup_study
@@ -62,6 +68,7 @@ def run(
     seed: int = 2026,
     cases: Sequence[str] = CASES,
     startup: bool = True,
+    memory_trials: bool = False,
 ) -> dict[str, Any]:
     """Run the benchmark and return the report (plain numbers, JSON-ready).
 
@@ -77,12 +84,15 @@ def run(
         Names of the shipped configs to compare.
     startup : bool
         Run the start-up study.
+    memory_trials : bool
+        Run the study of peak memory against trials (:mod:`benchmarks.memory`; its two
+        smallest trial counts at levels below full).
 
     Returns
     -------
     dict
         ``level``, ``seed``, ``machine``, ``first_call_seconds``, ``cases`` (by name), and
-        ``startup``, ``scaling`` and ``memory`` when run.
+        ``startup``, ``scaling``, ``memory`` and ``memory_trials`` when run.
     """
     level = LEVELS[level] if isinstance(level, str) else level
     first = first_call_seconds(seed)  # must be this process's first simulate call
@@ -103,6 +113,10 @@ def run(
     if scaling if scaling is not None else level.name == "full":
         report["scaling"] = scaling_study(level, seed)
         report["memory"] = memory_study(level, seed)
+    if memory_trials:
+        report["memory_trials"] = memory_against_trials(
+            MEMORY_CASES if level.name == "full" else QUICK_MEMORY_CASES
+        )
     return to_plain(report)
 
 
@@ -127,6 +141,12 @@ def parse_arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
         action=argparse.BooleanOptionalAction,
         default=True,
         help="time the start-up of fresh relplan processes (default: on)",
+    )
+    parser.add_argument(
+        "--memory-trials",
+        action="store_true",
+        help="measure peak RSS against trials on every shipped config and an AIReSim-sized "
+        "fleet, with the memory estimate beside it (about 8 minutes; off by default)",
     )
     parser.add_argument("--json", metavar="PATH", help="write the report as JSON here")
     parser.add_argument(
@@ -159,8 +179,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     level = "tiny" if args.tiny else "quick" if args.quick else "full"
     report = run(
-        level=level, scaling=scaling, seed=args.seed, cases=args.cases, startup=args.startup
-    )
+        level=level, scaling=scaling, seed=args.seed, cases=args.cases, startup=args.startup,
+        memory_trials=args.memory_trials,
+    )  # fmt: skip
     report["total_seconds"] = time.perf_counter() - started
     if hasattr(os, "getloadavg"):
         report["load_average_at_end"] = list(os.getloadavg())

@@ -1,32 +1,28 @@
 """How much memory a run needs, estimated before it starts, and a check that it fits.
 
-A run keeps a few numbers per trial (the wall time, the hours in each bucket, the failures
-and interruptions of each mode, the spares used) and, while it runs, works through blocks
-of :data:`~relplan.sim.engine.BLOCK_TRIALS` trials with their events pre-drawn in windows.
-What it needs at its peak is therefore a cost per trial times the trials, plus the
-blocks in flight (each of at most ``BLOCK_TRIALS`` trials: a short run's are small).
-The per-trial cost counts 8-byte numbers:
+A run keeps a few numbers per trial, compactly (:func:`relplan.sim.engine.collect_outcomes`):
+the wall time, the hours in each bucket and the restart's start-up as float64, a corruption
+flag and a depletion flag, and counts (failures and interruptions of each mode, spares,
+maintenance windows, drains, the per-unit counts of modes whose units have a history) in
+the smallest integer type that holds them. Summaries make their per-trial columns one at a
+time (a column, the one it is made from and the sorted copy of a percentile) and
+``trials.parquet`` is written :data:`PARQUET_ROWS` trials at a time, so the peak is
 
-* ``K = 2 + buckets + 2 x modes + 4 x tracked`` numbers kept per trial (``tracked``: the
-  modes whose units have a history, with their four per-unit counts); joining the blocks
-  into one array holds them twice (``2 K``);
-* the per-trial table (``F = 7 + buckets + modes`` columns, and ``2 + 4 x tracked`` more
-  with tracked modes) for summaries (``K + F``;
-  a sweep's points also copy it for their statistics: ``K + 2 F``); writing
-  ``trials.parquet`` holds the table about four times over (its columns, the DataFrame,
-  the Arrow table and its encoding): ``K + 4 F``;
-* ``optimize`` keeps the wall time of every interval it tries (up to
-  :data:`OPTIMIZE_RUNS`; :data:`TIER_RUNS` with a fast tier) and its bootstrap copies
-  them a few times (:data:`OPTIMIZE_COPIES`);
-* ``compare`` holds two scenarios' results at once and a summary table: ``3 K + F``,
-  and ``2 K + F`` more per scenario in flight beyond the first (``--workers``).
+* the kept bytes per trial times the trials, plus a few float64 columns made while
+  summarising (:data:`SUMMARY_COLUMNS`);
+* ``optimize`` also keeps the goodput of every interval it tries (up to
+  :data:`OPTIMIZE_RUNS`; :data:`TIER_RUNS` with a fast tier) and its bootstrap copies them
+  a few times (:data:`OPTIMIZE_COPIES`);
+* ``compare`` holds a result per scenario in flight and the one it compares them with;
+  ``sweep`` a result per point in flight;
 
-A block in flight holds its trials' full state (the spare-server heap, the slots of
-concurrent degradations, the random streams) and its window of pre-drawn failures
-(about :data:`BYTES_PER_EVENT` bytes an event). The estimate is an upper bound of what
-was measured on the shipped configs (within a factor of 2), not a promise: the
-Python interpreter and the libraries take a few hundred MB more, counted as
-:data:`BASE_BYTES`.
+plus what does not grow with the trials: the blocks in flight (their trials' state and
+their window of pre-drawn failures, :data:`BYTES_PER_EVENT` bytes an event; a block holds
+at most about :data:`~relplan.sim.engine.BLOCK_EVENTS` events, whatever the model), the
+pieces of ``trials.parquet`` being written, and the interpreter with its libraries
+(:data:`BASE_BYTES`). The constants were measured on the shipped configs and a 4,096-server
+fleet with lemons (peak RSS, ``benchmarks/memory.py``): the estimate is meant to be within
+a factor of 2 of the peak, not a promise.
 """
 
 from __future__ import annotations
@@ -35,21 +31,42 @@ import math
 from dataclasses import dataclass
 
 from relplan.errors import ConfigError
-from relplan.sim.engine import BLOCK_TRIALS, degradation_slots, first_window_hours
+from relplan.sim.compiled import MAX_EVENTS_PER_TRIAL
+from relplan.sim.engine import (
+    block_trials,
+    degradation_slots,
+    expected_exposure_hours,
+    window_events_per_trial,
+)
 from relplan.sim.model import SimulationModel
 from relplan.units import format_bytes
 from relplan.vocab import BUCKETS, UNIT_STATS
 
 NUMBER_BYTES = 8
-"""Bytes of one per-trial number (float64 or int64)."""
+"""Bytes of one float64 or int64 number."""
 
-BYTES_PER_EVENT = 12 * NUMBER_BYTES
-"""Bytes of one pre-drawn failure in a window: its trial, time, mode and repair, their
-concatenation, the sort order and the sorted copies."""
+BYTES_PER_EVENT = 168
+"""Bytes of one pre-drawn failure of a block in flight: its trial, time, mode, repair and
+ordinal as drawn, joined and sorted, the sort order, and the followed unit it comes from
+(measured: about 165 bytes an event on a 4,096-server fleet with lemons)."""
 
-BASE_BYTES = 400 * 2**20
-"""Memory of the interpreter and the libraries a run imports (numpy, numba, pandas,
-pyarrow, matplotlib), bytes."""
+BASE_BYTES = 200 * 2**20
+"""Memory of the interpreter and the libraries a run imports (numpy, numba and the compiled
+engine, pandas, pyarrow), bytes; measured at about 190 MB for a few trials."""
+
+FIGURE_BYTES = 150 * 2**20
+"""What ``simulate --out`` adds for its figures and report (matplotlib), bytes."""
+
+SUMMARY_COLUMNS = 3
+"""Float64 columns a summary holds at once beside the kept ones: a metric, the column it
+is made from and the sorted copy of a percentile."""
+
+PARQUET_COPIES = 4
+"""Copies of a piece of ``trials.parquet`` held while it is written: its columns, the
+DataFrame, the Arrow table and its encoding."""
+
+PARQUET_ROWS = 100_000
+"""Trials per piece (row group) of ``trials.parquet``, which is written a piece at a time."""
 
 OPTIMIZE_RUNS = 52
 """Intervals ``optimize`` simulates at most: a coarse grid of 15, 12 around its best
@@ -61,48 +78,59 @@ TIER_RUNS = 81
 """Pairs of (fast interval, durable cadence) ``optimize`` simulates with a fast tier."""
 
 OPTIMIZE_COPIES = 5
-"""Copies ``optimize`` holds of its (trials x intervals) wall times: the times, the
-goodput, a bootstrap resample, and the percentiles' sorted copies."""
-
-WINDOW_FACTOR = 1.2
-"""The first window of pre-drawn failures as a multiple of the expected exposure (the
-engine's default ``window_factor``)."""
+"""Copies ``optimize`` holds of its (trials x intervals) goodput: the values, a bootstrap
+resample, and the percentiles' sorted copies."""
 
 
 @dataclass(frozen=True)
 class MemoryEstimate:
-    """What a run needs at its peak: ``per_trial`` bytes a trial, ``fixed`` bytes, and
-    ``block_per_trial`` bytes for each trial of the blocks in flight (a block holds at
-    most :data:`~relplan.sim.engine.BLOCK_TRIALS` trials: a short run's blocks are small).
+    """What a run needs at its peak: ``fixed`` bytes, ``per_trial`` bytes a trial, and
+    ``in_flight_per_trial`` bytes for each trial in flight (at most ``in_flight_trials``:
+    the blocks under way; a run of fewer trials has only those in flight).
 
     Attributes
     ----------
     per_trial : float
-        Bytes per trial, at the peak of the run.
+        Bytes kept per trial, at the peak of the run.
     fixed : float
-        Bytes that do not grow with the trials: the interpreter with its libraries.
-    block_per_trial : float
-        Bytes per trial of the blocks in flight (their state and failure windows), for
-        up to ``BLOCK_TRIALS`` trials.
+        Bytes that do not grow with the trials: the interpreter with its libraries, and
+        the pieces of the files being written.
+    in_flight_per_trial : float
+        Bytes of one trial of a block under way: its state and its pre-drawn failures.
+    in_flight_trials : int
+        Trials under way at once: the workers times the trials of a block.
+
+    Examples
+    --------
+    >>> estimate = MemoryEstimate(per_trial=100.0, fixed=1e6, in_flight_per_trial=1e4,
+    ...                           in_flight_trials=50)
+    >>> estimate.bytes(10), estimate.bytes(1000)  # 10 trials in flight, then 50
+    (1101000.0, 1600000.0)
+    >>> estimate.trials_that_fit(1101000.0), estimate.trials_that_fit(1600000.0)
+    (10, 1000)
     """
 
     per_trial: float
     fixed: float
-    block_per_trial: float = 0.0
+    in_flight_per_trial: float = 0.0
+    in_flight_trials: int = 0
 
     def bytes(self, trials: int) -> float:
         """Bytes needed for ``trials`` trials."""
-        return (self.fixed + self.per_trial * trials
-                + self.block_per_trial * min(trials, BLOCK_TRIALS))  # fmt: skip
+        in_flight = self.in_flight_per_trial * min(trials, self.in_flight_trials)
+        return self.fixed + in_flight + self.per_trial * trials
 
     def trials_that_fit(self, available: float) -> int:
         """The most trials that fit in ``available`` bytes (0 when none do)."""
-        if self.bytes(BLOCK_TRIALS) > available:  # within the first block
-            fit = (available - self.fixed) / (self.per_trial + self.block_per_trial)
-            fit = min(fit, BLOCK_TRIALS)
-        else:
-            fit = (available - self.fixed - self.block_per_trial * BLOCK_TRIALS) / self.per_trial
-        return max(0, math.floor(fit)) if math.isfinite(fit) else 0
+        room = available - self.fixed
+        full = self.in_flight_per_trial * self.in_flight_trials
+        if room >= full + self.per_trial * self.in_flight_trials:  # beyond the blocks
+            fit = (room - full) / self.per_trial if self.per_trial > 0 else math.inf
+        else:  # fewer trials than the blocks in flight hold
+            fit = room / (self.per_trial + self.in_flight_per_trial)
+        if math.isnan(fit) or fit == math.inf:
+            return 0 if math.isnan(fit) else 2**63 - 1
+        return max(0, math.floor(fit))
 
 
 def _tracked_modes(model: SimulationModel) -> int:
@@ -110,11 +138,38 @@ def _tracked_modes(model: SimulationModel) -> int:
     return sum(mode.history is not None for mode in model.modes)
 
 
-def kept_numbers(model: SimulationModel) -> int:
-    """Numbers kept per trial by the engine: wall time, spares used, the restart's start-up,
-    maintenance windows, a corruption flag, buckets, two per mode, and the per-unit counts
-    of each mode whose units have a history."""
-    return 5 + len(BUCKETS) + 2 * len(model.modes) + len(UNIT_STATS) * _tracked_modes(model)
+def count_bytes(model: SimulationModel) -> int:
+    """Bytes of one kept count: the smallest integer type that holds three times the
+    failures a trial expects, and some (what :func:`relplan.sim.engine.narrow_counts`
+    will most likely pick).
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> from relplan.sim.model import build_model
+    >>> count_bytes(build_model(load_config("configs/small.toml")))
+    1
+    """
+    try:
+        failures = expected_exposure_hours(model) * sum(m.job_rate_per_hour for m in model.modes)
+    except OverflowError:
+        failures = math.inf
+    likely = 3 * min(failures, MAX_EVENTS_PER_TRIAL) + 10
+    return next(size for size, top in ((1, 127), (2, 32_767), (4, 2**31 - 1), (8, math.inf))
+                if likely <= top)  # fmt: skip
+
+
+def kept_counts(model: SimulationModel) -> int:
+    """Counts kept per trial: spares used, maintenance windows, drains, two per mode, and
+    the per-unit counts of each mode whose units have a history."""
+    return 3 + 2 * len(model.modes) + len(UNIT_STATS) * _tracked_modes(model)
+
+
+def kept_bytes(model: SimulationModel) -> int:
+    """Bytes kept per trial by the engine: the wall time, the buckets and the restart's
+    start-up (float64), two flags (corrupted, depleted), and the counts
+    (:func:`count_bytes` each)."""
+    return NUMBER_BYTES * (2 + len(BUCKETS)) + 2 + count_bytes(model) * kept_counts(model)
 
 
 def table_columns(model: SimulationModel) -> int:
@@ -124,27 +179,29 @@ def table_columns(model: SimulationModel) -> int:
     return 13 + len(BUCKETS) + len(model.modes) + per_unit
 
 
-def block_bytes(model: SimulationModel) -> float:
-    """Bytes of one block of trials in flight: the trials' state and its failure window.
+def in_flight_bytes_per_trial(model: SimulationModel) -> float:
+    """Bytes of one trial of a block under way: its state, its window of pre-drawn failures
+    and its outcomes before they are kept compactly.
 
     Examples
     --------
     >>> from relplan.config.loading import load_config
     >>> from relplan.sim.model import build_model
-    >>> 1e6 < block_bytes(build_model(load_config("configs/small.toml"))) < 1e9
+    >>> 100 < in_flight_bytes_per_trial(build_model(load_config("configs/small.toml"))) < 1e4
     True
     """
     modes = len(model.modes)
-    state = (25 + len(BUCKETS) + 5 * modes + model.job.spares + model.job.spare_domains
-             + model.job.spare_pool
-             + 2 * degradation_slots(model) + 5)  # fmt: skip
-    window_rate = sum(m.job_rate_per_hour for m in model.modes
-                      if m.lifetime.kind != "exponential" or m.history is not None)  # fmt: skip
-    try:
-        events = WINDOW_FACTOR * first_window_hours(model) * window_rate
-    except OverflowError:
-        events = math.inf
-    return BLOCK_TRIALS * (NUMBER_BYTES * state + BYTES_PER_EVENT * events)
+    trial_state = (25 + len(BUCKETS) + 5 * modes + model.job.spares + model.job.spare_domains
+                   + model.job.spare_pool + 2 * degradation_slots(model) + 5 + 4)  # fmt: skip
+    outcomes = 2 * modes + len(UNIT_STATS) * _tracked_modes(model)  # before they are kept
+    state = trial_state + outcomes
+    return NUMBER_BYTES * state + BYTES_PER_EVENT * window_events_per_trial(model)
+
+
+def block_bytes(model: SimulationModel) -> float:
+    """Bytes of one full block of trials in flight (:func:`in_flight_bytes_per_trial` times
+    :func:`relplan.sim.engine.block_trials`)."""
+    return block_trials(model) * in_flight_bytes_per_trial(model)
 
 
 def estimate_memory(
@@ -165,7 +222,8 @@ def estimate_memory(
     workers : int
         Blocks (``sweep`` and ``compare``: points) in flight at once.
     write_trials : bool
-        Whether ``trials.parquet`` is written (``simulate --out``).
+        Whether ``trials.parquet``, the figures and the report are written
+        (``simulate --out``).
 
     Returns
     -------
@@ -178,25 +236,33 @@ def estimate_memory(
     >>> from relplan.sim.model import build_model
     >>> model = build_model(load_config("configs/small.toml"))
     >>> estimate = estimate_memory([model], "simulate")
-    >>> estimate.per_trial  # 2 x (5 + 9 buckets + 2 x 8 modes) numbers of 8 bytes
-    480.0
+    >>> estimate.per_trial  # 11 float64, 2 flags, 19 one-byte counts; 3 float64 columns
+    133.0
     """
-    kept = max(kept_numbers(m) for m in models)
-    columns = max(table_columns(m) for m in models)
+    kept = max(kept_bytes(m) for m in models)
+    summary = NUMBER_BYTES * SUMMARY_COLUMNS
+    fixed = BASE_BYTES
     if command == "simulate":
-        numbers = kept + max(kept, (4 if write_trials else 1) * columns)
+        per_trial = kept + summary
+        if write_trials:
+            columns = max(table_columns(m) for m in models)
+            fixed += FIGURE_BYTES + PARQUET_COPIES * PARQUET_ROWS * NUMBER_BYTES * columns
     elif command in ("optimize", "tiers"):
         runs = OPTIMIZE_RUNS + (TIER_RUNS if command == "tiers" else 0)
-        numbers = 2 * kept + OPTIMIZE_COPIES * runs
+        per_trial = kept + summary + NUMBER_BYTES * OPTIMIZE_COPIES * runs
     elif command == "compare":
-        numbers = (2 * workers + 1) * kept + workers * columns
+        per_trial = (workers + 1) * kept + workers * summary
     elif command == "sweep":
-        numbers = workers * (kept + max(kept, 2 * columns + 2))
+        per_trial = workers * (kept + summary)
     else:
         raise ValueError(f"unknown command {command!r}")
-    blocks = workers * max(block_bytes(m) for m in models)
-    return MemoryEstimate(per_trial=float(NUMBER_BYTES * numbers), fixed=BASE_BYTES,
-                          block_per_trial=blocks / BLOCK_TRIALS)  # fmt: skip
+    heaviest = max(models, key=block_bytes)
+    return MemoryEstimate(
+        per_trial=float(per_trial),
+        fixed=float(fixed),
+        in_flight_per_trial=in_flight_bytes_per_trial(heaviest),
+        in_flight_trials=workers * block_trials(heaviest),
+    )
 
 
 def available_memory() -> float:
@@ -239,8 +305,7 @@ def check_memory(estimate: MemoryEstimate, trials: int, key: str,
     if needed <= available:
         return
     fit = estimate.trials_that_fit(available)
-    advice = (f"at most {fit:,} trials fit" if fit >= 1
-              else "not even one block of trials fits")  # fmt: skip
+    advice = f"at most {fit:,} trials fit" if fit >= 1 else "not even one trial fits"
     raise ConfigError(
         key,
         f"{trials:,} trials need about {format_bytes(needed)} of memory but "
@@ -279,7 +344,7 @@ def check_workers_memory(models: list[SimulationModel], command: str, trials: in
     >>> from relplan.config.loading import load_config
     >>> from relplan.sim.model import build_model
     >>> model = build_model(load_config("configs/small.toml"))
-    >>> check_workers_memory([model], "simulate", 10, 10_000, "--workers", available=2e9)
+    >>> check_workers_memory([model], "sweep", 100_000, 10_000, "--workers", available=2e9)
     Traceback (most recent call last):
     ...
     relplan.errors.ConfigError: --workers: 10,000 workers need about ... workers fit

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +27,8 @@ Z_95 = 1.959963984540054
 """Two-sided 95% quantile of the standard normal."""
 
 
-def work_done_hours(job: JobSpec, outcomes: TrialOutcomes) -> np.ndarray:
+def work_done_hours(job: JobSpec, outcomes: TrialOutcomes,
+                    rows: slice = slice(None)) -> np.ndarray:  # fmt: skip
     """Work each trial got done, hours at full speed: the job's work, or over a
     calendar window (``job.horizon_hours``) the ``useful`` hours inside it; a trial that
     stalled for good (``depleted``: its fleet ran out of units) got its ``useful`` hours
@@ -38,17 +40,20 @@ def work_done_hours(job: JobSpec, outcomes: TrialOutcomes) -> np.ndarray:
         The simulated job.
     outcomes : TrialOutcomes
         The engine's per-trial arrays.
+    rows : slice, optional
+        The trials to give (default: all).
 
     Returns
     -------
     numpy.ndarray
-        One value per trial; goodput is this over the trial's wall time.
+        One value per trial of ``rows``; goodput is this over the trial's wall time.
     """
-    useful = outcomes.bucket_hours[:, BUCKETS.index("useful")]
+    useful = outcomes.bucket_hours[rows, BUCKETS.index("useful")]
     if job.horizon_hours is None:
-        done = np.full(outcomes.wall_hours.shape, job.work_hours)
-        if outcomes.depleted.any():
-            done[outcomes.depleted] = useful[outcomes.depleted]
+        done = np.full(useful.shape, job.work_hours)
+        depleted = outcomes.depleted[rows]
+        if depleted.any():
+            done[depleted] = useful[depleted]
         return done
     return useful.copy()
 
@@ -166,50 +171,112 @@ class SimulationResult:
     def _trials(self) -> pd.DataFrame:
         import pandas as pd  # only tables need pandas; summaries are numpy
 
-        return pd.DataFrame(self._columns)
+        return pd.DataFrame({name: self.column(name) for name in self.column_names})
 
     @functools.cached_property
-    def _columns(self) -> dict[str, np.ndarray]:
-        """The per-trial columns of :meth:`trials_frame`, as numpy arrays."""
-        outcomes, job = self.outcomes, self.model.job
-        wall = outcomes.wall_hours
-        work_done = work_done_hours(job, outcomes)
-        lost = wall - work_done
-        columns = {
-            "trial": np.arange(outcomes.trials, dtype=np.int64),
-            "wall_hours": wall,
-            "work_done_hours": work_done,
-            "goodput": work_done / wall,
-            "lost_hours": lost,
-            "gpu_hours_lost": lost * job.gpus,
-            "interruptions": outcomes.interruptions_by_mode.sum(axis=1),
-            "failures": outcomes.failures_by_mode.sum(axis=1),
-            "spares_used": outcomes.spares_used,
-            "maintenances": outcomes.maintenances,
-            "corrupted_final": outcomes.corrupted_final,
-        }
-        if any(mode.drain != "never" for mode in self.model.modes):
-            columns["drains"] = outcomes.drains
-        if any(m.history is not None and m.history.retire_removes for m in self.model.modes):
-            columns["depleted"] = outcomes.depleted
-        for index, bucket in enumerate(BUCKETS):
-            columns[f"{bucket}_hours"] = outcomes.bucket_hours[:, index]
-        columns["restart_init_hours"] = outcomes.restart_init_hours
-        columns["restart_load_hours"] = columns["restart_hours"] - outcomes.restart_init_hours
-        for index, mode in enumerate(outcomes.mode_names):
-            columns[f"failures_{mode}"] = outcomes.failures_by_mode[:, index]
+    def column_names(self) -> tuple[str, ...]:
+        """Names of the per-trial columns (:meth:`trials_frame`), in order."""
+        outcomes, modes = self.outcomes, self.model.modes
+        names = ["trial", "wall_hours", "work_done_hours", "goodput", "lost_hours",
+                 "gpu_hours_lost", "interruptions", "failures", "spares_used", "maintenances",
+                 "corrupted_final"]  # fmt: skip
+        if any(mode.drain != "never" for mode in modes):
+            names.append("drains")
+        if any(m.history is not None and m.history.retire_removes for m in modes):
+            names.append("depleted")
+        names += [*(f"{bucket}_hours" for bucket in BUCKETS),
+                  "restart_init_hours", "restart_load_hours",
+                  *(f"failures_{mode}" for mode in outcomes.mode_names)]  # fmt: skip
         tracked = [m for m, tracks in zip(outcomes.mode_names, outcomes.mode_tracks_units,
                                           strict=True) if tracks]  # fmt: skip
-        if tracked:  # unit_stats has a column per mode with a history, in mode order
-            stats = outcomes.unit_stats
-            columns["repeat_units"] = stats[:, :, UNIT_STATS.index("repeat_units")].sum(axis=1)
-            columns["max_failures_per_unit"] = stats[
-                :, :, UNIT_STATS.index("max_failures_per_unit")
-            ].max(axis=1)
-            for position, mode in enumerate(tracked):
-                for stat, name in enumerate(UNIT_STATS):
-                    columns[f"{name}_{mode}"] = stats[:, position, stat]
-        return columns
+        if tracked:
+            names += ["repeat_units", "max_failures_per_unit"]
+            names += [f"{name}_{mode}" for mode in tracked for name in UNIT_STATS]
+        return tuple(names)
+
+    def column(self, name: str, rows: slice = slice(None)) -> np.ndarray:
+        """One per-trial column of :meth:`trials_frame`, made when asked for (not kept).
+
+        The engine keeps its counts in small integer types; a column of counts comes out
+        as int64 (as in the table).
+
+        Parameters
+        ----------
+        name : str
+            A column of :meth:`trials_frame` (:attr:`column_names`).
+        rows : slice, optional
+            The trials to give (default: all).
+
+        Returns
+        -------
+        numpy.ndarray
+            One value per trial of ``rows``.
+        """
+        outcomes, job = self.outcomes, self.model.job
+        if name == "trial":
+            return np.arange(outcomes.trials, dtype=np.int64)[rows]
+        if name == "wall_hours":
+            return outcomes.wall_hours[rows]
+        if name == "work_done_hours":
+            return work_done_hours(job, outcomes, rows)
+        if name == "goodput":
+            return self.column("work_done_hours", rows) / outcomes.wall_hours[rows]
+        if name == "lost_hours":
+            return outcomes.wall_hours[rows] - self.column("work_done_hours", rows)
+        if name == "gpu_hours_lost":
+            return self.column("lost_hours", rows) * job.gpus
+        if name == "interruptions":
+            return outcomes.interruptions_by_mode[rows].sum(axis=1, dtype=np.int64)
+        if name == "failures":
+            return outcomes.failures_by_mode[rows].sum(axis=1, dtype=np.int64)
+        if name in ("spares_used", "maintenances", "drains"):
+            return getattr(outcomes, name)[rows].astype(np.int64)
+        if name in ("corrupted_final", "depleted"):
+            return getattr(outcomes, name)[rows]
+        if name == "restart_init_hours":
+            return outcomes.restart_init_hours[rows]
+        if name == "restart_load_hours":
+            return self.column("restart_hours", rows) - outcomes.restart_init_hours[rows]
+        if name.endswith("_hours") and name.removesuffix("_hours") in BUCKETS:
+            return outcomes.bucket_hours[rows, BUCKETS.index(name.removesuffix("_hours"))]
+        if name.startswith("failures_") and name.removeprefix("failures_") in outcomes.mode_names:
+            index = outcomes.mode_names.index(name.removeprefix("failures_"))
+            return outcomes.failures_by_mode[rows, index].astype(np.int64)
+        stats = outcomes.unit_stats[rows]
+        if name == "repeat_units":
+            return stats[:, :, UNIT_STATS.index("repeat_units")].sum(axis=1, dtype=np.int64)
+        if name == "max_failures_per_unit":
+            most = stats[:, :, UNIT_STATS.index("max_failures_per_unit")].max(axis=1)
+            return most.astype(np.int64)
+        tracked = [m for m, tracks in zip(outcomes.mode_names, outcomes.mode_tracks_units,
+                                          strict=True) if tracks]  # fmt: skip
+        for position, mode in enumerate(tracked):
+            for stat, stat_name in enumerate(UNIT_STATS):
+                if name == f"{stat_name}_{mode}":
+                    return stats[:, position, stat].astype(np.int64)
+        raise KeyError(name)
+
+    def trial_chunks(self, rows: int) -> Iterator[dict[str, np.ndarray]]:
+        """The per-trial table in pieces of ``rows`` trials (the last may be shorter).
+
+        Parameters
+        ----------
+        rows : int
+            Trials per piece.
+
+        Yields
+        ------
+        dict of numpy.ndarray
+            The columns of :meth:`trials_frame` for one piece of trials.
+        """
+        for start in range(0, self.trials, rows):
+            piece = slice(start, min(start + rows, self.trials))
+            yield {name: self.column(name, piece) for name in self.column_names}
+
+    @property
+    def _columns(self) -> Mapping[str, np.ndarray]:
+        """The per-trial columns, each made when read (see :meth:`column`)."""
+        return _Columns(self)
 
     def summary(self) -> dict[str, Any]:
         """The JSON-ready summary of the ``simulate --json`` contract (README).
@@ -320,6 +387,24 @@ class SimulationResult:
         import pandas as pd
 
         return pd.DataFrame(rows, columns=["metric", "statistic", "value"])
+
+
+class _Columns(Mapping[str, np.ndarray]):
+    """The per-trial columns of a result, each made when read and not kept."""
+
+    def __init__(self, result: SimulationResult) -> None:
+        self._result = result
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name not in self._result.column_names:  # ``in`` asks here too
+            raise KeyError(name)
+        return self._result.column(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._result.column_names)
+
+    def __len__(self) -> int:
+        return len(self._result.column_names)
 
 
 def unit_failure_summary(columns: dict[str, np.ndarray], mode: str) -> dict[str, Any]:

@@ -16,11 +16,12 @@ import shutil
 import signal
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from relplan.analysis.memory import PARQUET_ROWS
 from relplan.analysis.provenance import comparison_provenance
 from relplan.analysis.results import SimulationResult
 from relplan.errors import ConfigError
@@ -271,6 +272,54 @@ def write_parquet(frame: Any, path: Path, provenance: dict[str, Any]) -> None:
     write_atomic(path, lambda temporary: pq.write_table(table, temporary))
 
 
+def write_parquet_chunks(chunks: Iterable[dict[str, Any]], path: Path,
+                         provenance: dict[str, Any]) -> None:  # fmt: skip
+    """Write a table given in pieces as Parquet, a piece (row group) at a time, atomically.
+
+    Only one piece is held in memory at a time; the file is the same table as
+    :func:`write_parquet` of the pieces joined (same columns, types and metadata).
+
+    Parameters
+    ----------
+    chunks : iterable of dict
+        Pieces of the table, in order: each maps every column name to an array (the same
+        names and types in every piece; at least one piece).
+    path : Path
+        The file.
+    provenance : dict
+        The record, stored as in :func:`write_parquet`.
+
+    Examples
+    --------
+    >>> import numpy as np, pyarrow.parquet as pq, tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "t.parquet"
+    >>> write_parquet_chunks(({"x": np.arange(i, i + 2.0)} for i in (0, 2)), path, {"seed": 3})
+    >>> pq.read_table(path)["x"].to_pylist(), pq.read_schema(path).metadata[b"seed"]
+    ([0.0, 1.0, 2.0, 3.0], b'3')
+    """
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    def write(temporary: Path) -> None:
+        writer = None
+        try:
+            for chunk in chunks:
+                table = pa.Table.from_pandas(pd.DataFrame(chunk), preserve_index=False)
+                if writer is None:
+                    metadata = dict(table.schema.metadata or {})
+                    metadata.update({str(k).encode(): str(v).encode()
+                                     for k, v in provenance.items()})  # fmt: skip
+                    schema = table.schema.with_metadata(metadata)
+                    writer = pq.ParquetWriter(temporary, schema)
+                writer.write_table(table.replace_schema_metadata(schema.metadata))
+        finally:
+            if writer is not None:
+                writer.close()
+
+    write_atomic(path, write)
+
+
 def write_provenance(directory: Path, provenance: dict[str, Any], files: list[Path]) -> Path:
     """Write ``provenance.json`` beside the files it covers (the sidecar of CSV files).
 
@@ -315,7 +364,7 @@ def write_result_files(result: SimulationResult, directory: Path) -> list[Path]:
     trials_path = directory / "trials.parquet"
     csv_path = directory / "summary.csv"
     json_path = directory / "summary.json"
-    write_parquet(result.trials_frame(), trials_path, result.provenance)
+    write_parquet_chunks(result.trial_chunks(PARQUET_ROWS), trials_path, result.provenance)
     summary_frame = result.summary_frame()
     write_atomic(csv_path, lambda temporary: summary_frame.to_csv(temporary, index=False))
     write_text_atomic(json_path, to_json(result.summary()) + "\n")

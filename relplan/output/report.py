@@ -34,7 +34,7 @@ from relplan.vocab import HIGHER_IS_BETTER, METRIC_LABELS, METRICS, TAIL_PERCENT
 def median_trial(result: SimulationResult) -> int:
     """Index of the trial whose goodput is the median: a representative sample trial (the
     median wall time, or over a calendar window the median work done)."""
-    goodput = result.trials_frame()["goodput"].to_numpy()
+    goodput = result.column("goodput")
     return int(np.argsort(-goodput, kind="stable")[goodput.size // 2])
 
 
@@ -96,7 +96,7 @@ def write_simulation_figures(
     """
     name = result.config_name
     job = result.model.job
-    trials = result.trials_frame()
+    trials = pd.DataFrame({"lost_hours": result.column("lost_hours")})  # what the plots use
     summary = result.summary()
     failures = failure_table(summary)
     figures = {

@@ -28,19 +28,26 @@ writes when storage shares the fabric, in work that survives) and ``stall`` (sta
 in work that survives, and stalls that hold up a restart); see
 :mod:`relplan.sim.timeline`.
 
-Reproducibility. Trials are cut into canonical blocks of :data:`BLOCK_TRIALS`; block
-``b`` draws from ``SeedSequence(seed, spawn_key=(b,))``, so the numbers depend on
-the seed and the trial count, never on the number of workers.
+Reproducibility. Trials are cut into canonical blocks of :func:`block_trials` (
+:data:`BLOCK_TRIALS`, fewer for a model whose trials hold many pre-drawn failures); block
+``b`` draws from ``SeedSequence(seed, spawn_key=(b,))``, so the numbers depend on the
+model, the seed and the trial count, never on the number of workers or the machine.
+
+Memory. Blocks are gathered as they finish into one set of compact arrays
+(:func:`collect_outcomes`): a run holds its trials once, and a block in flight at most
+about :data:`BLOCK_EVENTS` pre-drawn failures.
 """
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import math
 import pickle
-import sys
 import threading
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -49,6 +56,7 @@ from relplan.errors import InfeasibleJobError
 from relplan.sim import timeline
 from relplan.sim.closed_forms import checkpoint_count, daly_interval, expected_wall_hours
 from relplan.sim.cohorts import UnitStream, tally_unit_failures, walked_events
+from relplan.sim.compile_notice import compiling_notice
 from relplan.sim.compiled import (
     FINISHED,
     MAX_EVENTS_PER_TRIAL,
@@ -69,6 +77,14 @@ _WALK_LOCK = threading.Lock()
 
 BLOCK_TRIALS = 10_000
 """Trials per canonical block: the unit of seeding and of work for a worker."""
+
+BLOCK_EVENTS = 2_000_000
+"""Pre-drawn failures one block may hold in flight (expected; a few hundred MB): blocks of
+a model whose trials hold many (a large fleet with lemons) have fewer trials
+(:func:`block_trials`)."""
+
+WINDOW_FACTOR = 1.2
+"""The first window of pre-drawn failures as a multiple of :func:`first_window_hours`."""
 
 MAX_EXPECTED_SLOWDOWN = 1000.0
 """Refuse jobs whose expected wall time exceeds this multiple of the failure-free time."""
@@ -292,20 +308,65 @@ def check_feasible(model: SimulationModel) -> None:
         )
 
 
-def block_sizes(trials: int) -> list[int]:
-    """Trials in each canonical block: ``BLOCK_TRIALS`` each, the remainder last."""
-    full, rest = divmod(trials, BLOCK_TRIALS)
-    return [BLOCK_TRIALS] * full + ([rest] if rest else [])
+def block_sizes(trials: int, per_block: int = BLOCK_TRIALS) -> list[int]:
+    """Trials in each canonical block: ``per_block`` each (:func:`block_trials` of the
+    model), the remainder last.
+
+    Examples
+    --------
+    >>> block_sizes(25_000), block_sizes(500, 200)
+    ([10000, 10000, 5000], [200, 200, 100])
+    """
+    full, rest = divmod(trials, per_block)
+    return [per_block] * full + ([rest] if rest else [])
+
+
+def window_events_per_trial(model: SimulationModel) -> float:
+    """Pre-drawn failures a trial holds in its first window of events (expected).
+
+    The modes drawn in windows (non-exponential lifetimes, or units with a history) over
+    :data:`WINDOW_FACTOR` times :func:`first_window_hours`: what sizes a block in flight.
+    It does not depend on the configured checkpoint interval, so every interval of a job
+    gets the same blocks (and the same failures: common random numbers).
+    """
+    rate = sum(m.job_rate_per_hour for m in model.modes
+               if m.lifetime.kind != "exponential" or m.history is not None)  # fmt: skip
+    if rate == 0:
+        return 0.0
+    try:
+        return WINDOW_FACTOR * first_window_hours(model) * rate
+    except OverflowError:
+        return math.inf
+
+
+def block_trials(model: SimulationModel) -> int:
+    """Trials in one canonical block of a model: :data:`BLOCK_TRIALS`, or fewer when the
+    failures a block holds in flight would take more than :data:`BLOCK_EVENTS`.
+
+    A function of the model alone (never of the machine or the workers), so one seed
+    still fixes every number; rounded down to 1, 2 or 5 times a power of ten.
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> from relplan.sim.model import build_model
+    >>> block_trials(build_model(load_config("configs/small.toml")))
+    10000
+    """
+    events = window_events_per_trial(model)
+    if not events * BLOCK_TRIALS > BLOCK_EVENTS:
+        return BLOCK_TRIALS
+    fit = BLOCK_EVENTS / events if math.isfinite(events) else 1.0
+    if fit < 1:
+        return 1
+    power = 10 ** math.floor(math.log10(fit))
+    return max(step * power for step in (1, 2, 5) if step * power <= fit)
 
 
 def block_seed(seed: int, block_index: int) -> np.random.SeedSequence:
     """The seed of one canonical block: ``SeedSequence(seed, spawn_key=(b,))``."""
     return np.random.SeedSequence(seed, spawn_key=(block_index,))
 
-
-FIRST_COMPILE_SECONDS = 40
-"""About how long the engine takes to compile on an empty numba cache, seconds (measured
-on two cores); only quoted in the notice of :func:`announce_first_compile`."""
 
 _first_walk_checked = False
 """Whether this process has checked for a compiled walk yet (guarded by the walk lock)."""
@@ -344,16 +405,6 @@ def walk_is_compiled(args: tuple) -> bool:
         return True
 
 
-def announce_first_compile() -> None:
-    """Say on stderr that the engine is about to compile, and about how long it takes."""
-    print(
-        f"relplan: compiling the simulation engine for first use (about "
-        f"{FIRST_COMPILE_SECONDS} s; cached afterwards)",
-        file=sys.stderr,
-        flush=True,
-    )
-
-
 def walk_block(
     compiled: CompiledModel,
     state: TrialState,
@@ -363,8 +414,9 @@ def walk_block(
 ) -> None:
     """Walk the trials of one window of events (see :func:`relplan.sim.timeline.walk_trials`).
 
-    The first walk of a process that has to compile the engine first says so on stderr
-    (once per process).
+    The first walk of a process that has to compile the engine first says so on stderr,
+    with the seconds elapsed (:func:`relplan.sim.compile_notice.compiling_notice`; once per
+    process).
 
     Parameters
     ----------
@@ -390,11 +442,13 @@ def walk_block(
     args = (compiled.job, compiled.modes, window, streams, state,
             TraceBuffer.off() if trace is None else trace)  # fmt: skip
     with _WALK_LOCK:
+        notice = contextlib.nullcontext()
         if not _first_walk_checked:
             _first_walk_checked = True
             if not walk_is_compiled(args):
-                announce_first_compile()
-        timeline.walk_trials(*args)
+                notice = compiling_notice()
+        with notice:
+            timeline.walk_trials(*args)
     if state.too_many_events[0]:
         raise InfeasibleJobError(
             f"a trial walked more than {compiled.job.max_events_per_trial:,} failures and "
@@ -485,7 +539,7 @@ def simulate_block(
     model: SimulationModel,
     n_trials: int,
     seed_sequence: np.random.SeedSequence,
-    window_factor: float = 1.2,
+    window_factor: float = WINDOW_FACTOR,
     on_the_fly: bool = True,
     trace: TraceBuffer | None = None,
 ) -> TrialOutcomes:
@@ -697,23 +751,80 @@ def walk_trial(
 
 
 def concatenate_outcomes(parts: list[TrialOutcomes]) -> TrialOutcomes:
-    """Join the outcomes of consecutive blocks into one."""
+    """Join the outcomes of consecutive blocks into one (see :func:`collect_outcomes`)."""
+    return collect_outcomes(iter(parts), sum(p.trials for p in parts))
+
+
+def narrow_counts(counts: np.ndarray) -> np.ndarray:
+    """Counts in the smallest signed integer type that holds them (int8 up to int64).
+
+    Examples
+    --------
+    >>> narrow_counts(np.array([0, 3, 127])).dtype, narrow_counts(np.array([128])).dtype
+    (dtype('int8'), dtype('int16'))
+    """
+    top = int(counts.max(initial=0))
+    low = int(counts.min(initial=0))
+    for dtype in (np.int8, np.int16, np.int32):
+        info = np.iinfo(dtype)
+        if info.min <= low and top <= info.max:
+            return counts.astype(dtype, copy=False)
+    return counts.astype(np.int64, copy=False)
+
+
+_COUNT_FIELDS = ("maintenances", "failures_by_mode", "interruptions_by_mode", "spares_used",
+                 "drains", "unit_stats")  # fmt: skip
+"""Per-trial counts of :class:`TrialOutcomes`, kept in :func:`narrow_counts`' types."""
+
+_VALUE_FIELDS = ("wall_hours", "bucket_hours", "restart_init_hours", "corrupted_final",
+                 "depleted")  # fmt: skip
+"""Per-trial values of :class:`TrialOutcomes`, kept as they come (float64, bool)."""
+
+
+def collect_outcomes(parts: Iterator[TrialOutcomes], trials: int) -> TrialOutcomes:
+    """Gather consecutive blocks' outcomes into one, compactly, as they come.
+
+    Each block is copied into arrays made once for all the trials and then let go, so a
+    run never holds its trials twice; counts are kept in the smallest integer type that
+    holds them (widened when a block needs more), hours as float64 (every number stays
+    exact). Sums and means of the counts are those of the int64 counts.
+
+    Parameters
+    ----------
+    parts : iterator of TrialOutcomes
+        The blocks, in trial order.
+    trials : int
+        Trials in all the blocks together.
+
+    Returns
+    -------
+    TrialOutcomes
+        One row per trial, in trial order.
+    """
+    first = next(parts)
+    arrays: dict[str, np.ndarray] = {}
+    start = 0
+    for part in itertools.chain([first], parts):
+        stop = start + part.trials
+        for name in (*_VALUE_FIELDS, *_COUNT_FIELDS):
+            block = getattr(part, name)
+            if name in _COUNT_FIELDS:
+                block = narrow_counts(block)
+            kept = arrays.get(name)
+            if kept is None:
+                kept = arrays[name] = np.empty((trials, *block.shape[1:]), dtype=block.dtype)
+            elif np.can_cast(kept.dtype, block.dtype) and kept.dtype != block.dtype:
+                kept = arrays[name] = kept.astype(block.dtype)  # widen what came before
+            kept[start:stop] = block
+        start = stop
+    if start != trials:
+        raise ValueError(f"the blocks hold {start} trials, not {trials}")
     return TrialOutcomes(
-        wall_hours=np.concatenate([p.wall_hours for p in parts]),
-        bucket_hours=np.concatenate([p.bucket_hours for p in parts]),
-        restart_init_hours=np.concatenate([p.restart_init_hours for p in parts]),
-        maintenances=np.concatenate([p.maintenances for p in parts]),
-        corrupted_final=np.concatenate([p.corrupted_final for p in parts]),
-        failures_by_mode=np.concatenate([p.failures_by_mode for p in parts]),
-        interruptions_by_mode=np.concatenate([p.interruptions_by_mode for p in parts]),
-        spares_used=np.concatenate([p.spares_used for p in parts]),
-        drains=np.concatenate([p.drains for p in parts]),
-        depleted=np.concatenate([p.depleted for p in parts]),
-        mode_names=parts[0].mode_names,
-        mode_impacts=parts[0].mode_impacts,
-        mode_interrupts=parts[0].mode_interrupts,
-        unit_stats=np.concatenate([p.unit_stats for p in parts]),
-        mode_tracks_units=parts[0].mode_tracks_units,
+        **arrays,
+        mode_names=first.mode_names,
+        mode_impacts=first.mode_impacts,
+        mode_interrupts=first.mode_interrupts,
+        mode_tracks_units=first.mode_tracks_units,
     )
 
 
@@ -752,7 +863,7 @@ def simulate(
     if trials < 1:
         raise ValueError("trials must be at least 1")
     check_feasible(model)
-    sizes = block_sizes(trials)
+    sizes = block_sizes(trials, block_trials(model))
 
     def run(block_index: int) -> TrialOutcomes:
         outcome = simulate_block(model, sizes[block_index], block_seed(seed, block_index))
@@ -762,13 +873,24 @@ def simulate(
 
     timeline.allow_walks()
     if workers <= 1 or len(sizes) == 1:
-        parts = [run(index) for index in range(len(sizes))]
-    else:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            try:
-                parts = list(pool.map(run, range(len(sizes))))
-            except KeyboardInterrupt:  # stop the blocks under way, start no more
-                timeline.cancel_walks()
-                pool.shutdown(cancel_futures=True)
-                raise
-    return concatenate_outcomes(parts)
+        return collect_outcomes(map(run, range(len(sizes))), trials)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        try:
+            return collect_outcomes(_in_order(pool, run, len(sizes), workers), trials)
+        except KeyboardInterrupt:  # stop the blocks under way, start no more
+            timeline.cancel_walks()
+            pool.shutdown(cancel_futures=True)
+            raise
+
+
+def _in_order(pool: ThreadPoolExecutor, run: Callable[[int], TrialOutcomes], blocks: int,
+              workers: int) -> Iterator[TrialOutcomes]:  # fmt: skip
+    """The blocks' outcomes in order, with at most ``2 x workers`` blocks submitted and not
+    yet collected (so that finished blocks do not pile up in memory)."""
+    pending: deque[Future[TrialOutcomes]] = deque()
+    submitted = 0
+    while submitted < blocks or pending:
+        while submitted < blocks and len(pending) < 2 * workers:
+            pending.append(pool.submit(run, submitted))
+            submitted += 1
+        yield pending.popleft().result()

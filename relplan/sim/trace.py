@@ -29,7 +29,7 @@ from relplan.sim.compiled import (
     TraceBuffer,
     compile_model,
 )
-from relplan.sim.engine import BLOCK_TRIALS, block_seed, block_sizes, simulate_block
+from relplan.sim.engine import block_seed, block_sizes, block_trials, simulate_block
 from relplan.sim.model import SimulationModel
 from relplan.vocab import IMPACTS
 
@@ -68,8 +68,9 @@ def trace_trial(
     """
     if not 0 <= trial < trials:
         raise ValueError(f"trial {trial} is not in a run of {trials} trials")
-    block, position = divmod(trial, BLOCK_TRIALS)
-    size = block_sizes(trials)[block]
+    per_block = block_trials(model)
+    block, position = divmod(trial, per_block)
+    size = block_sizes(trials, per_block)[block]
     trace = TraceBuffer.for_trial(position, np.full((MAX_TRACE_ROWS, TRACE_COLUMNS), -1.0))
     simulate_block(model, size, block_seed(seed, block), trace=trace)
     return _expand(model, trace.written_rows())

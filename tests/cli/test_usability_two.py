@@ -387,7 +387,6 @@ BAD_OUT = "BAD_OUT"  # replaced by a file's path
     (["simulate", SMALL, "--interval", "5 parsecs"], "--interval"),
     (["simulate", SMALL, "--horizon", "-3d"], "--horizon"),
     (["simulate", SMALL, "--workers", "0"], "--workers"),
-    (["simulate", SMALL, "--trials", "10", "--workers", str(10**6)], "--workers"),
     (["simulate", SMALL, "--set", "job.spares=-1"], "job.spares"),
     (["simulate", SMALL, "--out", BAD_OUT], "--out"),
     (["simulate", SMALL, "--out", ""], "--out"),
@@ -444,6 +443,22 @@ def test_each_bad_value_is_blamed_on_its_own_option(args, option, tmp_path) -> N
     blocker.write_text("x")
     args = [str(blocker) if arg == BAD_OUT else arg for arg in args]
     _error_names(runner.invoke(app, args), option)
+
+
+def test_workers_whose_blocks_do_not_fit_are_blamed_on_workers(monkeypatch) -> None:
+    """5M trials of the small config fit in 3 GB with one block in flight (about 0.9 GB);
+    1,000 workers would hold all 5M trials in flight at once (about 6 GB). A short run
+    holds only its own trials, whatever the workers: 10 trials on 10^6 workers run."""
+    import relplan.analysis.memory as memory
+
+    monkeypatch.setattr(memory, "available_memory", lambda: 3e9)
+    refused = runner.invoke(app, ["simulate", SMALL, "--trials", "5000000", "--workers",
+                                  "1000", "--json"])  # fmt: skip
+    _error_names(refused, "--workers")
+    assert "workers fit" in refused.stderr
+    short = runner.invoke(app, ["simulate", SMALL, "--trials", "10", "--workers", str(10**6),
+                                "--json"])  # fmt: skip
+    assert short.exit_code == 0, short.output
 
 
 def test_the_wrong_file_kind_says_what_it_is(tmp_path) -> None:
