@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from relplan.comm.inputs import CapacityScale, Inputs, workload_model
 from relplan.comm.step import leaf_crossing_flows, step_time
+from relplan.config.derived import DerivedFacts
 from relplan.config.schema import RelplanConfig
 
 
@@ -69,8 +70,20 @@ class StepModel:
         return leaf_crossing_flows(*self.inputs[:3])
 
 
-def step_model(config: RelplanConfig) -> StepModel:
-    """The :class:`StepModel` of a validated config.
+def step_model(config: RelplanConfig, facts: DerivedFacts | None = None) -> StepModel:
+    """The :class:`StepModel` of a validated config: the healthy step, and the step under
+    any capacity loss (:meth:`StepModel.slowdown`).
+
+    Parameters
+    ----------
+    config : RelplanConfig
+        A validated config (its ``[workload]``, ``network.comm_share`` and ``job.step``).
+    facts : DerivedFacts, optional
+        Its derived facts, when already built (:func:`relplan.config.derived.derive`).
+
+    Returns
+    -------
+    StepModel
 
     Examples
     --------
@@ -78,7 +91,7 @@ def step_model(config: RelplanConfig) -> StepModel:
     >>> round(step_model(load_config("configs/llama3-16k.toml")).healthy_step_s, 2)
     6.2
     """
-    inputs = workload_model(config)
+    inputs = workload_model(config, facts)
     healthy = None
     if inputs is not None:
         training, parallelism, hardware, overlap = inputs
