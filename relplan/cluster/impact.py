@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from relplan.cluster.topology import Inventory
 from relplan.comm.inputs import CapacityScale
 from relplan.comm.work import StepModel, step_model
-from relplan.config.derived import data_parallel_degree, links_per_nic
+from relplan.config.derived import DerivedFacts, derive
 from relplan.config.schema import (
     DEFAULT_FAIL_SLOW_SLOWDOWN,
     FailureModeConfig,
@@ -137,11 +137,12 @@ def job_step_hours(config: RelplanConfig) -> float | None:
     return step_model(config).step_hours
 
 
-def _fatal_or_elastic(config: RelplanConfig, step: StepModel, unit: str, reason: str) -> Impact:
+def _fatal_or_elastic(config: RelplanConfig, facts: DerivedFacts, step: StepModel, unit: str,
+                      reason: str) -> Impact:  # fmt: skip
     job = config.job
     if job.recovery == "in-process" and unit in SERVER_CLASSES:
         in_process = job.in_process or InProcessConfig()
-        data = in_process.data_parallel or data_parallel_degree(config)
+        data = in_process.data_parallel or facts.data_parallel_degree
         most = min(data - 1, in_process.max_concurrent)
         steps = tuple(data / (data - k) for k in range(1, most + 1))
         return Impact(
@@ -159,8 +160,8 @@ def _fatal_or_elastic(config: RelplanConfig, step: StepModel, unit: str, reason:
     return Impact("fatal", reason=reason)
 
 
-def _server_side(config: RelplanConfig, inventory: Inventory, step: StepModel,
-                 unit: str) -> Impact:  # fmt: skip
+def _server_side(config: RelplanConfig, facts: DerivedFacts, inventory: Inventory,
+                 step: StepModel, unit: str) -> Impact:  # fmt: skip
     """A NIC card, a leaf (ToR), and a server link or its optic.
 
     A NIC's links are ``members`` LACP members to each of its legs (two with dual-ToR). A
@@ -171,12 +172,12 @@ def _server_side(config: RelplanConfig, inventory: Inventory, step: StepModel,
     NIC over NVLink (that NIC then carries two GPUs' flows: half each).
     """
     members, min_links = inventory.server_lacp_members, inventory.server_lacp_min_links
-    links = links_per_nic(config.network)
+    links = facts.links_per_nic
     if unit == "nic":
         if config.network.nic_failover == "pxn" and inventory.nics_per_server > 1:
             return _degraded(step, [CapacityScale(server_nic=0.5)],
                              "NIC lost: PXN through a neighbour's NIC")  # fmt: skip
-        return _fatal_or_elastic(config, step, "nic", "NIC card lost (all its ports)")
+        return _fatal_or_elastic(config, facts, step, "nic", "NIC card lost (all its ports)")
     if inventory.dual_tor:
         return _degraded(step, [CapacityScale(server_nic=(links - 1) / links)],
                          f"dual-ToR: one of {links} links of the NIC lost")  # fmt: skip
@@ -187,9 +188,10 @@ def _server_side(config: RelplanConfig, inventory: Inventory, step: StepModel,
         )  # fmt: skip
     if unit in ("link", "optic") and members > 1:
         return _fatal_or_elastic(
-            config, step, "nic", f"LACP: {members - 1} members left < min_links {min_links}"
+            config, facts, step, "nic", f"LACP: {members - 1} members left < min_links {min_links}"
         )
-    return _fatal_or_elastic(config, step, "nic" if unit != "leaf" else unit, "single-homed")
+    single = "nic" if unit != "leaf" else unit
+    return _fatal_or_elastic(config, facts, step, single, "single-homed")
 
 
 def _fabric_side(config: RelplanConfig, inventory: Inventory, step: StepModel,
@@ -314,7 +316,7 @@ def default_stall_hours(config: RelplanConfig, inventory: Inventory, unit: str,
 
 def resolve_impact(
     config: RelplanConfig, inventory: Inventory, name: str, fabric: bool = False,
-    step: StepModel | None = None,
+    step: StepModel | None = None, facts: DerivedFacts | None = None,
 ) -> Impact:  # fmt: skip
     """The impact of failure mode ``name`` (its fabric part when ``fabric``).
 
@@ -330,6 +332,8 @@ def resolve_impact(
         For link and optic modes: the switch-to-switch part instead of the server part.
     step : StepModel, optional
         The job's step model, when already built (:func:`relplan.comm.work.step_model`).
+    facts : DerivedFacts, optional
+        The config's derived facts, when already built (:func:`relplan.config.derived.derive`).
 
     Returns
     -------
@@ -339,16 +343,17 @@ def resolve_impact(
     mode = config.failures[name]
     unit = config.failure_unit(name)
     kind = mode.impact
-    step = step or step_model(config)
+    facts = facts or derive(config)
+    step = step or step_model(config, facts)
     if kind == "auto":
         if unit in FABRIC_CLASSES or (fabric and unit in ("link", "optic")):
             impact = _fabric_side(config, inventory, step, unit)
         elif unit in ("nic", "leaf", "link", "optic"):
-            impact = _server_side(config, inventory, step, unit)
+            impact = _server_side(config, facts, inventory, step, unit)
         else:
-            impact = _fatal_or_elastic(config, step, unit, "no redundancy for this class")
+            impact = _fatal_or_elastic(config, facts, step, unit, "no redundancy for this class")
     elif kind == "fatal":
-        impact = _fatal_or_elastic(config, step, unit, "set in the config")
+        impact = _fatal_or_elastic(config, facts, step, unit, "set in the config")
     elif kind == "degraded":
         if mode.slowdown is not None:
             impact = Impact("degraded", (mode.slowdown,), reason="slowdown set in the config")

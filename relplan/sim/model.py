@@ -2,16 +2,22 @@
 
 Data flows one way: config -> inventory -> :class:`SimulationModel` -> events ->
 timeline. Every duration here is in hours.
+
+:func:`build_model` assembles the model once, in stages, each taking the previous
+stage's record: config -> derived facts (:func:`relplan.config.derived.derive`) ->
+inventory (:func:`relplan.cluster.topology.build_inventory`) -> step model, healthy and
+under any capacity loss (:func:`relplan.comm.work.step_model`) -> impacts, one per part
+of each mode (:func:`resolve_impacts`) -> :class:`SimulationModel`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from relplan.cluster.impact import resolve_impact
+from relplan.cluster.impact import Impact, resolve_impact
 from relplan.cluster.topology import Inventory, build_inventory
-from relplan.comm.work import failure_free_work_hours, step_model
-from relplan.config.derived import restart_parts
+from relplan.comm.work import StepModel, failure_free_work_hours, step_model
+from relplan.config.derived import DerivedFacts, derive
 from relplan.config.schema import REFAIL_DEFAULT_HOURS, FailureModeConfig, RelplanConfig
 from relplan.sim import distributions
 from relplan.sim.distributions import Distribution
@@ -453,51 +459,125 @@ def build_model(config: RelplanConfig) -> SimulationModel:
     >>> round(model.job_mtti_hours, 2)  # Llama 3's 419 interruptions in 54 days
     3.09
     """
-    inventory = build_inventory(config)
-    step = step_model(config)  # the step, healthy and degraded: built once for every mode
+    facts = derive(config)
+    inventory = build_inventory(config, facts)
+    step = step_model(config, facts)  # the step, healthy and degraded: once for every mode
+    impacts = resolve_impacts(config, facts, inventory, step)
+    return _simulation_model(config, facts, inventory, step, impacts)
+
+
+@dataclass(frozen=True)
+class PartImpact:
+    """The resolved impact of one part of a failure mode (the impacts stage's record).
+
+    Attributes
+    ----------
+    name : str
+        The mode's key in ``[failures]``.
+    part : str
+        The part's name: ``name``, or ``NAME.fabric`` for a link or optic mode's
+        switch-to-switch part.
+    job_units : int
+        Units of the part in the job's footprint (> 0).
+    fabric : bool
+        Whether this is the switch-to-switch part.
+    impact : Impact
+        What a failure of this part does to the job.
+    """
+
+    name: str
+    part: str
+    job_units: int
+    fabric: bool
+    impact: Impact
+
+
+def resolve_impacts(
+    config: RelplanConfig, facts: DerivedFacts, inventory: Inventory, step: StepModel
+) -> tuple[PartImpact, ...]:
+    """The impact of every part of every failure mode in the job's footprint, in config
+    order (none for ``recovery = "failure-free"``).
+
+    Parameters
+    ----------
+    config : RelplanConfig
+        The validated config (its per-mode settings).
+    facts : DerivedFacts
+        Its derived facts (:func:`relplan.config.derived.derive`).
+    inventory : Inventory
+        Its inventory (:func:`relplan.cluster.topology.build_inventory`).
+    step : StepModel
+        Its step model (:func:`relplan.comm.work.step_model`).
+
+    Returns
+    -------
+    tuple of PartImpact
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> config = load_config("configs/small.toml")
+    >>> facts = derive(config)
+    >>> inventory = build_inventory(config, facts)
+    >>> parts = resolve_impacts(config, facts, inventory, step_model(config, facts))
+    >>> len(parts) == len(build_model(config).modes)
+    True
+    """
+    if config.job.recovery == "failure-free":
+        return ()
+    return tuple(
+        PartImpact(name, part, units, fabric,
+                   resolve_impact(config, inventory, name, fabric, step, facts))
+        for name in config.failures
+        for part, units, fabric in _parts(config, inventory, name)
+        if units > 0
+    )  # fmt: skip
+
+
+def _simulation_model(
+    config: RelplanConfig, facts: DerivedFacts, inventory: Inventory, step: StepModel,
+    impacts: tuple[PartImpact, ...],
+) -> SimulationModel:  # fmt: skip
+    """The last stage: the job and its modes from the earlier stages' records."""
     job = config.job
     checkpoint = job.checkpoint
     fast = checkpoint.fast
     modes = []
-    for name, mode in config.failures.items():
-        if job.recovery == "failure-free":
-            break
+    for resolved in impacts:
+        name, impact = resolved.name, resolved.impact
+        mode = config.failures[name]
         unit = config.failure_unit(name)
-        for part, units, fabric in _parts(config, inventory, name):
-            if units == 0:
-                continue
-            impact = resolve_impact(config, inventory, name, fabric, step)
-            detect = mode.detect_hours if impact.detect_hours is None else impact.detect_hours
-            stall = impact.stall_hours + (mode.detect_hours if impact.kind == "elastic" else 0.0)
-            modes.append(
-                FailureMode(
-                    name=part,
-                    unit=unit,
-                    job_units=units,
-                    lifetime=distributions.from_config(mode.lifetime),
-                    repair=distributions.from_config(mode.repair),
-                    detect_hours=detect,
-                    uses_spares=config.uses_spares(name),
-                    start=mode.start,
-                    impact=impact.kind,
-                    slowdown_by_count=impact.slowdown_by_count,
-                    stall_hours=stall,
-                    soft_slowdown=impact.soft_slowdown,
-                    soft_hours=impact.soft_hours,
-                    loses_fast_checkpoint=fast is not None
-                    and fast.survives == "none"
-                    and not keeps_fast_tier(mode.keeps_fast_tier, unit),
-                    self_healing=impact.self_healing,
-                    survivable_count=impact.survivable_count,
-                    rework_hours=impact.rework_hours,
-                    evict_at_checkpoint=mode.evict == "at-checkpoint",
-                    detect_probability=mode.detect_probability,
-                    history=unit_history(mode),
-                    drain=_drain(config, name, impact.kind, unit, fabric),
-                    **_spare_draw(config, inventory, unit),
-                )
+        detect = mode.detect_hours if impact.detect_hours is None else impact.detect_hours
+        stall = impact.stall_hours + (mode.detect_hours if impact.kind == "elastic" else 0.0)
+        modes.append(
+            FailureMode(
+                name=resolved.part,
+                unit=unit,
+                job_units=resolved.job_units,
+                lifetime=distributions.from_config(mode.lifetime),
+                repair=distributions.from_config(mode.repair),
+                detect_hours=detect,
+                uses_spares=config.uses_spares(name),
+                start=mode.start,
+                impact=impact.kind,
+                slowdown_by_count=impact.slowdown_by_count,
+                stall_hours=stall,
+                soft_slowdown=impact.soft_slowdown,
+                soft_hours=impact.soft_hours,
+                loses_fast_checkpoint=fast is not None
+                and fast.survives == "none"
+                and not keeps_fast_tier(mode.keeps_fast_tier, unit),
+                self_healing=impact.self_healing,
+                survivable_count=impact.survivable_count,
+                rework_hours=impact.rework_hours,
+                evict_at_checkpoint=mode.evict == "at-checkpoint",
+                detect_probability=mode.detect_probability,
+                history=unit_history(mode),
+                drain=_drain(config, name, impact.kind, unit, resolved.fabric),
+                **_spare_draw(config, inventory, unit),
             )
-    restart = restart_parts(config)
+        )
+    restart = facts.restart
     maintenance = config.maintenance
     return SimulationModel(
         job=JobSpec(
