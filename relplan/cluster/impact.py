@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from relplan.cluster.topology import Inventory
 from relplan.comm.inputs import CapacityScale
 from relplan.comm.work import StepModel, step_model
-from relplan.config.derived import DerivedFacts, derive
+from relplan.config.derived import DerivedFacts
 from relplan.config.schema import (
     DEFAULT_FAIL_SLOW_SLOWDOWN,
     FailureModeConfig,
@@ -228,7 +228,7 @@ def _fabric_side(config: RelplanConfig, inventory: Inventory, step: StepModel,
             return _degraded(step, [CapacityScale(fabric=(links - 1) / links)],
                              f"LACP fabric bundle, adaptive routing: {links - 1} of the "
                              f"leaf's {links} uplinks left")  # fmt: skip
-        hit = lag_member_hit_probability(config, paths, members, step)
+        hit = _hit_probability(step, paths, members)
         slowed = step.slowdown(CapacityScale(fabric=(members - 1) / members))
         return Impact("degraded", (1.0 + hit * (slowed - 1.0),),
                       reason=f"LACP fabric bundle: {members - 1} of {members} members left; "
@@ -262,7 +262,11 @@ def lag_member_hit_probability(config: RelplanConfig, bundles: int, members: int
     >>> round(lag_member_hit_probability(config, 32, 2), 4)  # 8 flows over 64 members
     0.1184
     """
-    flows = (step or step_model(config)).crossing_flows()
+    return _hit_probability(step if step is not None else step_model(config), bundles, members)
+
+
+def _hit_probability(step: StepModel, bundles: int, members: int) -> float:
+    flows = step.crossing_flows()
     if flows is None:
         return 1.0
     return 1.0 - (1.0 - 1.0 / (bundles * members)) ** flows
@@ -275,8 +279,13 @@ def pfc_soft_slowdown(config: RelplanConfig, step: StepModel | None = None) -> f
     both at the servers' NICs and on the uplinks: the step time at that capacity over the
     healthy one. ``soft_slowdown`` in a failure mode overrides it.
     """
-    left = 1.0 - config.network.pfc_pause_share
-    return (step or step_model(config)).slowdown(CapacityScale(fabric=left, server_nic=left))
+    step = step if step is not None else step_model(config)
+    return _pfc_slowdown(step, config.network.pfc_pause_share)
+
+
+def _pfc_slowdown(step: StepModel, pause_share: float) -> float:
+    left = 1.0 - pause_share
+    return step.slowdown(CapacityScale(fabric=left, server_nic=left))
 
 
 def default_stall_hours(config: RelplanConfig, inventory: Inventory, unit: str,
@@ -315,25 +324,25 @@ def default_stall_hours(config: RelplanConfig, inventory: Inventory, unit: str,
 
 
 def resolve_impact(
-    config: RelplanConfig, inventory: Inventory, name: str, fabric: bool = False,
-    step: StepModel | None = None, facts: DerivedFacts | None = None,
+    config: RelplanConfig, facts: DerivedFacts, inventory: Inventory, step: StepModel,
+    name: str, fabric: bool = False,
 ) -> Impact:  # fmt: skip
     """The impact of failure mode ``name`` (its fabric part when ``fabric``).
 
     Parameters
     ----------
     config : RelplanConfig
-        The validated config.
+        The validated config (the mode's own settings and the failover timers).
+    facts : DerivedFacts
+        Its derived facts (:func:`relplan.config.derived.derive`).
     inventory : Inventory
         Its inventory (redundancy facts).
+    step : StepModel
+        The job's step model, healthy and degraded (:func:`relplan.comm.work.step_model`).
     name : str
         The mode's key in ``[failures]``.
     fabric : bool
         For link and optic modes: the switch-to-switch part instead of the server part.
-    step : StepModel, optional
-        The job's step model, when already built (:func:`relplan.comm.work.step_model`).
-    facts : DerivedFacts, optional
-        The config's derived facts, when already built (:func:`relplan.config.derived.derive`).
 
     Returns
     -------
@@ -343,8 +352,6 @@ def resolve_impact(
     mode = config.failures[name]
     unit = config.failure_unit(name)
     kind = mode.impact
-    facts = facts or derive(config)
-    step = step or step_model(config, facts)
     if kind == "auto":
         if unit in FABRIC_CLASSES or (fabric and unit in ("link", "optic")):
             impact = _fabric_side(config, inventory, step, unit)
@@ -382,7 +389,7 @@ def resolve_impact(
         soft_hours = mode.soft_duration or 0.0
         soft = mode.soft_slowdown
         if soft is None:
-            soft = pfc_soft_slowdown(config, step) if soft_hours > 0 else 1.0
+            soft = _pfc_slowdown(step, config.network.pfc_pause_share) if soft_hours > 0 else 1.0
         impact = Impact(
             "transient", stall_hours=stall, soft_slowdown=soft, soft_hours=soft_hours,
             reason="stall for detection + failover",

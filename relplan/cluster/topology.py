@@ -345,14 +345,27 @@ def _fat_tree(network: NetworkConfig, facts: DerivedFacts, servers: int) -> _Fab
 
 
 def build_inventory(config: RelplanConfig, facts: DerivedFacts | None = None) -> Inventory:
+    """Count every component class of a config (:func:`inventory_from_facts`), deriving
+    its facts first unless given.
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> build_inventory(load_config("configs/seed-moe-10k.toml")).job_servers
+    1280
+    """
+    return inventory_from_facts(config, facts if facts is not None else derive(config))
+
+
+def inventory_from_facts(config: RelplanConfig, facts: DerivedFacts) -> Inventory:
     """Count every component class in the cluster and in the job's footprint.
 
     Parameters
     ----------
     config : RelplanConfig
         A validated config (its per-class settings: server counts, link media, LACP).
-    facts : DerivedFacts, optional
-        Its derived facts, when already built (:func:`relplan.config.derived.derive`).
+    facts : DerivedFacts
+        Its derived facts (:func:`relplan.config.derived.derive`).
 
     Returns
     -------
@@ -364,11 +377,12 @@ def build_inventory(config: RelplanConfig, facts: DerivedFacts | None = None) ->
     Examples
     --------
     >>> from relplan.config.loading import load_config
-    >>> inventory = build_inventory(load_config("configs/seed-moe-10k.toml"))
+    >>> from relplan.config.derived import derive
+    >>> config = load_config("configs/seed-moe-10k.toml")
+    >>> inventory = inventory_from_facts(config, derive(config))
     >>> inventory.job_units("gpu"), inventory.job_servers
     (10240, 1280)
     """
-    facts = facts or derive(config)
     cluster, network = config.cluster, config.network
     nics = facts.nics_per_server
     servers_in_job = facts.job_servers

@@ -248,14 +248,20 @@ def step_compute_seconds(config: RelplanConfig) -> float:
 
 
 def workload_model(config: RelplanConfig, facts: DerivedFacts | None = None) -> Inputs | None:
+    """The communication model's inputs from a config (:func:`workload_inputs`), deriving
+    its facts first unless given; None without ``[workload]``."""
+    return workload_inputs(config, facts if facts is not None else derive(config))
+
+
+def workload_inputs(config: RelplanConfig, facts: DerivedFacts) -> Inputs | None:
     """The communication model's inputs from a config, or None without ``[workload]``.
 
     Parameters
     ----------
     config : RelplanConfig
         A validated config (its ``[workload]`` and the network's efficiencies).
-    facts : DerivedFacts, optional
-        Its derived facts, when already built (:func:`relplan.config.derived.derive`).
+    facts : DerivedFacts
+        Its derived facts (:func:`relplan.config.derived.derive`).
 
     Returns
     -------
@@ -269,7 +275,6 @@ def workload_model(config: RelplanConfig, facts: DerivedFacts | None = None) -> 
     workload = config.workload
     if workload is None:
         return None
-    facts = facts or derive(config)
     degrees = workload.parallelism
     data = facts.data_parallel_degree
     training = TrainingWorkload(

@@ -5,8 +5,8 @@ timeline. Every duration here is in hours.
 
 :func:`build_model` assembles the model once, in stages, each taking the previous
 stage's record: config -> derived facts (:func:`relplan.config.derived.derive`) ->
-inventory (:func:`relplan.cluster.topology.build_inventory`) -> step model, healthy and
-under any capacity loss (:func:`relplan.comm.work.step_model`) -> impacts, one per part
+inventory (:func:`relplan.cluster.topology.inventory_from_facts`) -> step model, healthy and
+under any capacity loss (:func:`relplan.comm.work.build_step_model`) -> impacts, one per part
 of each mode (:func:`resolve_impacts`) -> :class:`SimulationModel`.
 """
 
@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from relplan.cluster.impact import Impact, resolve_impact
-from relplan.cluster.topology import Inventory, build_inventory
-from relplan.comm.work import StepModel, failure_free_work_hours, step_model
+from relplan.cluster.topology import Inventory, inventory_from_facts
+from relplan.comm.work import StepModel, build_step_model, work_hours_at_step
 from relplan.config.derived import DerivedFacts, derive
 from relplan.config.schema import REFAIL_DEFAULT_HOURS, FailureModeConfig, RelplanConfig
 from relplan.sim import distributions
@@ -460,8 +460,8 @@ def build_model(config: RelplanConfig) -> SimulationModel:
     3.09
     """
     facts = derive(config)
-    inventory = build_inventory(config, facts)
-    step = step_model(config, facts)  # the step, healthy and degraded: once for every mode
+    inventory = inventory_from_facts(config, facts)
+    step = build_step_model(config, facts)  # healthy and degraded: once for every mode
     impacts = resolve_impacts(config, facts, inventory, step)
     return _simulation_model(config, facts, inventory, step, impacts)
 
@@ -505,9 +505,9 @@ def resolve_impacts(
     facts : DerivedFacts
         Its derived facts (:func:`relplan.config.derived.derive`).
     inventory : Inventory
-        Its inventory (:func:`relplan.cluster.topology.build_inventory`).
+        Its inventory (:func:`relplan.cluster.topology.inventory_from_facts`).
     step : StepModel
-        Its step model (:func:`relplan.comm.work.step_model`).
+        Its step model (:func:`relplan.comm.work.build_step_model`).
 
     Returns
     -------
@@ -518,8 +518,8 @@ def resolve_impacts(
     >>> from relplan.config.loading import load_config
     >>> config = load_config("configs/small.toml")
     >>> facts = derive(config)
-    >>> inventory = build_inventory(config, facts)
-    >>> parts = resolve_impacts(config, facts, inventory, step_model(config, facts))
+    >>> inventory = inventory_from_facts(config, facts)
+    >>> parts = resolve_impacts(config, facts, inventory, build_step_model(config, facts))
     >>> len(parts) == len(build_model(config).modes)
     True
     """
@@ -527,7 +527,7 @@ def resolve_impacts(
         return ()
     return tuple(
         PartImpact(name, part, units, fabric,
-                   resolve_impact(config, inventory, name, fabric, step, facts))
+                   resolve_impact(config, facts, inventory, step, name, fabric))
         for name in config.failures
         for part, units, fabric in _parts(config, inventory, name)
         if units > 0
@@ -582,7 +582,7 @@ def _simulation_model(
     return SimulationModel(
         job=JobSpec(
             gpus=job.gpus,
-            work_hours=failure_free_work_hours(config, step),
+            work_hours=work_hours_at_step(config, step),
             interval_hours=checkpoint.interval,
             write_hours=checkpoint.blocking_write_hours,
             restart_hours=restart.durable_hours,
