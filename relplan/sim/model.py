@@ -371,9 +371,9 @@ class SimulationModel:
         ))  # fmt: skip
 
 
-def _parts(config: RelplanConfig, inventory: Inventory, name: str) -> list[tuple[str, int, bool]]:
+def _parts(config: RelplanConfig, inventory: Inventory, name: str,
+           unit: str) -> list[tuple[str, int, bool]]:  # fmt: skip
     """A mode's parts: (name, job units, fabric?). Links and optics split in two."""
-    unit = config.failure_unit(name)
     if unit not in ("link", "optic"):
         return [(name, inventory.job_units(unit), False)]
     per_link = 1
@@ -474,6 +474,8 @@ class PartImpact:
     ----------
     name : str
         The mode's key in ``[failures]``.
+    unit : str
+        The component class it fails (:meth:`RelplanConfig.failure_unit`).
     part : str
         The part's name: ``name``, or ``NAME.fabric`` for a link or optic mode's
         switch-to-switch part.
@@ -486,6 +488,7 @@ class PartImpact:
     """
 
     name: str
+    unit: str
     part: str
     job_units: int
     fabric: bool
@@ -525,13 +528,14 @@ def resolve_impacts(
     """
     if config.job.recovery == "failure-free":
         return ()
-    return tuple(
-        PartImpact(name, part, units, fabric,
-                   resolve_impact(config, facts, inventory, step, name, fabric))
-        for name in config.failures
-        for part, units, fabric in _parts(config, inventory, name)
-        if units > 0
-    )  # fmt: skip
+    impacts = []
+    for name in config.failures:
+        unit = config.failure_unit(name)
+        for part, units, fabric in _parts(config, inventory, name, unit):
+            if units > 0:
+                impact = resolve_impact(config, facts, inventory, step, name, fabric)
+                impacts.append(PartImpact(name, unit, part, units, fabric, impact))
+    return tuple(impacts)
 
 
 def _simulation_model(
@@ -544,9 +548,8 @@ def _simulation_model(
     fast = checkpoint.fast
     modes = []
     for resolved in impacts:
-        name, impact = resolved.name, resolved.impact
+        name, unit, impact = resolved.name, resolved.unit, resolved.impact
         mode = config.failures[name]
-        unit = config.failure_unit(name)
         detect = mode.detect_hours if impact.detect_hours is None else impact.detect_hours
         stall = impact.stall_hours + (mode.detect_hours if impact.kind == "elastic" else 0.0)
         modes.append(
