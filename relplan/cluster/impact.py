@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from relplan.cluster.topology import Inventory
 from relplan.comm.inputs import CapacityScale
 from relplan.comm.work import StepModel, step_model
-from relplan.config.derived import data_parallel_degree, links_per_nic
+from relplan.config.derived import DerivedFacts
 from relplan.config.schema import (
     DEFAULT_FAIL_SLOW_SLOWDOWN,
     FailureModeConfig,
@@ -137,11 +137,12 @@ def job_step_hours(config: RelplanConfig) -> float | None:
     return step_model(config).step_hours
 
 
-def _fatal_or_elastic(config: RelplanConfig, step: StepModel, unit: str, reason: str) -> Impact:
+def _fatal_or_elastic(config: RelplanConfig, facts: DerivedFacts, step: StepModel, unit: str,
+                      reason: str) -> Impact:  # fmt: skip
     job = config.job
     if job.recovery == "in-process" and unit in SERVER_CLASSES:
         in_process = job.in_process or InProcessConfig()
-        data = in_process.data_parallel or data_parallel_degree(config)
+        data = in_process.data_parallel or facts.data_parallel_degree
         most = min(data - 1, in_process.max_concurrent)
         steps = tuple(data / (data - k) for k in range(1, most + 1))
         return Impact(
@@ -159,8 +160,8 @@ def _fatal_or_elastic(config: RelplanConfig, step: StepModel, unit: str, reason:
     return Impact("fatal", reason=reason)
 
 
-def _server_side(config: RelplanConfig, inventory: Inventory, step: StepModel,
-                 unit: str) -> Impact:  # fmt: skip
+def _server_side(config: RelplanConfig, facts: DerivedFacts, inventory: Inventory,
+                 step: StepModel, unit: str) -> Impact:  # fmt: skip
     """A NIC card, a leaf (ToR), and a server link or its optic.
 
     A NIC's links are ``members`` LACP members to each of its legs (two with dual-ToR). A
@@ -171,12 +172,12 @@ def _server_side(config: RelplanConfig, inventory: Inventory, step: StepModel,
     NIC over NVLink (that NIC then carries two GPUs' flows: half each).
     """
     members, min_links = inventory.server_lacp_members, inventory.server_lacp_min_links
-    links = links_per_nic(config.network)
+    links = facts.links_per_nic
     if unit == "nic":
         if config.network.nic_failover == "pxn" and inventory.nics_per_server > 1:
             return _degraded(step, [CapacityScale(server_nic=0.5)],
                              "NIC lost: PXN through a neighbour's NIC")  # fmt: skip
-        return _fatal_or_elastic(config, step, "nic", "NIC card lost (all its ports)")
+        return _fatal_or_elastic(config, facts, step, "nic", "NIC card lost (all its ports)")
     if inventory.dual_tor:
         return _degraded(step, [CapacityScale(server_nic=(links - 1) / links)],
                          f"dual-ToR: one of {links} links of the NIC lost")  # fmt: skip
@@ -187,9 +188,10 @@ def _server_side(config: RelplanConfig, inventory: Inventory, step: StepModel,
         )  # fmt: skip
     if unit in ("link", "optic") and members > 1:
         return _fatal_or_elastic(
-            config, step, "nic", f"LACP: {members - 1} members left < min_links {min_links}"
+            config, facts, step, "nic", f"LACP: {members - 1} members left < min_links {min_links}"
         )
-    return _fatal_or_elastic(config, step, "nic" if unit != "leaf" else unit, "single-homed")
+    single = "nic" if unit != "leaf" else unit
+    return _fatal_or_elastic(config, facts, step, single, "single-homed")
 
 
 def _fabric_side(config: RelplanConfig, inventory: Inventory, step: StepModel,
@@ -226,7 +228,7 @@ def _fabric_side(config: RelplanConfig, inventory: Inventory, step: StepModel,
             return _degraded(step, [CapacityScale(fabric=(links - 1) / links)],
                              f"LACP fabric bundle, adaptive routing: {links - 1} of the "
                              f"leaf's {links} uplinks left")  # fmt: skip
-        hit = lag_member_hit_probability(config, paths, members, step)
+        hit = _hit_probability(step, paths, members)
         slowed = step.slowdown(CapacityScale(fabric=(members - 1) / members))
         return Impact("degraded", (1.0 + hit * (slowed - 1.0),),
                       reason=f"LACP fabric bundle: {members - 1} of {members} members left; "
@@ -260,7 +262,11 @@ def lag_member_hit_probability(config: RelplanConfig, bundles: int, members: int
     >>> round(lag_member_hit_probability(config, 32, 2), 4)  # 8 flows over 64 members
     0.1184
     """
-    flows = (step or step_model(config)).crossing_flows()
+    return _hit_probability(step if step is not None else step_model(config), bundles, members)
+
+
+def _hit_probability(step: StepModel, bundles: int, members: int) -> float:
+    flows = step.crossing_flows()
     if flows is None:
         return 1.0
     return 1.0 - (1.0 - 1.0 / (bundles * members)) ** flows
@@ -273,8 +279,13 @@ def pfc_soft_slowdown(config: RelplanConfig, step: StepModel | None = None) -> f
     both at the servers' NICs and on the uplinks: the step time at that capacity over the
     healthy one. ``soft_slowdown`` in a failure mode overrides it.
     """
-    left = 1.0 - config.network.pfc_pause_share
-    return (step or step_model(config)).slowdown(CapacityScale(fabric=left, server_nic=left))
+    step = step if step is not None else step_model(config)
+    return _pfc_slowdown(step, config.network.pfc_pause_share)
+
+
+def _pfc_slowdown(step: StepModel, pause_share: float) -> float:
+    left = 1.0 - pause_share
+    return step.slowdown(CapacityScale(fabric=left, server_nic=left))
 
 
 def default_stall_hours(config: RelplanConfig, inventory: Inventory, unit: str,
@@ -313,23 +324,25 @@ def default_stall_hours(config: RelplanConfig, inventory: Inventory, unit: str,
 
 
 def resolve_impact(
-    config: RelplanConfig, inventory: Inventory, name: str, fabric: bool = False,
-    step: StepModel | None = None,
+    config: RelplanConfig, facts: DerivedFacts, inventory: Inventory, step: StepModel,
+    name: str, fabric: bool = False,
 ) -> Impact:  # fmt: skip
     """The impact of failure mode ``name`` (its fabric part when ``fabric``).
 
     Parameters
     ----------
     config : RelplanConfig
-        The validated config.
+        The validated config (the mode's own settings and the failover timers).
+    facts : DerivedFacts
+        Its derived facts (:func:`relplan.config.derived.derive`).
     inventory : Inventory
         Its inventory (redundancy facts).
+    step : StepModel
+        The job's step model, healthy and degraded (:func:`relplan.comm.work.step_model`).
     name : str
         The mode's key in ``[failures]``.
     fabric : bool
         For link and optic modes: the switch-to-switch part instead of the server part.
-    step : StepModel, optional
-        The job's step model, when already built (:func:`relplan.comm.work.step_model`).
 
     Returns
     -------
@@ -339,16 +352,15 @@ def resolve_impact(
     mode = config.failures[name]
     unit = config.failure_unit(name)
     kind = mode.impact
-    step = step or step_model(config)
     if kind == "auto":
         if unit in FABRIC_CLASSES or (fabric and unit in ("link", "optic")):
             impact = _fabric_side(config, inventory, step, unit)
         elif unit in ("nic", "leaf", "link", "optic"):
-            impact = _server_side(config, inventory, step, unit)
+            impact = _server_side(config, facts, inventory, step, unit)
         else:
-            impact = _fatal_or_elastic(config, step, unit, "no redundancy for this class")
+            impact = _fatal_or_elastic(config, facts, step, unit, "no redundancy for this class")
     elif kind == "fatal":
-        impact = _fatal_or_elastic(config, step, unit, "set in the config")
+        impact = _fatal_or_elastic(config, facts, step, unit, "set in the config")
     elif kind == "degraded":
         if mode.slowdown is not None:
             impact = Impact("degraded", (mode.slowdown,), reason="slowdown set in the config")
@@ -377,7 +389,7 @@ def resolve_impact(
         soft_hours = mode.soft_duration or 0.0
         soft = mode.soft_slowdown
         if soft is None:
-            soft = pfc_soft_slowdown(config, step) if soft_hours > 0 else 1.0
+            soft = _pfc_slowdown(step, config.network.pfc_pause_share) if soft_hours > 0 else 1.0
         impact = Impact(
             "transient", stall_hours=stall, soft_slowdown=soft, soft_hours=soft_hours,
             reason="stall for detection + failover",

@@ -28,15 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from relplan.config.derived import (
-    ceil_div,
-    job_servers,
-    leaf_uplinks,
-    links_per_nic,
-    nics_per_server,
-    server_legs,
-    two_tier_shape,
-)
+from relplan.config.derived import DerivedFacts, ceil_div, derive
 from relplan.config.schema import NetworkConfig, RelplanConfig
 from relplan.vocab import COMPONENT_CLASSES
 
@@ -227,9 +219,12 @@ class _Fabric:
     port_budget: tuple[PortBudget, ...]
 
 
-def _two_tier(network: NetworkConfig, nics: int, servers: int, job_servers: int) -> _Fabric:
+def _two_tier(network: NetworkConfig, facts: DerivedFacts, servers: int) -> _Fabric:
     """Spine-leaf or rail-optimized: leaves (rail leaves) under one tier of spines."""
-    shape = two_tier_shape(network, nics)
+    nics, job_servers = facts.nics_per_server, facts.job_servers
+    shape = facts.leaf_shape
+    if shape is None:
+        raise ValueError("a two-tier fabric needs the leaf shape of its facts")
     group = shape.servers_per_group
     leaves_per_group = shape.leaves_per_group
     ports_per_server = shape.ports_per_server
@@ -237,7 +232,7 @@ def _two_tier(network: NetworkConfig, nics: int, servers: int, job_servers: int)
     uplinks = shape.uplinks_per_leaf
     bundles = shape.uplink_bundles_per_leaf
     fabric_members = network.fabric_lacp.members
-    links_per_server = nics * links_per_nic(network)
+    links_per_server = nics * facts.links_per_nic
     spines = network.spines or bundles
     spines_per_leaf = min(spines, bundles)
 
@@ -287,11 +282,12 @@ def _two_tier(network: NetworkConfig, nics: int, servers: int, job_servers: int)
     )
 
 
-def _fat_tree(network: NetworkConfig, nics: int, servers: int, job_servers: int) -> _Fabric:
+def _fat_tree(network: NetworkConfig, facts: DerivedFacts, servers: int) -> _Fabric:
     """A three-tier k-ary fat-tree; the servers' NIC links fill edge ports in order."""
+    nics, job_servers = facts.nics_per_server, facts.job_servers
     k = network.switch_ports
     half = k // 2
-    homes = server_legs(network)
+    homes = facts.server_legs
     fabric_members = network.fabric_lacp.members
     ports_per_server = nics * network.server_lacp.members  # per home
 
@@ -348,13 +344,28 @@ def _fat_tree(network: NetworkConfig, nics: int, servers: int, job_servers: int)
     )
 
 
-def build_inventory(config: RelplanConfig) -> Inventory:
+def build_inventory(config: RelplanConfig, facts: DerivedFacts | None = None) -> Inventory:
+    """Count every component class of a config (:func:`inventory_from_facts`), deriving
+    its facts first unless given.
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> build_inventory(load_config("configs/seed-moe-10k.toml")).job_servers
+    1280
+    """
+    return inventory_from_facts(config, facts if facts is not None else derive(config))
+
+
+def inventory_from_facts(config: RelplanConfig, facts: DerivedFacts) -> Inventory:
     """Count every component class in the cluster and in the job's footprint.
 
     Parameters
     ----------
     config : RelplanConfig
-        A validated config.
+        A validated config (its per-class settings: server counts, link media, LACP).
+    facts : DerivedFacts
+        Its derived facts (:func:`relplan.config.derived.derive`).
 
     Returns
     -------
@@ -366,15 +377,17 @@ def build_inventory(config: RelplanConfig) -> Inventory:
     Examples
     --------
     >>> from relplan.config.loading import load_config
-    >>> inventory = build_inventory(load_config("configs/seed-moe-10k.toml"))
+    >>> from relplan.config.derived import derive
+    >>> config = load_config("configs/seed-moe-10k.toml")
+    >>> inventory = inventory_from_facts(config, derive(config))
     >>> inventory.job_units("gpu"), inventory.job_servers
     (10240, 1280)
     """
     cluster, network = config.cluster, config.network
-    nics = nics_per_server(cluster)
-    servers_in_job = job_servers(config)
+    nics = facts.nics_per_server
+    servers_in_job = facts.job_servers
     build = _fat_tree if network.topology == "fat-tree" else _two_tier
-    fabric = build(network, nics, cluster.servers, servers_in_job)
+    fabric = build(network, facts, cluster.servers)
 
     def optics(footprint: _Footprint) -> int:
         server_optics = 2 * footprint.server_links * (network.server_links == "optical")
@@ -405,7 +418,7 @@ def build_inventory(config: RelplanConfig) -> Inventory:
                    ceil_div(servers_in_job, cluster.servers_per_domain)),
     }
     bundles = fabric.uplinks_per_leaf // network.fabric_lacp.members
-    uplinks = leaf_uplinks(config)
+    uplinks = facts.leaf_uplinks
     return Inventory(
         components=tuple(ComponentCount(name, *counts[name]) for name in COMPONENT_CLASSES),
         job_servers=servers_in_job,

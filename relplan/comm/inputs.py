@@ -9,12 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from relplan.comm.collectives import require
-from relplan.config.derived import (
-    data_parallel_degree,
-    leaf_uplinks,
-    nics_per_server,
-    server_link_speed,
-)
+from relplan.config.derived import DerivedFacts, derive
 from relplan.config.schema import RelplanConfig
 
 
@@ -252,13 +247,21 @@ def step_compute_seconds(config: RelplanConfig) -> float:
     return flops / (config.job.gpus * peak * mfu)
 
 
-def workload_model(config: RelplanConfig) -> Inputs | None:
+def workload_model(config: RelplanConfig, facts: DerivedFacts | None = None) -> Inputs | None:
+    """The communication model's inputs from a config (:func:`workload_inputs`), deriving
+    its facts first unless given; None without ``[workload]``."""
+    return workload_inputs(config, facts if facts is not None else derive(config))
+
+
+def workload_inputs(config: RelplanConfig, facts: DerivedFacts) -> Inputs | None:
     """The communication model's inputs from a config, or None without ``[workload]``.
 
     Parameters
     ----------
     config : RelplanConfig
-        A validated config.
+        A validated config (its ``[workload]`` and the network's efficiencies).
+    facts : DerivedFacts
+        Its derived facts (:func:`relplan.config.derived.derive`).
 
     Returns
     -------
@@ -267,13 +270,13 @@ def workload_model(config: RelplanConfig) -> Inputs | None:
         per-GPU NIC bandwidth is the server's NIC links (``server_link_speed`` x LACP
         members x legs (two with dual-ToR) x NICs) shared by its GPUs, times
         ``network.nic_efficiency`` (NVLink: ``nvlink_bandwidth x nvlink_efficiency``); the
-        leaf's facts come from :func:`relplan.config.derived.leaf_uplinks`.
+        leaf's facts come from :attr:`relplan.config.derived.DerivedFacts.leaf_uplinks`.
     """
     workload = config.workload
     if workload is None:
         return None
     degrees = workload.parallelism
-    data = data_parallel_degree(config)
+    data = facts.data_parallel_degree
     training = TrainingWorkload(
         dense_parameters=workload.parameters,
         tokens_per_step=workload.tokens_per_step,
@@ -291,13 +294,13 @@ def workload_model(config: RelplanConfig) -> Inputs | None:
     )
     parallelism = Parallelism(data, degrees.tensor, degrees.pipeline, degrees.expert)
     net, cluster = config.network, config.cluster
-    nics = nics_per_server(cluster)
-    leaf = leaf_uplinks(config)
+    nics = facts.nics_per_server
+    leaf = facts.leaf_uplinks
     hardware = NetworkHardware(
         gpus_per_server=cluster.gpus_per_server,
         nics_per_server=nics,
         nvlink_bandwidth_bytes_per_s=net.nvlink_bandwidth * net.nvlink_efficiency,
-        nic_bandwidth_bytes_per_s=server_link_speed(net) * leaf.links_per_nic * nics
+        nic_bandwidth_bytes_per_s=facts.server_link_speed_bytes_per_s * leaf.links_per_nic * nics
         / cluster.gpus_per_server * net.nic_efficiency,
         network_rtt_s=net.rtt * 3600.0,
         servers_per_leaf=leaf.servers_per_leaf,

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from relplan.comm.inputs import CapacityScale, Inputs, workload_model
+from relplan.comm.inputs import CapacityScale, Inputs, workload_inputs
 from relplan.comm.step import leaf_crossing_flows, step_time
+from relplan.config.derived import DerivedFacts, derive
 from relplan.config.schema import RelplanConfig
 
 
@@ -69,8 +70,9 @@ class StepModel:
         return leaf_crossing_flows(*self.inputs[:3])
 
 
-def step_model(config: RelplanConfig) -> StepModel:
-    """The :class:`StepModel` of a validated config.
+def step_model(config: RelplanConfig, facts: DerivedFacts | None = None) -> StepModel:
+    """The :class:`StepModel` of a validated config (:func:`build_step_model`), deriving
+    its facts first unless given.
 
     Examples
     --------
@@ -78,7 +80,32 @@ def step_model(config: RelplanConfig) -> StepModel:
     >>> round(step_model(load_config("configs/llama3-16k.toml")).healthy_step_s, 2)
     6.2
     """
-    inputs = workload_model(config)
+    return build_step_model(config, facts if facts is not None else derive(config))
+
+
+def build_step_model(config: RelplanConfig, facts: DerivedFacts) -> StepModel:
+    """The :class:`StepModel` of a validated config: the healthy step, and the step under
+    any capacity loss (:meth:`StepModel.slowdown`).
+
+    Parameters
+    ----------
+    config : RelplanConfig
+        A validated config (its ``[workload]``, ``network.comm_share`` and ``job.step``).
+    facts : DerivedFacts
+        Its derived facts (:func:`relplan.config.derived.derive`).
+
+    Returns
+    -------
+    StepModel
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> config = load_config("configs/llama3-16k.toml")
+    >>> round(build_step_model(config, derive(config)).healthy_step_s, 2)
+    6.2
+    """
+    inputs = workload_inputs(config, facts)
     healthy = None
     if inputs is not None:
         training, parallelism, hardware, overlap = inputs
@@ -144,10 +171,26 @@ def failure_free_work_hours(config: RelplanConfig, step: StepModel | None = None
     >>> failure_free_work_hours(config)  # 3,600 steps of 2 s
     2.0
     """
+    if step is None and job_steps(config) is None:
+        return config.job.work_bound_hours  # hours of work: no step model needed
+    return work_hours_at_step(config, step if step is not None else step_model(config))
+
+
+def work_hours_at_step(config: RelplanConfig, step: StepModel) -> float:
+    """Hours the job trains if nothing fails, with its step model built
+    (:func:`failure_free_work_hours`).
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> config = load_config("configs/small.toml", ["job.steps=1800", "job.step=2s"])
+    >>> work_hours_at_step(config, step_model(config))  # 1,800 steps of 2 s
+    1.0
+    """
     steps = job_steps(config)
     if steps is None:
         return config.job.work_bound_hours
-    step_hours = (step or step_model(config)).step_hours
+    step_hours = step.step_hours
     if step_hours is None:
         raise ValueError("job.steps needs a step time: a [workload] or job.step")
     return steps * step_hours

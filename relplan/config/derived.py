@@ -354,3 +354,74 @@ def restart_parts(config: RelplanConfig) -> RestartParts:
     fast = checkpoint.fast
     shard = size / job.gpus / fast.peer_bandwidth / 3600.0 if fast is not None else durable
     return RestartParts(init, durable, shard)
+
+
+@dataclass(frozen=True)
+class DerivedFacts:
+    """Every fact the model's later stages derive from a config, read off it once.
+
+    The first stage of building a model (:func:`derive`); the inventory, the step model
+    and the impacts take this record instead of asking the config again. Each field is
+    computed by the one function above that owns its formula.
+
+    Attributes
+    ----------
+    job_servers : int
+        Servers the job's GPUs fill (:func:`job_servers`).
+    nics_per_server : int
+        NICs in a server (:func:`nics_per_server`).
+    server_legs : int
+        Leaves each NIC is homed to (:func:`server_legs`).
+    links_per_nic : int
+        Links of one NIC (:func:`links_per_nic`).
+    server_link_speed_bytes_per_s : float
+        One NIC-to-leaf link, bytes/s (:func:`server_link_speed`).
+    fabric_link_speed_bytes_per_s : float
+        One switch-to-switch link, bytes/s (:func:`fabric_link_speed`).
+    leaf_shape : LeafShape or None
+        The two-tier leaf shape (:func:`two_tier_shape`); None for a fat-tree.
+    leaf_uplinks : LeafUplinks
+        What the job's traffic meets at a leaf (:func:`leaf_uplinks`).
+    data_parallel_degree : int
+        The data-parallel degree (:func:`data_parallel_degree`).
+    restart : RestartParts
+        The restart's parts (:func:`restart_parts`).
+    """
+
+    job_servers: int
+    nics_per_server: int
+    server_legs: int
+    links_per_nic: int
+    server_link_speed_bytes_per_s: float
+    fabric_link_speed_bytes_per_s: float
+    leaf_shape: LeafShape | None
+    leaf_uplinks: LeafUplinks
+    data_parallel_degree: int
+    restart: RestartParts
+
+
+def derive(config: RelplanConfig) -> DerivedFacts:
+    """The :class:`DerivedFacts` of a validated config: the first stage of a model.
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> facts = derive(load_config("configs/seed-moe-10k.toml"))
+    >>> facts.job_servers, facts.nics_per_server, facts.leaf_uplinks.servers_per_leaf
+    (1280, 8, 10)
+    """
+    network = config.network
+    nics = nics_per_server(config.cluster)
+    shape = None if network.topology == "fat-tree" else two_tier_shape(network, nics)
+    return DerivedFacts(
+        job_servers=job_servers(config),
+        nics_per_server=nics,
+        server_legs=server_legs(network),
+        links_per_nic=links_per_nic(network),
+        server_link_speed_bytes_per_s=server_link_speed(network),
+        fabric_link_speed_bytes_per_s=fabric_link_speed(network),
+        leaf_shape=shape,
+        leaf_uplinks=leaf_uplinks(config),
+        data_parallel_degree=data_parallel_degree(config),
+        restart=restart_parts(config),
+    )

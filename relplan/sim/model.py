@@ -2,16 +2,22 @@
 
 Data flows one way: config -> inventory -> :class:`SimulationModel` -> events ->
 timeline. Every duration here is in hours.
+
+:func:`build_model` assembles the model once, in stages, each taking the previous
+stage's record: config -> derived facts (:func:`relplan.config.derived.derive`) ->
+inventory (:func:`relplan.cluster.topology.inventory_from_facts`) -> step model, healthy and
+under any capacity loss (:func:`relplan.comm.work.build_step_model`) -> impacts, one per part
+of each mode (:func:`resolve_impacts`) -> :class:`SimulationModel`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from relplan.cluster.impact import resolve_impact
-from relplan.cluster.topology import Inventory, build_inventory
-from relplan.comm.work import failure_free_work_hours, step_model
-from relplan.config.derived import restart_parts
+from relplan.cluster.impact import Impact, resolve_impact
+from relplan.cluster.topology import Inventory, inventory_from_facts
+from relplan.comm.work import StepModel, build_step_model, work_hours_at_step
+from relplan.config.derived import DerivedFacts, derive
 from relplan.config.schema import REFAIL_DEFAULT_HOURS, FailureModeConfig, RelplanConfig
 from relplan.sim import distributions
 from relplan.sim.distributions import Distribution
@@ -365,9 +371,9 @@ class SimulationModel:
         ))  # fmt: skip
 
 
-def _parts(config: RelplanConfig, inventory: Inventory, name: str) -> list[tuple[str, int, bool]]:
+def _parts(config: RelplanConfig, inventory: Inventory, name: str,
+           unit: str) -> list[tuple[str, int, bool]]:  # fmt: skip
     """A mode's parts: (name, job units, fabric?). Links and optics split in two."""
-    unit = config.failure_unit(name)
     if unit not in ("link", "optic"):
         return [(name, inventory.job_units(unit), False)]
     per_link = 1
@@ -453,56 +459,133 @@ def build_model(config: RelplanConfig) -> SimulationModel:
     >>> round(model.job_mtti_hours, 2)  # Llama 3's 419 interruptions in 54 days
     3.09
     """
-    inventory = build_inventory(config)
-    step = step_model(config)  # the step, healthy and degraded: built once for every mode
+    facts = derive(config)
+    inventory = inventory_from_facts(config, facts)
+    step = build_step_model(config, facts)  # healthy and degraded: once for every mode
+    impacts = resolve_impacts(config, facts, inventory, step)
+    return _simulation_model(config, facts, inventory, step, impacts)
+
+
+@dataclass(frozen=True)
+class PartImpact:
+    """The resolved impact of one part of a failure mode (the impacts stage's record).
+
+    Attributes
+    ----------
+    name : str
+        The mode's key in ``[failures]``.
+    unit : str
+        The component class it fails (:meth:`RelplanConfig.failure_unit`).
+    part : str
+        The part's name: ``name``, or ``NAME.fabric`` for a link or optic mode's
+        switch-to-switch part.
+    job_units : int
+        Units of the part in the job's footprint (> 0).
+    fabric : bool
+        Whether this is the switch-to-switch part.
+    impact : Impact
+        What a failure of this part does to the job.
+    """
+
+    name: str
+    unit: str
+    part: str
+    job_units: int
+    fabric: bool
+    impact: Impact
+
+
+def resolve_impacts(
+    config: RelplanConfig, facts: DerivedFacts, inventory: Inventory, step: StepModel
+) -> tuple[PartImpact, ...]:
+    """The impact of every part of every failure mode in the job's footprint, in config
+    order (none for ``recovery = "failure-free"``).
+
+    Parameters
+    ----------
+    config : RelplanConfig
+        The validated config (its per-mode settings).
+    facts : DerivedFacts
+        Its derived facts (:func:`relplan.config.derived.derive`).
+    inventory : Inventory
+        Its inventory (:func:`relplan.cluster.topology.inventory_from_facts`).
+    step : StepModel
+        Its step model (:func:`relplan.comm.work.build_step_model`).
+
+    Returns
+    -------
+    tuple of PartImpact
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> config = load_config("configs/small.toml")
+    >>> facts = derive(config)
+    >>> inventory = inventory_from_facts(config, facts)
+    >>> parts = resolve_impacts(config, facts, inventory, build_step_model(config, facts))
+    >>> len(parts) == len(build_model(config).modes)
+    True
+    """
+    if config.job.recovery == "failure-free":
+        return ()
+    impacts = []
+    for name in config.failures:
+        unit = config.failure_unit(name)
+        for part, units, fabric in _parts(config, inventory, name, unit):
+            if units > 0:
+                impact = resolve_impact(config, facts, inventory, step, name, fabric)
+                impacts.append(PartImpact(name, unit, part, units, fabric, impact))
+    return tuple(impacts)
+
+
+def _simulation_model(
+    config: RelplanConfig, facts: DerivedFacts, inventory: Inventory, step: StepModel,
+    impacts: tuple[PartImpact, ...],
+) -> SimulationModel:  # fmt: skip
+    """The last stage: the job and its modes from the earlier stages' records."""
     job = config.job
     checkpoint = job.checkpoint
     fast = checkpoint.fast
     modes = []
-    for name, mode in config.failures.items():
-        if job.recovery == "failure-free":
-            break
-        unit = config.failure_unit(name)
-        for part, units, fabric in _parts(config, inventory, name):
-            if units == 0:
-                continue
-            impact = resolve_impact(config, inventory, name, fabric, step)
-            detect = mode.detect_hours if impact.detect_hours is None else impact.detect_hours
-            stall = impact.stall_hours + (mode.detect_hours if impact.kind == "elastic" else 0.0)
-            modes.append(
-                FailureMode(
-                    name=part,
-                    unit=unit,
-                    job_units=units,
-                    lifetime=distributions.from_config(mode.lifetime),
-                    repair=distributions.from_config(mode.repair),
-                    detect_hours=detect,
-                    uses_spares=config.uses_spares(name),
-                    start=mode.start,
-                    impact=impact.kind,
-                    slowdown_by_count=impact.slowdown_by_count,
-                    stall_hours=stall,
-                    soft_slowdown=impact.soft_slowdown,
-                    soft_hours=impact.soft_hours,
-                    loses_fast_checkpoint=fast is not None
-                    and fast.survives == "none"
-                    and not keeps_fast_tier(mode.keeps_fast_tier, unit),
-                    self_healing=impact.self_healing,
-                    survivable_count=impact.survivable_count,
-                    rework_hours=impact.rework_hours,
-                    evict_at_checkpoint=mode.evict == "at-checkpoint",
-                    detect_probability=mode.detect_probability,
-                    history=unit_history(mode),
-                    drain=_drain(config, name, impact.kind, unit, fabric),
-                    **_spare_draw(config, inventory, unit),
-                )
+    for resolved in impacts:
+        name, unit, impact = resolved.name, resolved.unit, resolved.impact
+        mode = config.failures[name]
+        detect = mode.detect_hours if impact.detect_hours is None else impact.detect_hours
+        stall = impact.stall_hours + (mode.detect_hours if impact.kind == "elastic" else 0.0)
+        modes.append(
+            FailureMode(
+                name=resolved.part,
+                unit=unit,
+                job_units=resolved.job_units,
+                lifetime=distributions.from_config(mode.lifetime),
+                repair=distributions.from_config(mode.repair),
+                detect_hours=detect,
+                uses_spares=config.uses_spares(name),
+                start=mode.start,
+                impact=impact.kind,
+                slowdown_by_count=impact.slowdown_by_count,
+                stall_hours=stall,
+                soft_slowdown=impact.soft_slowdown,
+                soft_hours=impact.soft_hours,
+                loses_fast_checkpoint=fast is not None
+                and fast.survives == "none"
+                and not keeps_fast_tier(mode.keeps_fast_tier, unit),
+                self_healing=impact.self_healing,
+                survivable_count=impact.survivable_count,
+                rework_hours=impact.rework_hours,
+                evict_at_checkpoint=mode.evict == "at-checkpoint",
+                detect_probability=mode.detect_probability,
+                history=unit_history(mode),
+                drain=_drain(config, name, impact.kind, unit, resolved.fabric),
+                **_spare_draw(config, inventory, unit),
             )
-    restart = restart_parts(config)
+        )
+    restart = facts.restart
     maintenance = config.maintenance
     return SimulationModel(
         job=JobSpec(
             gpus=job.gpus,
-            work_hours=failure_free_work_hours(config, step),
+            work_hours=work_hours_at_step(config, step),
             interval_hours=checkpoint.interval,
             write_hours=checkpoint.blocking_write_hours,
             restart_hours=restart.durable_hours,
