@@ -1,4 +1,4 @@
-"""Peak memory against trials, and the memory estimate against it (issue 24).
+"""Peak memory against trials, and the memory estimate against it.
 
 :func:`memory_against_trials` runs ``relplan simulate CONFIG --trials N --json`` in fresh
 processes on every shipped config (``airesim-default`` among them: AIReSim's own scenario,

@@ -19,7 +19,7 @@ from tests.conftest import REPO, SHIPPED_STUDIES
 STUDIES = SHIPPED_STUDIES
 
 
-def test_the_studies_of_the_issue_are_shipped() -> None:
+def test_the_promised_studies_are_shipped() -> None:
     names = {p.stem for p in STUDIES}
     assert {"checkpoint-cadence-seed-moe", "cluster-size", "fast-tier-llama3",
             "recovery-strategies"} <= names

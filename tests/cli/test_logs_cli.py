@@ -1,5 +1,5 @@
-"""Issue 21 on the command line: ``fit`` refusing to write a fit the data do not support,
-``--group``, ``--events``, ``--as repair``; ``analyze --ids`` and ``--map``; ``relplan
+"""Calibration from logs on the command line: ``fit`` refusing to write a fit the data do
+not support, ``--group``, ``--events``, ``--as repair``; ``analyze --ids`` and ``--map``; ``relplan
 replay`` and its JSON contract; every bad input one line naming the key, exit code 2."""
 
 from __future__ import annotations

@@ -246,7 +246,7 @@ def test_ctrl_c_during_the_swap_waits_for_its_end(tmp_path, monkeypatch) -> None
 
 def test_simulate_interrupted_while_writing_keeps_the_previous_run(tmp_path,
                                                                    monkeypatch) -> None:
-    """The issue's case: Ctrl-C while simulate --out writes into an existing folder."""
+    """The reported case: Ctrl-C while simulate --out writes into an existing folder."""
     out = tmp_path / "out"
     first = runner.invoke(app, ["simulate", SMALL, "--trials", "20", "--seed", "1",
                                 "--out", str(out)])  # fmt: skip

@@ -15,7 +15,7 @@ from tests.conftest import CONFIGS
 SHIPPED = sorted(CONFIGS.glob("*.toml"))
 
 
-def test_the_three_configs_of_the_issue_are_shipped() -> None:
+def test_the_three_promised_configs_are_shipped() -> None:
     assert {p.stem for p in SHIPPED} >= {"small", "seed-moe-10k", "llama3-16k"}
 
 

@@ -126,7 +126,7 @@ def test_a_crash_after_the_next_checkpoint_keeps_the_corruption_by_hand() -> Non
 
 def test_corruption_lineage_matches_an_independent_reference() -> None:
     """Crashes every 3 h, a corruption every 50 h found 10 h later, interval 4 h, 60 h
-    of work (the issue's probe): the mean wall time and the share of runs ending with
+    of work (the reported probe): the mean wall time and the share of runs ending with
     corrupted weights agree with a plain event loop within 4 standard errors."""
     args = dict(work=60.0, tau=4.0, delta=0.1, restart=0.1, crash_mtbf=3.0,
                 corruption_mtbf=50.0, detect=10.0)  # fmt: skip

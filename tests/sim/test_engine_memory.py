@@ -1,4 +1,4 @@
-"""Memory bounded by a budget, not by trials (issue 24, item 3): compact per-trial outcomes
+"""Memory bounded by a budget, not by trials: compact per-trial outcomes
 gathered block by block, blocks sized by the events a trial holds, and the per-trial table
 written a piece at a time; none of it changes a number."""
 

@@ -50,7 +50,7 @@ def cases(report: ValidationReport) -> dict[str, validation.ValidationCase]:
     return {case.case: case for case in report.cases}
 
 
-def test_the_issue_cases_are_all_there(cases) -> None:
+def test_the_promised_cases_are_all_there(cases) -> None:
     assert set(cases) >= {
         "daly-24h", "daly-6h", "daly-15min", "daly-wall",
         "rsc1-16k", "rsc1-131k", "rsc1-1k", "rsc2-rate",
