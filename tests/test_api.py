@@ -57,6 +57,7 @@ def test_optimize_interval_result_has_summary_and_frame() -> None:
     assert summary["mc_optimal_hours"] <= frame["interval_hours"].max()
 
 
+@pytest.mark.slow
 def test_run_study_gives_every_point_and_writes_its_report(tmp_path) -> None:
     result = relplan.run_study(REPO / "studies" / "recovery-strategies.toml", trials=40)
     frame = result.to_frame()

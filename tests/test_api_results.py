@@ -137,6 +137,7 @@ def test_the_library_gives_the_config_warnings() -> None:
     assert given[0].filename == __file__  # the warning names the caller's line
 
 
+@pytest.mark.slow
 def test_the_command_line_prints_each_warning_once() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "relplan", "validate", str(CONFIGS / "small.toml"),
@@ -186,6 +187,7 @@ def test_every_summary_has_the_keys_of_the_command_lines_json() -> None:
     assert pairs[2][0].summary()["scenarios"] == pairs[2][1]["scenarios"]
 
 
+@pytest.mark.slow
 def test_a_result_is_short_to_print_draws_on_given_axes_and_writes(tmp_path) -> None:
     result = relplan.simulate(CONFIGS / "small.toml", trials=50, seed=1)
     assert len(repr(result)) < 600 and "goodput" in repr(result)

@@ -14,6 +14,7 @@ from tests.conftest import CONFIGS
 SMALL = CONFIGS / "small.toml"
 
 
+@pytest.mark.slow
 def test_compare_takes_trials_and_seed_from_the_first_config() -> None:
     settings = ["simulation.trials=40", "simulation.seed=9"]
     scenarios = [ScenarioSpec(SMALL, tuple(settings)),

@@ -150,6 +150,7 @@ def _long_sweep(tmp_path) -> subprocess.Popen:
     )  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("to", ["parent", "group"])
 def test_ctrl_c_stops_a_sweep_on_processes_with_exit_130_and_no_worker_left(tmp_path,
                                                                             to) -> None:
@@ -169,6 +170,7 @@ def test_ctrl_c_stops_a_sweep_on_processes_with_exit_130_and_no_worker_left(tmp_
     assert _gone(workers)
 
 
+@pytest.mark.slow
 def test_the_workers_of_a_killed_sweep_exit(tmp_path) -> None:
     process = _long_sweep(tmp_path)
     workers = _workers_of(process)

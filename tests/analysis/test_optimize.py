@@ -129,6 +129,7 @@ def test_two_tier_optimiser_prefers_a_cheap_surviving_fast_tier() -> None:
 
 
 
+@pytest.mark.slow
 def test_a_short_optimum_far_below_the_work_is_bracketed_and_found() -> None:
     """Exact optimum ~ sqrt(2 delta M) = 0.02 h for a job of 2000 h: a ten-thousandth of
     the work is 0.2 h, ten times too long (the old grid's floor). The grid now brackets
@@ -181,6 +182,7 @@ def test_the_grid_extends_past_an_edge_that_holds_the_best() -> None:
     assert _extend_to_an_inner_best(results, run, span=2.0, ceiling=3.0) == 3.0
 
 
+@pytest.mark.slow
 def test_llama3_optimum_lands_by_young_with_a_real_ci() -> None:
     """configs/llama3-16k.toml: Young's interval is 4.19 min (2.8 s write, 3.09 h MTTI);
     the Monte Carlo optimum used to sit at a floor of 7.16 min with a zero-width CI."""

@@ -298,6 +298,7 @@ def test_sweep_on_a_plan_file_points_to_relplan_plan() -> None:
     assert "relplan plan" in result.stderr
 
 
+@pytest.mark.slow
 def test_a_plan_rerun_reuses_its_stored_portfolios(tmp_path) -> None:
     """With --out, every portfolio run is stored at once; a rerun computes none again and
     gives the same answer; --fresh computes them all again."""

@@ -93,6 +93,7 @@ def test_a_sweep_killed_with_sigkill_resumes_to_the_uninterrupted_results(tmp_pa
     assert again.returncode == 0 and "reused" not in stderr
 
 
+@pytest.mark.slow
 def test_compare_reuses_its_stored_scenarios(tmp_path) -> None:
     """compare --out stores each scenario; a rerun reuses them all and prints the same
     comparison; a changed budget is a different point."""

@@ -84,6 +84,7 @@ def test_interval_and_set_override(minimal_config_file: Path) -> None:
     assert data["restart_hours"] == pytest.approx(5 / 60)
 
 
+@pytest.mark.slow
 def test_out_writes_three_files(minimal_config_file: Path, tmp_path: Path) -> None:
     out = tmp_path / "run"
     result = _run("simulate", str(minimal_config_file), "--trials", "200", "--out", str(out))
@@ -218,6 +219,7 @@ def test_compare_on_common_streams() -> None:
     assert rows[1]["gpu_hours_saved_vs_first"] == 0.0
 
 
+@pytest.mark.slow
 def test_validate_warns_when_a_design_does_not_fit_its_switches() -> None:
     """The seed MoE's 1:1 leaf of 10 eight-NIC servers needs 160 ports of a 128-port switch."""
     result = runner.invoke(app, ["validate", str(CONFIGS / "seed-moe-10k.toml")])

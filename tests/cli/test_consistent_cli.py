@@ -195,6 +195,7 @@ def test_suspicious_input_gets_one_warning_line(command, override, key) -> None:
     assert lines[0].startswith(f"warning: {key}: ")
 
 
+@pytest.mark.slow
 def test_a_sweep_warns_once_per_key(tmp_path) -> None:
     result = runner.invoke(app, ["sweep", STUDY, "--trials", "5", "--set", WRITE_TOO_LONG,
                                  "--out", str(tmp_path)])  # fmt: skip
@@ -243,6 +244,7 @@ def test_the_shared_options_are_on_every_command(command) -> None:
         assert option in result.stdout, option
 
 
+@pytest.mark.slow
 def test_sweep_takes_seed_and_set(monkeypatch, tmp_path) -> None:
     import relplan.analysis.sweep as sweep
 
@@ -286,6 +288,7 @@ def test_compare_writes_its_table(tmp_path) -> None:
     assert data["scenarios"][1]["goodput"] == pytest.approx(table["goodput"][1])
 
 
+@pytest.mark.slow
 def test_compare_interval_applies_to_every_scenario() -> None:
     result = runner.invoke(app, ["compare", SMALL, "--variant", "no spares: job.spares=0",
                                  "--trials", "20", "--interval", "3h", "--json"])
@@ -303,6 +306,7 @@ def test_optimize_says_why_it_needs_two_trials(no_work) -> None:
     assert _clean_error(result, "simulation.trials")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["simulate", "optimize"])
 def test_the_wrote_line_is_the_same_everywhere(command, tmp_path) -> None:
     result = runner.invoke(app, [command, SMALL, "--trials", "5", "--out", str(tmp_path)])
@@ -345,6 +349,7 @@ def progress_bars(monkeypatch) -> list[dict[str, int]]:
     return bars
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("command", "total"),
     [
@@ -358,6 +363,7 @@ def test_progress_counts_trials(command, total, progress_bars, tmp_path) -> None
     assert progress_bars == [{"total": total, "done": total}]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", [["--workers", "1"], ["--workers", "2"],
                                    ["--dask", "local", "--workers", "2"]])  # fmt: skip
 @pytest.mark.parametrize(

@@ -7,9 +7,12 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from tests.conftest import CONFIGS
 
 
+@pytest.mark.slow
 def test_sigint_stops_a_long_simulation_mid_block(tmp_path) -> None:
     """200,000 trials of a 300-day job (about 2,400 failures each) take minutes; SIGINT
     once the run has started stops it with one line and exit 130, and writes no output.

@@ -43,6 +43,7 @@ def test_help_loads_no_heavy_library() -> None:
     assert _loaded_after(f"exec({statement!r})") == []
 
 
+@pytest.mark.slow
 def test_a_command_loads_its_libraries_when_it_runs() -> None:
     # The probe is able to see an import: a command that simulates does load numba.
     statement = (

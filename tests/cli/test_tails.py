@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from relplan.cli.app import app
@@ -13,6 +14,7 @@ runner = CliRunner()
 SMALL = str(CONFIGS / "small.toml")
 
 
+@pytest.mark.slow
 def test_compare_shows_the_p5_of_goodput() -> None:
     args = ["compare", SMALL, "--variant", "no spares: job.spares=0", "--trials", "40"]
     table = runner.invoke(app, args)
@@ -24,6 +26,7 @@ def test_compare_shows_the_p5_of_goodput() -> None:
         assert f"{row['goodput_p5']:.4f}" in table.stdout
 
 
+@pytest.mark.slow
 def test_sweep_shows_the_p5_of_goodput(tmp_path) -> None:
     study = REPO / "studies" / "recovery-strategies.toml"
     result = runner.invoke(app, ["sweep", str(study), "--trials", "20", "--set",

@@ -51,6 +51,7 @@ def test_an_unwritable_folder_is_refused(tmp_path, monkeypatch) -> None:
     assert error.value.key == "--out"
 
 
+@pytest.mark.slow
 def test_output_files_honour_the_umask(tmp_path) -> None:
     previous = os.umask(0o022)
     try:

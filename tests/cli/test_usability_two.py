@@ -118,6 +118,7 @@ def _serve(greeting: bytes | None) -> tuple[socket.socket, str]:
     return server, f"tcp://127.0.0.1:{server.getsockname()[1]}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("greeting", [b"SSH-2.0-OpenSSH_9.6\r\n", None, b"HTTP/1.1 400\r\n\r\n"])
 def test_dask_at_a_server_that_is_not_dask_is_one_line_within_the_timeout(greeting) -> None:
     from relplan.analysis.executor import DASK_CONNECT_SECONDS, check_dask_scheduler
@@ -244,6 +245,7 @@ def test_ctrl_c_during_the_swap_waits_for_its_end(tmp_path, monkeypatch) -> None
                                                                           "b.txt": "2"}
 
 
+@pytest.mark.slow
 def test_simulate_interrupted_while_writing_keeps_the_previous_run(tmp_path,
                                                                    monkeypatch) -> None:
     """The reported case: Ctrl-C while simulate --out writes into an existing folder."""
@@ -265,6 +267,7 @@ def test_simulate_interrupted_while_writing_keeps_the_previous_run(tmp_path,
     assert {name: (out / name).read_bytes() for name in before} == before
 
 
+@pytest.mark.slow
 def test_a_folder_where_a_file_goes_is_exit_2_and_the_old_run_stays(tmp_path) -> None:
     out = tmp_path / "out"
     first = runner.invoke(app, ["simulate", SMALL, "--trials", "20", "--out", str(out)])
@@ -279,6 +282,7 @@ def test_a_folder_where_a_file_goes_is_exit_2_and_the_old_run_stays(tmp_path) ->
     assert (out / "summary.json").read_bytes() == summary
 
 
+@pytest.mark.slow
 def test_sweep_output_folder_is_one_run_and_still_resumes(tmp_path) -> None:
     out = tmp_path / "out"
     args = ["sweep", STRATEGIES, "--trials", "5", "--workers", "1", "--out", str(out)]
@@ -319,6 +323,7 @@ def test_a_million_point_study_is_counted_at_once_and_needs_yes(tmp_path) -> Non
     assert elapsed < 30  # before any point is made (it took 4 minutes)
 
 
+@pytest.mark.slow
 def test_a_small_study_runs_without_yes_and_says_its_count(tmp_path) -> None:
     study = _grid_study(tmp_path, 2)
     result = runner.invoke(app, ["sweep", str(study), "--trials", "2", "--workers", "1",
@@ -519,6 +524,7 @@ def test_an_interrupted_pool_has_no_executor_thread_left() -> None:
 # --------------------------------------------------------------- 8. provenance, --strict
 
 
+@pytest.mark.slow
 def test_compare_out_writes_provenance(tmp_path) -> None:
     out = tmp_path / "out"
     result = runner.invoke(app, ["compare", SMALL, "--variant", "spares: job.spares=1",
@@ -596,6 +602,7 @@ def test_the_timeline_legend_counts_degraded_time_apart_from_useful() -> None:
 # --------------------------------------------------------------- 10. SIGINT tests
 
 
+@pytest.mark.slow
 def test_the_sigint_tests_pass_when_started_with_sigint_ignored() -> None:
     """As under ``nohup ... &``: the test run inherits SIGINT ignored; the tests that send
     SIGINT set the child's handler themselves."""

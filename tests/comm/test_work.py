@@ -196,6 +196,7 @@ def test_mfu_without_peak_flops_names_workload_mfu() -> None:
     ("job.steps=0", "job.steps"), ("workload.mfu=2", "workload.mfu"),
     ("job.tokens=-3", "job.tokens"),
 ])  # fmt: skip
+@pytest.mark.slow
 def test_cli_exits_2_naming_the_key_before_any_work(option, key) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "relplan", "simulate", str(DENSE_175B), "--trials", "10",
@@ -205,6 +206,7 @@ def test_cli_exits_2_naming_the_key_before_any_work(option, key) -> None:
     assert key in done.stderr and "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_simulate_json_reports_step_time_and_failure_free_hours() -> None:
     """A failure-free run of 10,000 steps: work = 10,000 x step; wall = work exactly."""
     done = subprocess.run(

@@ -85,6 +85,7 @@ def test_the_command_line_exits_2_with_one_line_naming_the_key(override: str, ke
     assert result.stderr.startswith(f"error: {key}: "), result.stderr
 
 
+@pytest.mark.slow
 def test_simulate_writes_the_per_unit_columns(tmp_path: Path) -> None:
     out = tmp_path / "out"
     result = runner.invoke(app, [

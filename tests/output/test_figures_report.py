@@ -308,6 +308,7 @@ def test_every_simulate_output_names_its_provenance(simulate_out: Path) -> None:
     assert '<footer id="provenance">' in page
 
 
+@pytest.mark.slow
 def test_figures_carry_a_provenance_line(simulate_out: Path) -> None:
     digest = config_digest(load_config(CONFIGS / "small.toml"))
     svg = (simulate_out / "failures-by-mode.svg").read_text()
@@ -315,6 +316,7 @@ def test_figures_carry_a_provenance_line(simulate_out: Path) -> None:
     assert digest[:12] in svg
 
 
+@pytest.mark.slow
 def test_optimize_and_study_outputs_name_their_provenance(tmp_path: Path, sweep_out) -> None:
     out = tmp_path / "opt"
     result = runner.invoke(app, ["optimize", str(CONFIGS / "small.toml"), "--trials", "30",

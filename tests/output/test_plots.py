@@ -146,6 +146,7 @@ def test_figures_do_not_touch_pyplot_state(trials: pd.DataFrame) -> None:
     assert _pylab_helpers.Gcf.get_num_fig_managers() == before
 
 
+@pytest.mark.slow
 def test_importing_plots_does_not_import_pyplot() -> None:
     code = "import sys, relplan.output.plots; print('matplotlib.pyplot' in sys.modules)"
     environment = {**os.environ, "PYTHONPATH": str(REPO)}

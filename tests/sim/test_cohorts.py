@@ -36,6 +36,7 @@ def test_a_stationary_lemon_cohort_multiplies_the_failure_count(
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("lifetime", "refail"),
     [

@@ -33,6 +33,7 @@ def test_stationary_weibull_renewal_count(shape: float, windows: int) -> None:
     assert abs(z_score(counts, exact)) < 4
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", [0.7, 1.5])
 def test_stationary_count_without_repair_gap(shape: float) -> None:
     """On the job's exposure clock (no gap) a stationary unit fails T / mean life times."""

@@ -89,6 +89,7 @@ def _wall(model: SimulationModel, times: list[float], modes: list[int], repairs:
     return float(walk_trial(model, times, modes, repairs).wall_hours[0])
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(raw=valid_configs())
 def test_goodput_is_a_share_and_the_buckets_hold_every_wall_hour(raw) -> None:
@@ -113,6 +114,7 @@ def test_goodput_is_a_share_and_the_buckets_hold_every_wall_hour(raw) -> None:
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(raw=valid_configs(), stream=failure_streams(), extra=failure_streams(max_size=5))
 def test_more_failures_never_shorten_a_run_on_a_common_stream(raw, stream, extra) -> None:
@@ -133,6 +135,7 @@ def test_more_failures_never_shorten_a_run_on_a_common_stream(raw, stream, extra
     assert _wall(model, *more) >= _wall(model, *base) * (1 - TOLERANCE)
 
 
+@pytest.mark.slow
 @settings(max_examples=50, deadline=None)
 @given(raw=valid_configs(), factor=st.floats(1.5, 4.0))
 def test_more_failures_never_raise_the_mean_goodput(raw, factor) -> None:
@@ -152,6 +155,7 @@ def _with_spares(raw: dict[str, Any], spares: int) -> dict[str, Any]:
     return set_key(room, "job.spares", spares)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(raw=valid_configs(), stream=failure_streams())
 def test_a_spare_more_never_lengthens_a_run_on_a_common_stream(raw, stream) -> None:
@@ -167,6 +171,7 @@ def test_a_spare_more_never_lengthens_a_run_on_a_common_stream(raw, stream) -> N
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(raw=valid_configs())
 def test_a_spare_more_never_lowers_the_mean_goodput(raw) -> None:

@@ -332,6 +332,7 @@ def test_the_optimiser_works_over_a_window() -> None:
     assert result.goodput_at["daly"] == pytest.approx(float(np.mean(done / 5000.0)))
 
 
+@pytest.mark.slow
 def test_simulate_horizon_on_the_command_line(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 

@@ -53,6 +53,7 @@ def test_seed_moe_traffic_per_step() -> None:
     assert dims["tensor"]["latency_share"] > dims["data"]["latency_share"]
 
 
+@pytest.mark.slow
 def test_five_year_gpu_mtbf_over_ten_thousand_gpus() -> None:
     config = load_config(CONFIGS / "seed-moe-10k.toml",
                          ["job.gpus=10000", "workload.parallelism.data=1250",

@@ -130,6 +130,7 @@ def standard_error(values):
     return np.std(values, ddof=1) / math.sqrt(len(values))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(DALY_CASES))
 def test_mean_wall_matches_daly(name, results):
     case, trials = DALY_CASES[name]
