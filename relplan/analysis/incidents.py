@@ -71,6 +71,7 @@ __all__ = [
     "merged_downtime_hours",
     "parse_time",
     "poisson_rate_ci",
+    "prepare_log",
     "read_incident_log",
     "recalibrated_config_text",
     "toml_document",
@@ -375,6 +376,55 @@ def drop_duplicates(log: IncidentLog) -> tuple[IncidentLog, int]:
     return deduplicated, len(log.times) - len(rows)
 
 
+def prepare_log(
+    log: IncidentLog, config: RelplanConfig, category_map: dict[str, str] | None = None
+) -> tuple[IncidentLog, int, int]:
+    """A log made ready to measure against a config: its categories mapped onto the
+    config's modes (``category_map``), every category checked to be a mode, duplicated
+    rows dropped.
+
+    Parameters
+    ----------
+    log : IncidentLog
+        As read by :func:`read_incident_log`.
+    config : RelplanConfig
+        Its ``[failures]`` tables name the modes.
+    category_map : dict of str to str, optional
+        The log's own categories onto the config's modes (see :func:`map_categories`).
+
+    Returns
+    -------
+    tuple of (IncidentLog, int, int)
+        The log, the rows the map dropped, the duplicated rows dropped.
+
+    Raises
+    ------
+    ConfigError
+        Naming ``category`` when a category is not a mode of the config.
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> log = incident_log(["2024-01-01", "2024-01-01"], ["gpu", "gpu"], ["a", "a"])
+    >>> _, mapped, duplicates = prepare_log(log, load_config("configs/small.toml"))
+    >>> mapped, duplicates
+    (0, 1)
+    """
+    mapped_dropped = 0
+    if category_map is not None:
+        log, mapped_dropped = map_categories(log, category_map, list(config.failures))
+    unknown = sorted(set(log.categories) - set(config.failures))
+    if unknown:
+        raise ConfigError(
+            "category",
+            f"not failure modes of the config: {', '.join(unknown)} "
+            f"(its modes: {', '.join(config.failures)}; --map FILE maps a log's own "
+            "categories onto them)",
+        )
+    log, duplicates = drop_duplicates(log)
+    return log, mapped_dropped, duplicates
+
+
 def _servers_in_job(config: RelplanConfig) -> int:
     return build_model(config).inventory.job_servers
 
@@ -600,18 +650,7 @@ def incident_report(
     """
     if ids not in LOG_ID_KINDS:
         raise ConfigError("--ids", f"must be one of {', '.join(LOG_ID_KINDS)} (got {ids!r})")
-    mapped_dropped = 0
-    if category_map is not None:
-        log, mapped_dropped = map_categories(log, category_map, list(config.failures))
-    unknown = sorted(set(log.categories) - set(config.failures))
-    if unknown:
-        raise ConfigError(
-            "category",
-            f"not failure modes of the config: {', '.join(unknown)} "
-            f"(its modes: {', '.join(config.failures)}; --map FILE maps a log's own "
-            "categories onto them)",
-        )
-    log, duplicates = drop_duplicates(log)
+    log, mapped_dropped, duplicates = prepare_log(log, config, category_map)
     warnings = []
     if duplicates:
         warnings.append(

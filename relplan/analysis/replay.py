@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from relplan.analysis.event_log import parse_time
-from relplan.analysis.incidents import IncidentLog, drop_duplicates, map_categories
+from relplan.analysis.incidents import IncidentLog, prepare_log
 from relplan.config.schema import RelplanConfig
 from relplan.errors import ConfigError
 from relplan.sim.model import build_model
@@ -419,18 +419,7 @@ def replay_log(
     for interval in intervals_hours:
         if not interval > 0:
             raise ConfigError("--interval", f"must be > 0 (got {interval!r} h)")
-    mapped_dropped = 0
-    if category_map is not None:
-        log, mapped_dropped = map_categories(log, category_map, list(config.failures))
-    unknown = sorted(set(log.categories) - set(config.failures))
-    if unknown:
-        raise ConfigError(
-            "category",
-            f"not failure modes of the config: {', '.join(unknown)} "
-            f"(its modes: {', '.join(config.failures)}; --map FILE maps a log's own "
-            "categories onto them)",
-        )
-    log, duplicates = drop_duplicates(log)
+    log, mapped_dropped, duplicates = prepare_log(log, config, category_map)
     window_hours = (window_end - window_start).total_seconds() / 3600.0
     modes = {mode.name: mode for mode in model.modes}
     restart = model.job.restart_hours

@@ -649,41 +649,19 @@ def fit(csv_path: str | Path, *, family: str | None = None, as_key: str = "lifet
     >>> fit("tests/data/lifetimes.csv", as_key="repair").summary()["config"][:6]
     'repair'
     """
-    from relplan.analysis.event_log import read_event_lifetimes
-    from relplan.analysis.fit import (
-        CONFIG_KEYS,
-        fit_groups,
-        fit_lifetimes,
-        read_lifetime_csv,
-        read_lifetime_groups,
-    )
-    from relplan.errors import ConfigError
+    from relplan.analysis.fitting import fit_file
 
-    if as_key not in CONFIG_KEYS:
-        raise ConfigError("as_key", f"must be one of {', '.join(CONFIG_KEYS)} (got {as_key!r})")
-    if events and group is not None:
-        raise ConfigError("group", "not with events: fit each group's records apart")
-    if events:
-        sample, counts = read_event_lifetimes(csv_path, start, end, units, unit_list)
-        report = fit_lifetimes(sample, as_key, family)
-        _warn_all("csv_path", report.warnings)
-        data = {**report.to_dict(), "events": counts}
-    elif group is None:
-        report = fit_lifetimes(read_lifetime_csv(csv_path), as_key, family)
-        _warn_all("csv_path", report.warnings)
-        data = report.to_dict()
-    else:
-        samples, skipped = read_lifetime_groups(csv_path, group)
-        reports = fit_groups(samples, as_key, family)
-        _warn_all("group", [f"group {name}: not fitted: {why}" for name, why in skipped.items()])
-        _warn_all("csv_path", [f"group {name}: {warning}" for name, one in reports.items()
-                               for warning in one.warnings])  # fmt: skip
-        data = {"group": group, "skipped": skipped,
-                "groups": {name: one.to_dict() for name, one in reports.items()}}  # fmt: skip
+    fitted = fit_file(csv_path, family=family, as_key=as_key, group=group, events=events,
+                      start=start, end=end, units=units, unit_list=unit_list)  # fmt: skip
+    _warn_all("csv_path", fitted.warnings)
+    data = fitted.data
+    if fitted.grouped:
         frames = {name: pd.DataFrame.from_dict(one["fits"], orient="index")
                   for name, one in data["groups"].items()}  # fmt: skip
-        return Result("fit", f"{len(reports)} groups of {group!r} fitted apart", data, reports,
+        return Result("fit", f"{len(fitted.reports)} groups of {group!r} fitted apart", data,
+                      fitted.reports,
                       frame=lambda: pd.concat(frames, names=[group, "family"]))  # fmt: skip
+    report = fitted.reports[""]
     return Result("fit", f"{report.best} chosen by {data.get('chosen_by', 'AIC')} "
                   f"({report.sample.n} units, {report.sample.failures} failures)", data, report,
                   frame=lambda: pd.DataFrame.from_dict(data["fits"], orient="index"))  # fmt: skip

@@ -26,6 +26,18 @@ from relplan.units import HOURS_PER_YEAR, format_duration
 if TYPE_CHECKING:
     from rich.console import Console
 
+CategoryMapOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--map",
+        metavar="FILE",
+        help="CSV with columns category (the log's) and mode (the config's), many to "
+        "one; mode - drops a category.",
+        show_default=False,
+    ),
+]
+"""--map: the log's own categories onto the config's modes (analyze, replay)."""
+
 WriteConfigOption = Annotated[
     Path | None,
     typer.Option(
@@ -249,51 +261,18 @@ def fit_command(
     dist = ..., ... } (or repair = with --as repair), and refuses a fit the data do not
     support unless --force.
     """
-    from relplan.analysis.event_log import read_event_lifetimes
-    from relplan.analysis.fit import (
-        CONFIG_KEYS,
-        fit_groups,
-        fit_lifetimes,
-        read_lifetime_csv,
-        read_lifetime_groups,
-    )
+    from relplan.analysis.fitting import fit_file
     from relplan.output.files import to_json
 
-    if as_key not in CONFIG_KEYS:
-        raise ConfigError("--as", f"must be one of {', '.join(CONFIG_KEYS)} (got {as_key!r})")
-    if not events:
-        for option, value in (("--start", start), ("--end", end), ("--units", units),
-                              ("--unit-list", unit_list)):  # fmt: skip
-            if value is not None:
-                raise ConfigError(option, "only with --events")
-    elif group is not None:
-        raise ConfigError("--group", "not with --events: fit each group's records apart")
     _check_write_config(write_config)
-    counts = None
-    if events:
-        sample, counts = read_event_lifetimes(csv_path, start, end, units, unit_list)
-        reports = {"": fit_lifetimes(sample, as_key, family)}
-    elif group is not None:
-        samples, skipped = read_lifetime_groups(csv_path, group)
-        print_warnings(f"group {name}: not fitted: {why}" for name, why in skipped.items())
-        reports = fit_groups(samples, as_key, family)
-    else:
-        reports = {"": fit_lifetimes(read_lifetime_csv(csv_path), as_key, family)}
-    print_warnings(
-        f"{'group ' + name + ': ' if name else ''}{warning}"
-        for name, report in reports.items()
-        for warning in report.warnings
-    )
-    if group is not None:
-        data: dict[str, Any] = {
-            "group": group,
-            "groups": {name: report.to_dict() for name, report in reports.items()},
-            "skipped": skipped,
-        }
-    else:
-        data = reports[""].to_dict()
-        if counts is not None:
-            data["events"] = counts
+    fitted = fit_file(csv_path, family=family, as_key=as_key, group=group, events=events,
+                      start=start, end=end, units=units, unit_list=unit_list,
+                      keys={"as_key": "--as", "group": "--group", "start": "--start",
+                            "end": "--end", "units": "--units",
+                            "unit_list": "--unit-list"})  # fmt: skip
+    print_warnings(fitted.warnings)
+    reports, data = fitted.reports, fitted.data
+    counts = data.get("events")
     if write_config is not None:
         untrusted = {
             name: report for name, report in reports.items() if not report.best_trusted
@@ -446,16 +425,7 @@ def analyze_command(
             "server, gpu, nic, link or switch.",
         ),
     ] = "auto",
-    category_map: Annotated[
-        Path | None,
-        typer.Option(
-            "--map",
-            metavar="FILE",
-            help="CSV with columns category (the log's) and mode (the config's), many to "
-            "one; mode - drops a category.",
-            show_default=False,
-        ),
-    ] = None,
+    category_map: CategoryMapOption = None,
 ) -> None:
     """Measure an incident log's failure rates against a config's; find repeat offenders.
 
@@ -612,16 +582,7 @@ def replay_command(
                      help="Seed of the draw [default: the config's simulation.seed].",
                      show_default=False),
     ] = None,
-    category_map: Annotated[
-        Path | None,
-        typer.Option(
-            "--map",
-            metavar="FILE",
-            help="CSV with columns category (the log's) and mode (the config's), many to "
-            "one; mode - drops a category.",
-            show_default=False,
-        ),
-    ] = None,
+    category_map: CategoryMapOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Replay a log's real failures against the config's checkpoint and restart policy.
