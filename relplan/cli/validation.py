@@ -98,13 +98,11 @@ def validation_command(
     report = run_validation()
     data = report.to_dict()
     if out is not None:
-        from relplan.cli.render import error_console
+        from relplan.cli.runs import write_outputs
         from relplan.output.validation_files import write_validation_files
 
-        written = write_validation_files(report, out)
-        if not as_json:
-            error_console.print(f"wrote {', '.join(str(p) for p in written)}", highlight=False,
-                                markup=False)  # fmt: skip
+        # one run: the old files stay whole until the new ones replace them together
+        write_outputs(out, lambda folder: write_validation_files(report, folder))
     if as_json:
         typer.echo(to_json(data))
     else:

@@ -190,8 +190,8 @@ def test_command_writes_csv_json_and_markdown(cached, tmp_path: Path) -> None:
     out = tmp_path / "validation"
     result = runner.invoke(app, ["published", "--out", str(out)])
     assert result.exit_code == 0, result.output
-    assert sorted(p.name for p in out.iterdir()) == [
-        "validation.csv", "validation.json", "validation.md"]  # fmt: skip
+    assert sorted(p.name for p in out.iterdir()) == [  # written as one run, with its manifest
+        ".relplan-run.json", "validation.csv", "validation.json", "validation.md"]  # fmt: skip
     assert (out / "validation.md").read_text() == cached.to_markdown()
     assert json.loads((out / "validation.json").read_text()) == cached.to_dict()
     lines = (out / "validation.csv").read_text().splitlines()
