@@ -25,8 +25,8 @@ STRATEGIES = str(REPO / "studies" / "recovery-strategies.toml")
 PLAN = str(REPO / "studies" / "redundancy-plan-seed-moe.toml")
 
 
-def _error_names(result, option: str) -> None:
-    """Exit 2, no traceback, and the first error line blames ``option``."""
+def _error_names(result, option: str) -> bool:
+    """Exit 2, no traceback, and the first error line blames ``option`` (asserted; True)."""
     assert result.exit_code == 2, (result.exit_code, result.output)
     assert "Traceback" not in result.output
     text = result.stderr
@@ -35,6 +35,7 @@ def _error_names(result, option: str) -> None:
     else:
         errors = [line for line in text.splitlines() if line.startswith("error:")]
         assert len(errors) == 1 and errors[0].startswith(f"error: {option}:"), text
+    return True
 
 
 # --------------------------------------------------------------- 1. --set never lost
@@ -447,7 +448,7 @@ def test_each_bad_value_is_blamed_on_its_own_option(args, option, tmp_path) -> N
     blocker = tmp_path / "a-file"
     blocker.write_text("x")
     args = [str(blocker) if arg == BAD_OUT else arg for arg in args]
-    _error_names(runner.invoke(app, args), option)
+    assert _error_names(runner.invoke(app, args), option)
 
 
 def test_workers_whose_blocks_do_not_fit_are_blamed_on_workers(monkeypatch) -> None:
