@@ -964,6 +964,7 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
         restart = job.restart_hours
         fast_restart = job.fast_restart_hours
         maintenance_hours = job.maintenance_hours
+        idle_failures = job.idle_failures
         recovery_fails = job.failures_during_recovery
         mode_uses_spares = modes.uses_spares
         mode_loses_fast = modes.loses_fast_checkpoint
@@ -988,6 +989,7 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
         mode_evict_at_checkpoint = modes.evict_at_checkpoint
         mode_detect_probability = modes.detect_probability
         mode_drain = modes.drain
+        job_drains = job.drains
         drains = state.drains
         n_modes = mode_impact.shape[0]
         slowdown_table = modes.slowdown_table
@@ -1527,14 +1529,16 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                                     spare_return_hours, spares_away, spare_domain_return_hours,
                                     spare_domains_away, spares_used, noticed, repair,
                                 )  # fmt: skip
-                    if has_drain:  # the job is stopped: swap its degraded servers
+                    if has_drain and job_drains:  # the job is stopped: swap its degraded servers
                         _drain_servers(trial, e_fail + idle[trial], mode_drain, n_modes,
                                        degradation_end, degradation_row, degradation_count,
                                        degradations_by_row, spare_return_hours, spares_away,
                                        spares_used, drains)  # fmt: skip
                         pending_stop[trial] &= ~STOP_DRAIN
                     wait = max(0.0, wait - planned)  # a replacement during the window
-                    if has_idle_failures and wait < np.inf:
+                    if has_idle_failures and idle_failures and exponential_rate > 0.0 and (
+                        wait < np.inf
+                    ):
                         events_walked[trial] = steps
                         wait += _idle_failures(
                             trial, e_fail + idle[trial], detect + planned + wait, modes, rng_state,
