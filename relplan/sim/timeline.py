@@ -61,7 +61,7 @@ eviction, a corruption found, a maintenance window) stays in the walk: as a func
 its own it compiled 15 s faster, but the reference counts of the many arrays it touches
 cost about a microsecond per failure, ten times the walk's cost per event. The first
 compile of ``configs/small.toml`` took 17 s on two idle cores with the walk per feature
-set, 28 s with every feature in one walk (one measurement each).
+set, 21-28 s with every feature in one walk (two measurements each).
 
 Planned and delayed events join the failures: maintenance windows on a wall-clock
 schedule, the detection of a fail-slow unit or of a corruption, and the checkpoint a
