@@ -11,7 +11,8 @@ records instead of dozens of positional arrays:
 - :class:`TrialState`: where each trial stands, updated in place by the walk;
 - :class:`HeldHours`: the slowed extra time and stalls a failure may still roll back,
   kept by the walk as a local value while it walks a trial;
-- :class:`TraceBuffer`: the timeline of one trial, written row by row.
+- :class:`TraceBuffer`: the timeline of one trial, written row by row;
+- :class:`WalkFeatures`: the features a walk uses, each compiled into it only if used.
 
 Every array indexed by trial is indexed by the trial's place in its block. Durations
 are in hours; the *exposure clock* counts hours of hardware in use, the *wall clock*
@@ -595,6 +596,94 @@ class TraceBuffer(NamedTuple):
     def written_rows(self) -> np.ndarray:
         """The rows written so far."""
         return self.rows[: min(int(self.row_count[0]), self.rows.shape[0])]
+
+
+class WalkFeatures(NamedTuple):
+    """The features a walk uses: the walk is compiled once per set of them, the code of
+    each feature that is off left out (see :func:`relplan.sim.timeline.walk_kernel`).
+
+    Each one is True whenever its code may change a trial; a feature on that a model
+    does not use only costs compile time and speed, never changes a number.
+
+    Attributes
+    ----------
+    trace : bool
+        A trial's timeline is written (:attr:`TraceBuffer.trial` >= 0).
+    horizon : bool
+        The job has a calendar window (:attr:`CompiledJob.horizon_hours` finite).
+    maintenance : bool
+        Planned maintenance windows (:attr:`CompiledJob.maintenance_every_hours` finite).
+    fail_slow : bool
+        A mode of impact SLOW (fail-slow units, evicted once detected).
+    corruption : bool
+        A mode of impact CORRUPTION (silent corruption, found later or never).
+    drain : bool
+        A mode drains its degraded servers (:attr:`CompiledJob.drains`).
+    planned_stops : bool
+        A stop may wait for a checkpoint (maintenance, fail-slow evictions, drains).
+    idle_failures : bool
+        Failures while the job is down (:attr:`CompiledJob.idle_failures`), with modes
+        drawn on the fly.
+    spare_pool : bool
+        A second tier of spares (:attr:`TrialState.spare_pool_return_hours` has columns).
+    degradations : bool
+        A mode that slows or stalls the job instead of stopping it (DEGRADED,
+        TRANSIENT, ELASTIC or SLOW).
+
+    Examples
+    --------
+    >>> WalkFeatures._fields[:3]
+    ('trace', 'horizon', 'maintenance')
+    """
+
+    trace: bool
+    horizon: bool
+    maintenance: bool
+    fail_slow: bool
+    corruption: bool
+    drain: bool
+    planned_stops: bool
+    idle_failures: bool
+    spare_pool: bool
+    degradations: bool
+
+    @classmethod
+    def of(cls, job: CompiledJob, modes: CompiledModes, state: TrialState,
+           trace: TraceBuffer) -> WalkFeatures:
+        """The features a walk of ``state``'s trials of this job and modes uses.
+
+        Parameters
+        ----------
+        job : CompiledJob
+            The job's numbers.
+        modes : CompiledModes
+            The failure modes.
+        state : TrialState
+            The block's trials (for the tiers of spares).
+        trace : TraceBuffer
+            Where a trial's timeline goes, if one does.
+
+        Returns
+        -------
+        WalkFeatures
+            The features on.
+        """
+        impacts = set(np.asarray(modes.impact).tolist())
+        maintenance = bool(np.isfinite(job.maintenance_every_hours))
+        fail_slow = SLOW in impacts
+        drain = bool(job.drains)
+        return cls(
+            trace=int(trace.trial) >= 0,
+            horizon=bool(np.isfinite(job.horizon_hours)),
+            maintenance=maintenance,
+            fail_slow=fail_slow,
+            corruption=CORRUPTION in impacts,
+            drain=drain,
+            planned_stops=maintenance or fail_slow or drain,
+            idle_failures=bool(job.idle_failures) and modes.exponential_rate_per_hour > 0.0,
+            spare_pool=state.spare_pool_return_hours.shape[1] > 0,
+            degradations=bool(impacts - {FATAL, CORRUPTION}),
+        )
 
 
 @dataclass(frozen=True)

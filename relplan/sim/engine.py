@@ -65,6 +65,7 @@ from relplan.sim.compiled import (
     TraceBuffer,
     TrialState,
     TrialStreams,
+    WalkFeatures,
     compile_model,
 )
 from relplan.sim.events import RenewalStream
@@ -375,11 +376,11 @@ _first_walk_checked = False
 def walk_is_compiled(args: tuple) -> bool:
     """Whether the compiled walk can take ``args`` without compiling first.
 
-    True if this process has compiled or loaded :func:`relplan.sim.timeline.walk_trial_slots`
-    for the arguments' types already, or if numba's cache on disk holds a fresh entry for
-    them (same source, numba version, machine and argument types). Also True when that
-    cannot be told (JIT disabled, or a numba without this cache layout), so that nothing
-    is announced wrongly.
+    True if this process has compiled or loaded the walk of the arguments' features
+    (:func:`relplan.sim.timeline.walk_kernel`) for their types already, or if numba's
+    cache on disk holds a fresh entry for them (same source, numba version, machine and
+    argument types). Also True when that cannot be told (JIT disabled, or a numba without
+    this cache layout), so that nothing is announced wrongly.
 
     Parameters
     ----------
@@ -391,9 +392,10 @@ def walk_is_compiled(args: tuple) -> bool:
     bool
         False if the next walk will compile the engine.
     """
-    dispatcher = timeline.walk_trial_slots
+    job, modes, _window, _streams, state, trace = args
+    dispatcher = timeline.walk_kernel(WalkFeatures.of(job, modes, state, trace))
     try:
-        slot_range = (0, 0)  # walk_trial_slots takes the first and stop slots first
+        slot_range = (0, 0)  # the walk takes the first and stop slots first
         signature = tuple(dispatcher.typeof_pyval(arg)
                           for arg in (*slot_range, *args, timeline.CANCEL))  # fmt: skip
         if signature in dispatcher.overloads:
@@ -564,7 +566,7 @@ def simulate_block(
         them in windows like the others (a check of one against the other).
     trace : TraceBuffer, optional
         Where to write the timeline of one trial of the block (see
-        :func:`relplan.sim.timeline.walk_trial_slots`); default: none.
+        :func:`relplan.sim.timeline.walk_kernel`); default: none.
 
     Returns
     -------

@@ -41,11 +41,18 @@ Failures come from two sources, merged in time: exponential modes drawn on the f
 from each trial's own xoshiro256** stream (a Poisson superposition: gap, mode, repair,
 three uniforms per event), and pre-drawn, sorted window events of non-exponential modes.
 
-Compilation. The trials are walked by :func:`walk_trial_slots`, a plain serial function
-that runs without the GIL (with numpy's error model: a division by zero gives inf, as in
-a numba parallel loop); :func:`walk_trials` spreads them over the cores with Python
-threads. As the body of a ``prange`` loop it compiled about 10 s slower (numba's parallel
-passes), for no gain in speed. Only the small helpers of the hot path are inlined into the
+Compilation. The trials are walked by the function :func:`walk_kernel` returns for the
+features a model uses (:class:`relplan.sim.compiled.WalkFeatures`): a trace, a calendar
+window, maintenance, fail-slow units, corruption, drains, stops that wait for a
+checkpoint, failures while down, a second tier of spares, degradations. They are
+constants of the walk (values it closes over), so numba prunes the branches of the
+features that are off before it types the walk: a config compiles and runs only what it
+uses, and numba caches each set of features on disk apart (its cache key holds the
+closed-over values). A plain serial function, it runs without the GIL (with numpy's
+error model: a division by zero gives inf, as in a numba parallel loop);
+:func:`walk_trials` spreads the trials over the cores with Python threads. As the body
+of a ``prange`` loop it compiled about 10 s slower (numba's parallel passes), for no gain
+in speed. Only the small helpers of the hot path are inlined into the
 walk (``inline="always"``: segment arithmetic, the slowdown, the slowed-stretch
 bookkeeping, the choice of spare pool); the larger ones that run once per failure or
 restart and take only scalars or a few arrays (the spare-pool heap, held hours, trace
@@ -53,7 +60,8 @@ rows, failures while down) stay separate functions. The stop of a job (a crash, 
 eviction, a corruption found, a maintenance window) stays in the walk: as a function of
 its own it compiled 15 s faster, but the reference counts of the many arrays it touches
 cost about a microsecond per failure, ten times the walk's cost per event. The first
-compile takes about 40 s on two cores.
+compile of ``configs/small.toml`` took 17 s on two idle cores with the walk per feature
+set, 21-28 s with every feature in one walk (two measurements each).
 
 Planned and delayed events join the failures: maintenance windows on a wall-clock
 schedule, the detection of a fail-slow unit or of a corruption, and the checkpoint a
@@ -62,6 +70,7 @@ planned stop waits for (see :class:`relplan.sim.compiled.TrialState`).
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -101,6 +110,7 @@ from relplan.sim.compiled import (
     TraceBuffer,
     TrialState,
     TrialStreams,
+    WalkFeatures,
 )
 from relplan.sim.rng import duration_from_uniform, uniform
 
@@ -850,791 +860,843 @@ def _init_part_cold(done_from: float, done_to: float, init_hours: float) -> floa
     return _init_part(done_from, done_to, init_hours)
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
-def walk_trial_slots(
-    first_slot: int,
-    stop_slot: int,
-    job: CompiledJob,
-    modes: CompiledModes,
-    window: EventWindow,
-    streams: TrialStreams,
-    state: TrialState,
-    trace: TraceBuffer,
-    cancel: np.ndarray,
-) -> None:
-    """Walk trials ``window.active_trials[first_slot:stop_slot]``, one after the other,
-    until each one's job ends or its exposure reaches ``window.horizon_hours``, updating
-    their entries of ``state`` and ``streams``.
+@functools.cache
+def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
+    """The walk of trials compiled for one set of features.
 
-    Each trial takes its failures from its events in ``window`` and from its on-the-fly
-    stream (modes ``modes.exponential_modes``); it touches no other trial's entries.
-
-    If a trial is ``trace.trial``, every interval is written to ``trace.rows`` as a row
-    ``[wall_start, wall_end, code, a, b, c]``: RUN (a, b = job-time at its ends since
-    the restart, c = checkpoints committed at the restart), RESTART, DETECT and WAIT
-    (a = mode), FAILURE (a point; a = mode, b = impact), STALL (a = mode, b = job-time
-    since the restart at which the job stalled, -1 during a restart; c = checkpoints
-    committed at the restart), FINISH and ROLLBACK (a fast tier lost: a = the durable
-    checkpoint, b = the one rolled back from). A stall row covers only the time it adds
-    to the stalls in progress.
+    Each feature is a constant of the walk: numba prunes the branches of the features
+    that are off before it types the walk, so their code is neither compiled nor run.
+    Each set of features compiles once, on first use, and is cached on disk apart
+    (numba keys its cache on the values the walk closes over).
 
     Parameters
     ----------
-    first_slot, stop_slot : int
-        The trials to walk: ``window.active_trials[first_slot:stop_slot]``.
-    job : CompiledJob
-        The job's numbers.
-    modes : CompiledModes
-        The failure modes.
-    window : EventWindow
-        The active trials, their pre-drawn failures and the horizon.
-    streams : TrialStreams
-        The trials' random streams, advanced in place.
-    state : TrialState
-        The block's trials, updated in place.
-    trace : TraceBuffer
-        Where to write the timeline of ``trace.trial`` (-1: none).
-    cancel : numpy.ndarray of bool
-        One flag, read at every step: once set (Ctrl-C), every trial stops where it is.
+    features : WalkFeatures
+        The features the walk needs (:meth:`relplan.sim.compiled.WalkFeatures.of`).
+
+    Returns
+    -------
+    numba dispatcher
+        ``walk(first_slot, stop_slot, job, modes, window, streams, state, trace,
+        cancel)``: it walks trials ``window.active_trials[first_slot:stop_slot]``
+        (its own docstring says how).
+
+    Examples
+    --------
+    >>> features = WalkFeatures(*[False] * len(WalkFeatures._fields))
+    >>> walk_kernel(features) is walk_kernel(features)
+    True
     """
-    # Every field the loops read is bound once, here: reading an array field of a
-    # record inside a loop would cost a reference-count update at each read.
-    restart_init = job.restart_init_hours
-    wall_horizon = job.horizon_hours
-    maintenance_every = job.maintenance_every_hours
-    maintenance_first = job.maintenance_checkpoint_first
-    segment = job.segment_hours
-    on_fabric = job.storage_on_fabric
-    last_work = job.last_segment_work_hours
-    total_segments = job.total_segments
-    every = job.durable_every
-    mode_impact = modes.impact
-    mode_detect_hours = modes.detect_hours
-    persist = job.persist_hours
-    keep = job.keep_checkpoints
-    archive = job.archive_every
-    restart = job.restart_hours
-    fast_restart = job.fast_restart_hours
-    maintenance_hours = job.maintenance_hours
-    idle_failures = job.idle_failures
-    recovery_fails = job.failures_during_recovery
-    mode_uses_spares = modes.uses_spares
-    mode_loses_fast = modes.loses_fast_checkpoint
-    mode_self_healing = modes.self_healing
-    mode_spares_needed = modes.spares_needed
-    mode_spare_domain = modes.spare_domain
-    durable = state.durable_checkpoint
-    interruptions_by_mode = state.interruptions_by_mode
-    maintenances = state.maintenances
-    spare_return_hours = state.spare_return_hours
-    spares_away = state.spares_away
-    spare_domain_return_hours = state.spare_domain_return_hours
-    spare_domains_away = state.spare_domains_away
-    spares_used = state.spares_used
-    pool_return_hours = state.spare_pool_return_hours
-    pool_away = state.spare_pool_away
-    pool_swap = job.spare_pool_swap_hours
-    mode_stall_hours = modes.stall_hours
-    mode_soft_hours = modes.soft_hours
-    mode_survivable = modes.survivable_count
-    mode_rework = modes.rework_hours
-    mode_evict_at_checkpoint = modes.evict_at_checkpoint
-    mode_detect_probability = modes.detect_probability
-    mode_drain = modes.drain
-    job_drains = job.drains
-    drains = state.drains
-    n_modes = mode_impact.shape[0]
-    slowdown_table = modes.slowdown_table
-    repair_kind = modes.repair_kind
-    repair_scale_hours = modes.repair_scale_hours
-    repair_shape = modes.repair_shape
-    exponential_rate = modes.exponential_rate_per_hour
-    exponential_modes = modes.exponential_modes
-    exponential_probability = modes.exponential_probability
-    exponential_alias = modes.exponential_alias
-    active_trials = window.active_trials
-    offsets = window.offsets
-    event_exposure_hours = window.event_exposure_hours
-    event_mode = window.event_mode
-    event_repair_hours = window.event_repair_hours
-    event_removes = window.event_removes
-    removes_units = event_removes.size > 0
-    depleted = state.depleted
-    horizon = window.horizon_hours
-    rng_state = streams.rng_state
-    next_exponential_hours = streams.next_exponential_hours
-    phase = state.phase
-    exposure_hours = state.exposure_hours
-    phase_start = state.phase_start_hours
-    run_progress = state.run_progress_hours
-    restart_done = state.restart_done_hours
-    restart_length = state.restart_hours
-    restart_init_booked = state.restart_init_hours
-    committed = state.committed_checkpoints
-    rollback_segment = state.rollback_segment
-    rollback_degraded = state.rollback_degraded_hours
-    rollback_stall = state.rollback_stall_hours
-    fast_tier_durable = state.fast_tier_durable
-    fast_tier_degraded = state.fast_tier_degraded_hours
-    fast_tier_stall = state.fast_tier_stall_hours
-    idle = state.idle_hours
-    wall_hours = state.wall_hours
-    buckets = state.bucket_hours
-    failures_by_mode = state.failures_by_mode
-    degradation_end = state.degradation_end_hours
-    degradation_row = state.degradation_row
-    degradation_count = state.degradation_count
-    degradations_by_row = state.degradations_by_row
-    overflow = state.overflow
-    next_maintenance = state.next_maintenance_hours
-    pending_stop = state.pending_stop
-    evict_at = state.evict_at_hours
-    evict_mode = state.evict_mode
-    evict_repair = state.evict_repair_hours
-    corruption_found = state.corruption_found_hours
-    corruption_checkpoint = state.corruption_checkpoint
-    corruption_mode = state.corruption_mode
-    corruption_repair = state.corruption_repair_hours
-    undetected = state.undetected_checkpoint
-    events_walked = state.events_walked
-    too_many_events = state.too_many_events
-    max_events = job.max_events_per_trial
-    traced = trace.trial
+    has_trace = bool(features.trace)
+    has_horizon = bool(features.horizon)
+    has_maintenance = bool(features.maintenance)
+    has_fail_slow = bool(features.fail_slow)
+    has_corruption = bool(features.corruption)
+    has_drain = bool(features.drain)
+    has_planned_stops = bool(features.planned_stops)
+    has_idle_failures = bool(features.idle_failures)
+    has_spare_pool = bool(features.spare_pool)
+    has_degradations = bool(features.degradations)
 
-    for slot in range(first_slot, stop_slot):
-        trial = active_trials[slot]
-        pointer = offsets[slot]
-        end = offsets[slot + 1]
-        slowdown = 1.0
-        if degradation_count[trial] > 0:
-            slowdown = _current_slowdown(trial, degradations_by_row, slowdown_table)
-        # a local value while the trial is walked: passing the state's arrays to a
-        # helper would cost reference-count updates at each call
-        held = HeldHours(rollback_segment[trial], rollback_degraded[trial],
-                         rollback_stall[trial], fast_tier_durable[trial],
-                         fast_tier_degraded[trial], fast_tier_stall[trial])  # fmt: skip
-        steps = events_walked[trial]
-        while True:
-            steps += 1
-            if steps > max_events:
-                too_many_events[0] = True
-                break
-            if cancel[0]:
-                break
-            x_now = exposure_hours[trial]
-            # The next failure from either source.
-            e_exp = next_exponential_hours[trial]
-            e_win = event_exposure_hours[pointer] if pointer < end else np.inf
-            e_fail = min(e_exp, e_win)
-            # The next end of a degradation (wall clock, seen on the exposure clock).
-            x_deg = np.inf
-            first_deg = -1
-            for k in range(degradation_count[trial]):
-                x = max(degradation_end[trial, k] - idle[trial], x_now)
-                if x < x_deg:
-                    x_deg = x
-                    first_deg = k
-            # The end of the current phase. A degraded job computes at 1 / slowdown
-            # job-hours per hour; it writes so too only if storage shares the fabric.
-            start_index = committed[trial]
-            left = total_segments - 1 - start_index
-            finish = 0.0
-            done_before = 0
-            slowed_before = 0.0
-            # the end of the calendar window, on the exposure clock (inf: none)
-            x_horizon = wall_horizon - idle[trial]
-            # Planned and delayed events: the next maintenance window (wall clock), a
-            # fail-slow unit detected, a corruption found, and the checkpoint a planned
-            # stop waits for (the next one; the next durable one for maintenance).
-            x_maint = np.inf
-            if not pending_stop[trial] & STOP_MAINTENANCE:
-                x_maint = max(next_maintenance[trial] - idle[trial], x_now)
-            x_stop = np.inf
-            stop_segments = 0
-            if pending_stop[trial] != NO_STOP and phase[trial] == RUNNING:
-                stop_segments = _segments_to_stop(
-                    job, start_index, run_progress[trial], left,
-                    pending_stop[trial] & (STOP_MAINTENANCE | STOP_DRAIN) != 0,
-                )  # fmt: skip
-                if stop_segments > 0:
-                    x_stop = max(phase_start[trial], x_now) + _hours_to_progress(
-                        job, start_index, run_progress[trial], stop_segments, slowdown, left
-                    )  # fmt: skip
-            x_special = min(min(x_maint, x_stop), min(evict_at[trial], corruption_found[trial]))
-            x_evict = evict_at[trial]
-            if phase[trial] == RESTARTING:
-                x_phase = phase_start[trial] + (restart_length[trial] - restart_done[trial])
-            else:
-                finish = segments_time(job, start_index, left) + last_work
-                if slowdown == 1.0 or on_fabric:
-                    x_phase = phase_start[trial] + (finish - run_progress[trial]) * slowdown
-                else:
-                    # writes at full speed; the segment in progress is usually the one
-                    # holding hours already (a stall's, before its soft phase)
-                    done_before = completed_segments_hinted(
+    @numba.njit(cache=True, nogil=True, error_model="numpy")
+    def walk_trial_slots(
+        first_slot: int,
+        stop_slot: int,
+        job: CompiledJob,
+        modes: CompiledModes,
+        window: EventWindow,
+        streams: TrialStreams,
+        state: TrialState,
+        trace: TraceBuffer,
+        cancel: np.ndarray,
+    ) -> None:
+        """Walk trials ``window.active_trials[first_slot:stop_slot]``, one after the other,
+        until each one's job ends or its exposure reaches ``window.horizon_hours``, updating
+        their entries of ``state`` and ``streams``.
+
+        Each trial takes its failures from its events in ``window`` and from its on-the-fly
+        stream (modes ``modes.exponential_modes``); it touches no other trial's entries.
+
+        If a trial is ``trace.trial``, every interval is written to ``trace.rows`` as a row
+        ``[wall_start, wall_end, code, a, b, c]``: RUN (a, b = job-time at its ends since
+        the restart, c = checkpoints committed at the restart), RESTART, DETECT and WAIT
+        (a = mode), FAILURE (a point; a = mode, b = impact), STALL (a = mode, b = job-time
+        since the restart at which the job stalled, -1 during a restart; c = checkpoints
+        committed at the restart), FINISH and ROLLBACK (a fast tier lost: a = the durable
+        checkpoint, b = the one rolled back from). A stall row covers only the time it adds
+        to the stalls in progress.
+
+        Parameters
+        ----------
+        first_slot, stop_slot : int
+            The trials to walk: ``window.active_trials[first_slot:stop_slot]``.
+        job : CompiledJob
+            The job's numbers.
+        modes : CompiledModes
+            The failure modes.
+        window : EventWindow
+            The active trials, their pre-drawn failures and the horizon.
+        streams : TrialStreams
+            The trials' random streams, advanced in place.
+        state : TrialState
+            The block's trials, updated in place.
+        trace : TraceBuffer
+            Where to write the timeline of ``trace.trial`` (-1: none).
+        cancel : numpy.ndarray of bool
+            One flag, read at every step: once set (Ctrl-C), every trial stops where it is.
+        """
+        # Every field the loops read is bound once, here: reading an array field of a
+        # record inside a loop would cost a reference-count update at each read.
+        restart_init = job.restart_init_hours
+        wall_horizon = job.horizon_hours
+        maintenance_every = job.maintenance_every_hours
+        maintenance_first = job.maintenance_checkpoint_first
+        segment = job.segment_hours
+        on_fabric = job.storage_on_fabric
+        last_work = job.last_segment_work_hours
+        total_segments = job.total_segments
+        every = job.durable_every
+        mode_impact = modes.impact
+        mode_detect_hours = modes.detect_hours
+        persist = job.persist_hours
+        keep = job.keep_checkpoints
+        archive = job.archive_every
+        restart = job.restart_hours
+        fast_restart = job.fast_restart_hours
+        maintenance_hours = job.maintenance_hours
+        idle_failures = job.idle_failures
+        recovery_fails = job.failures_during_recovery
+        mode_uses_spares = modes.uses_spares
+        mode_loses_fast = modes.loses_fast_checkpoint
+        mode_self_healing = modes.self_healing
+        mode_spares_needed = modes.spares_needed
+        mode_spare_domain = modes.spare_domain
+        durable = state.durable_checkpoint
+        interruptions_by_mode = state.interruptions_by_mode
+        maintenances = state.maintenances
+        spare_return_hours = state.spare_return_hours
+        spares_away = state.spares_away
+        spare_domain_return_hours = state.spare_domain_return_hours
+        spare_domains_away = state.spare_domains_away
+        spares_used = state.spares_used
+        pool_return_hours = state.spare_pool_return_hours
+        pool_away = state.spare_pool_away
+        pool_swap = job.spare_pool_swap_hours
+        mode_stall_hours = modes.stall_hours
+        mode_soft_hours = modes.soft_hours
+        mode_survivable = modes.survivable_count
+        mode_rework = modes.rework_hours
+        mode_evict_at_checkpoint = modes.evict_at_checkpoint
+        mode_detect_probability = modes.detect_probability
+        mode_drain = modes.drain
+        job_drains = job.drains
+        drains = state.drains
+        n_modes = mode_impact.shape[0]
+        slowdown_table = modes.slowdown_table
+        repair_kind = modes.repair_kind
+        repair_scale_hours = modes.repair_scale_hours
+        repair_shape = modes.repair_shape
+        exponential_rate = modes.exponential_rate_per_hour
+        exponential_modes = modes.exponential_modes
+        exponential_probability = modes.exponential_probability
+        exponential_alias = modes.exponential_alias
+        active_trials = window.active_trials
+        offsets = window.offsets
+        event_exposure_hours = window.event_exposure_hours
+        event_mode = window.event_mode
+        event_repair_hours = window.event_repair_hours
+        event_removes = window.event_removes
+        removes_units = event_removes.size > 0
+        depleted = state.depleted
+        horizon = window.horizon_hours
+        rng_state = streams.rng_state
+        next_exponential_hours = streams.next_exponential_hours
+        phase = state.phase
+        exposure_hours = state.exposure_hours
+        phase_start = state.phase_start_hours
+        run_progress = state.run_progress_hours
+        restart_done = state.restart_done_hours
+        restart_length = state.restart_hours
+        restart_init_booked = state.restart_init_hours
+        committed = state.committed_checkpoints
+        rollback_segment = state.rollback_segment
+        rollback_degraded = state.rollback_degraded_hours
+        rollback_stall = state.rollback_stall_hours
+        fast_tier_durable = state.fast_tier_durable
+        fast_tier_degraded = state.fast_tier_degraded_hours
+        fast_tier_stall = state.fast_tier_stall_hours
+        idle = state.idle_hours
+        wall_hours = state.wall_hours
+        buckets = state.bucket_hours
+        failures_by_mode = state.failures_by_mode
+        degradation_end = state.degradation_end_hours
+        degradation_row = state.degradation_row
+        degradation_count = state.degradation_count
+        degradations_by_row = state.degradations_by_row
+        overflow = state.overflow
+        next_maintenance = state.next_maintenance_hours
+        pending_stop = state.pending_stop
+        evict_at = state.evict_at_hours
+        evict_mode = state.evict_mode
+        evict_repair = state.evict_repair_hours
+        corruption_found = state.corruption_found_hours
+        corruption_checkpoint = state.corruption_checkpoint
+        corruption_mode = state.corruption_mode
+        corruption_repair = state.corruption_repair_hours
+        undetected = state.undetected_checkpoint
+        events_walked = state.events_walked
+        too_many_events = state.too_many_events
+        max_events = job.max_events_per_trial
+        traced = trace.trial
+
+        for slot in range(first_slot, stop_slot):
+            trial = active_trials[slot]
+            pointer = offsets[slot]
+            end = offsets[slot + 1]
+            slowdown = 1.0
+            if degradation_count[trial] > 0:
+                slowdown = _current_slowdown(trial, degradations_by_row, slowdown_table)
+            # a local value while the trial is walked: passing the state's arrays to a
+            # helper would cost reference-count updates at each call
+            held = HeldHours(rollback_segment[trial], rollback_degraded[trial],
+                             rollback_stall[trial], fast_tier_durable[trial],
+                             fast_tier_degraded[trial], fast_tier_stall[trial])  # fmt: skip
+            steps = events_walked[trial]
+            while True:
+                steps += 1
+                if steps > max_events:
+                    too_many_events[0] = True
+                    break
+                if cancel[0]:
+                    break
+                x_now = exposure_hours[trial]
+                # The next failure from either source.
+                e_exp = next_exponential_hours[trial]
+                e_win = event_exposure_hours[pointer] if pointer < end else np.inf
+                e_fail = min(e_exp, e_win)
+                # The next end of a degradation (wall clock, seen on the exposure clock).
+                x_deg = np.inf
+                first_deg = -1
+                for k in range(degradation_count[trial]):
+                    x = max(degradation_end[trial, k] - idle[trial], x_now)
+                    if x < x_deg:
+                        x_deg = x
+                        first_deg = k
+                # The end of the current phase. A degraded job computes at 1 / slowdown
+                # job-hours per hour; it writes so too only if storage shares the fabric.
+                start_index = committed[trial]
+                left = total_segments - 1 - start_index
+                finish = 0.0
+                done_before = 0
+                slowed_before = 0.0
+                # the end of the calendar window, on the exposure clock (inf: none)
+                x_horizon = wall_horizon - idle[trial]
+                # Planned and delayed events: the next maintenance window (wall clock), a
+                # fail-slow unit detected, a corruption found, and the checkpoint a planned
+                # stop waits for (the next one; the next durable one for maintenance).
+                x_maint = np.inf
+                if has_maintenance and not pending_stop[trial] & STOP_MAINTENANCE:
+                    x_maint = max(next_maintenance[trial] - idle[trial], x_now)
+                x_stop = np.inf
+                stop_segments = 0
+                if has_planned_stops and pending_stop[trial] != NO_STOP and phase[trial] == RUNNING:
+                    stop_segments = _segments_to_stop(
                         job, start_index, run_progress[trial], left,
-                        held.segment - start_index - 1,
+                        pending_stop[trial] & (STOP_MAINTENANCE | STOP_DRAIN) != 0,
                     )  # fmt: skip
-                    slowed_before = slowed_job_hours(job, start_index, run_progress[trial],
-                                                     done_before, left)
-                    # no earlier than at full speed: exact only if it may come first
-                    x_phase = phase_start[trial] + (finish - run_progress[trial])
-                    if x_phase <= min(min(x_deg, e_fail), min(x_horizon, x_special)):
-                        x_phase += (slowdown - 1.0) * (left * segment + last_work
-                                                       - slowed_before)
-            x_next = min(min(min(x_phase, x_horizon), min(x_deg, e_fail)), x_special)
-            if x_next > horizon or x_next == np.inf:
-                break
-
-            # Advance a running job's progress up to x_next (nothing happens during a stall).
-            if phase[trial] == RUNNING and x_next > phase_start[trial]:
-                stretch = x_next - phase_start[trial]
-                progress = run_progress[trial]
-                if slowdown == 1.0 or on_fabric:
-                    reached = progress + stretch / slowdown
-                    extra = stretch * (1.0 - 1.0 / slowdown)
-                else:
-                    reached = finish
-                    if x_next < x_phase:
-                        reached = min(finish, progress_after(job, start_index, progress,
-                                                             done_before, slowed_before,
-                                                             stretch, slowdown, left))
-                    extra = stretch - (reached - progress)
-                if trial == traced:
-                    _emit(trace, phase_start[trial] + idle[trial], x_next + idle[trial],
-                          TRACE_RUN, progress, reached, start_index)
-                run_progress[trial] = reached
-                buckets[trial, B_DEGRADED] += extra
-                if slowdown != 1.0:  # hold the extra time for a failure to roll back
-                    if on_fabric:
-                        done_before = completed_segments(job, start_index, progress, left)
-                    held = _hold_slowed_stretch(
-                        job, held, start_index, done_before,
-                        completed_segments_after(job, start_index, done_before, reached, left),
-                        reached, slowdown, extra, left,
-                    )  # fmt: skip
-                phase_start[trial] = x_next
-            exposure_hours[trial] = x_next
-
-            if x_horizon <= x_next and x_horizon < x_phase:
-                # The calendar window ends: book what is under way up to it, and stop.
-                if phase_start[trial] > x_horizon:  # a stall reaching beyond it
-                    buckets[trial, B_STALL] -= phase_start[trial] - x_horizon
-                elif phase[trial] == RESTARTING:
-                    buckets[trial, B_RESTART] += x_horizon - phase_start[trial]
-                    restart_init_booked[trial] += _init_part(
-                        restart_done[trial],
-                        restart_done[trial] + x_horizon - phase_start[trial], restart_init,
-                    )  # fmt: skip
-                    if trial == traced:
-                        _emit(trace, phase_start[trial] + idle[trial], wall_horizon,
-                              TRACE_RESTART, 0.0, 0.0, 0.0)
-                if phase[trial] == RUNNING:
-                    # the progress since the restart counts as done: compute and writes
-                    elapsed = run_progress[trial]
-                    done = completed_segments(job, start_index, elapsed, left)
-                    done_time = segments_time(job, start_index, done)
-                    into = elapsed - done_time
-                    compute_into = into if done == left else min(into, segment)
-                    buckets[trial, B_USEFUL] += done * segment + compute_into
-                    buckets[trial, B_CHECKPOINT] += done_time - done * segment + (
-                        into - compute_into
-                    )
-                    committed[trial] += done
-                wall_hours[trial] = wall_horizon
-                phase[trial] = FINISHED
-                if trial == traced:
-                    _emit(trace, wall_horizon, wall_horizon, TRACE_FINISH, 0.0, 0.0, 0.0)
-                break
-
-            if x_phase <= x_next:
+                    if stop_segments > 0:
+                        x_stop = max(phase_start[trial], x_now) + _hours_to_progress(
+                            job, start_index, run_progress[trial], stop_segments, slowdown, left
+                        )  # fmt: skip
+                x_special = min(min(x_maint, x_stop), min(evict_at[trial], corruption_found[trial]))
+                x_evict = evict_at[trial]
                 if phase[trial] == RESTARTING:
-                    buckets[trial, B_RESTART] += restart_length[trial] - restart_done[trial]
-                    restart_init_booked[trial] += _init_part(
-                        restart_done[trial], restart_length[trial], restart_init
-                    )
-                    if trial == traced:
+                    x_phase = phase_start[trial] + (restart_length[trial] - restart_done[trial])
+                else:
+                    finish = segments_time(job, start_index, left) + last_work
+                    if not has_degradations or slowdown == 1.0 or on_fabric:
+                        x_phase = phase_start[trial] + (finish - run_progress[trial]) * slowdown
+                    else:
+                        # writes at full speed; the segment in progress is usually the one
+                        # holding hours already (a stall's, before its soft phase)
+                        done_before = completed_segments_hinted(
+                            job, start_index, run_progress[trial], left,
+                            held.segment - start_index - 1,
+                        )  # fmt: skip
+                        slowed_before = slowed_job_hours(job, start_index, run_progress[trial],
+                                                         done_before, left)
+                        # no earlier than at full speed: exact only if it may come first
+                        x_phase = phase_start[trial] + (finish - run_progress[trial])
+                        if x_phase <= min(min(x_deg, e_fail), min(x_horizon, x_special)):
+                            x_phase += (slowdown - 1.0) * (left * segment + last_work
+                                                           - slowed_before)
+                x_next = min(min(min(x_phase, x_horizon), min(x_deg, e_fail)), x_special)
+                if x_next > horizon or x_next == np.inf:
+                    break
+
+                # Advance a running job's progress up to x_next (nothing happens during a stall).
+                if phase[trial] == RUNNING and x_next > phase_start[trial]:
+                    stretch = x_next - phase_start[trial]
+                    progress = run_progress[trial]
+                    if not has_degradations or slowdown == 1.0 or on_fabric:
+                        reached = progress + stretch / slowdown
+                        extra = stretch * (1.0 - 1.0 / slowdown)
+                    else:
+                        reached = finish
+                        if x_next < x_phase:
+                            reached = min(finish, progress_after(job, start_index, progress,
+                                                                 done_before, slowed_before,
+                                                                 stretch, slowdown, left))
+                        extra = stretch - (reached - progress)
+                    if has_trace and trial == traced:
                         _emit(trace, phase_start[trial] + idle[trial], x_next + idle[trial],
-                              TRACE_RESTART, 0.0, 0.0, 0.0)
-                    restart_done[trial] = 0.0
-                    phase[trial] = RUNNING
+                              TRACE_RUN, progress, reached, start_index)
+                    run_progress[trial] = reached
+                    buckets[trial, B_DEGRADED] += extra
+                    if has_degradations and slowdown != 1.0:
+                        # hold the extra time for a failure to roll back
+                        if on_fabric:
+                            done_before = completed_segments(job, start_index, progress, left)
+                        held = _hold_slowed_stretch(
+                            job, held, start_index, done_before,
+                            completed_segments_after(job, start_index, done_before, reached, left),
+                            reached, slowdown, extra, left,
+                        )  # fmt: skip
                     phase_start[trial] = x_next
-                    run_progress[trial] = 0.0
-                    continue
-                buckets[trial, B_USEFUL] += left * segment + last_work
-                buckets[trial, B_CHECKPOINT] += segments_time(job, start_index, left) - (
-                    left * segment
-                )
-                committed[trial] = total_segments
-                wall_hours[trial] = x_next + idle[trial]
-                phase[trial] = FINISHED
-                if trial == traced:
-                    _emit(trace, wall_hours[trial], wall_hours[trial], TRACE_FINISH,
-                          0.0, 0.0, 0.0)
-                break
+                exposure_hours[trial] = x_next
 
-            stop = NO_STOP_KIND
-            stop_mode = -1
-            removed = False
-            if x_special <= x_next:
-                # A planned or delayed event: a stop at the checkpoint just reached, a
-                # maintenance window, a fail-slow unit detected, a corruption found.
-                if x_stop <= x_next:
-                    stop = STOP_AT_CHECKPOINT
-                    if pending_stop[trial] == STOP_DRAIN and _free_spares(
-                        trial, spare_return_hours, spares_away, x_next + idle[trial]
-                    ) < 1:  # no spare to drain to: no stop
-                        pending_stop[trial] = NO_STOP
-                        continue
-                elif x_maint <= x_next:
-                    # the next window on the wall-clock schedule, after this one
-                    now = x_next + idle[trial]
-                    if next_maintenance[trial] <= now:  # O(1), however many windows
-                        next_maintenance[trial] += maintenance_every * (math.floor(
-                            (now - next_maintenance[trial]) / maintenance_every) + 1.0)
-                    if maintenance_first and phase[trial] == RUNNING:
-                        pending_stop[trial] |= STOP_MAINTENANCE  # at the next durable one
-                        continue
-                    stop = MAINTENANCE_NOW
-                elif x_evict <= x_next:
-                    stop_mode = evict_mode[trial]
-                    evict_at[trial] = np.inf
-                    if mode_evict_at_checkpoint[stop_mode] and phase[trial] == RUNNING:
-                        pending_stop[trial] |= STOP_EVICTION  # at the next checkpoint
-                        continue
-                    stop = EVICT_NOW
-                    repair = evict_repair[trial]
-                else:
-                    stop_mode = corruption_mode[trial]
-                    corruption_found[trial] = np.inf
-                    stop = CORRUPTION_FOUND
-                    repair = corruption_repair[trial]
-                e_fail = x_next
-                mode = stop_mode
-            else:
-                if x_deg <= e_fail:
-                    row = degradation_row[trial, first_deg]
-                    last = degradation_count[trial] - 1
-                    degradation_end[trial, first_deg] = degradation_end[trial, last]
-                    degradation_row[trial, first_deg] = degradation_row[trial, last]
-                    degradation_count[trial] = last
-                    degradations_by_row[trial, row] -= 1
-                    slowdown = _current_slowdown(trial, degradations_by_row, slowdown_table)
-                    continue
-
-                # A failure at e_fail: take it from its source.
-                if e_exp <= e_win:
-                    # Walker's alias method: one uniform picks a column, its fraction the mode
-                    pick = uniform(rng_state, trial) * exponential_modes.size
-                    column = min(int(pick), exponential_modes.size - 1)
-                    if pick - column < exponential_probability[column]:
-                        mode = exponential_modes[column]
-                    else:
-                        mode = exponential_alias[column]
-                    repair = duration_from_uniform(
-                        repair_kind[mode], repair_scale_hours[mode], repair_shape[mode],
-                        uniform(rng_state, trial),
-                    )
-                    next_exponential_hours[trial] = e_exp - math.log(
-                        uniform(rng_state, trial)
-                    ) / exponential_rate
-                else:
-                    mode = event_mode[pointer]
-                    repair = event_repair_hours[pointer]
-                    removed = removes_units and event_removes[pointer]
-                    pointer += 1
-                failures_by_mode[trial, mode] += 1
-                impact = mode_impact[mode]
-                if removed:  # the unit leaves the fleet: never back
-                    if impact == FATAL or impact == DEGRADED or impact == ELASTIC:
-                        repair = np.inf
-                    else:
-                        removed = False
-                if (impact == DEGRADED or impact == ELASTIC) and (
-                    degradations_by_row[trial, mode] >= mode_survivable[mode]
-                ):
-                    impact = FATAL  # nothing left to run on (every spine, too many replicas)
-                if trial == traced:
-                    _emit(trace, e_fail + idle[trial], e_fail + idle[trial], TRACE_FAILURE,
-                          mode, impact, 0.0)  # fmt: skip
-                if impact == SLOW:
-                    # the job runs at the slow unit's pace until a detector notices it; a
-                    # second one meanwhile is evicted with the first
-                    if degradation_count[trial] >= degradation_end.shape[1]:
-                        overflow[0] = True
-                        continue
-                    k = degradation_count[trial]
-                    degradation_end[trial, k] = np.inf  # until evicted
-                    degradation_row[trial, k] = mode
-                    degradation_count[trial] = k + 1
-                    degradations_by_row[trial, mode] += 1
-                    slowdown = _current_slowdown(trial, degradations_by_row, slowdown_table)
-                    if evict_at[trial] == np.inf and not pending_stop[trial] & STOP_EVICTION:
-                        evict_at[trial] = e_fail + mode_detect_hours[mode]
-                        evict_mode[trial] = mode
-                        evict_repair[trial] = repair
-                    continue
-                if impact == CORRUPTION:
-                    # found `detect` later (or never): the last checkpoint before it is the
-                    # newest one without it
-                    before = committed[trial]
+                if has_horizon and x_horizon <= x_next and x_horizon < x_phase:
+                    # The calendar window ends: book what is under way up to it, and stop.
+                    if phase_start[trial] > x_horizon:  # a stall reaching beyond it
+                        buckets[trial, B_STALL] -= phase_start[trial] - x_horizon
+                    elif phase[trial] == RESTARTING:
+                        buckets[trial, B_RESTART] += x_horizon - phase_start[trial]
+                        restart_init_booked[trial] += _init_part(
+                            restart_done[trial],
+                            restart_done[trial] + x_horizon - phase_start[trial], restart_init,
+                        )  # fmt: skip
+                        if has_trace and trial == traced:
+                            _emit(trace, phase_start[trial] + idle[trial], wall_horizon,
+                                  TRACE_RESTART, 0.0, 0.0, 0.0)
                     if phase[trial] == RUNNING:
-                        before += completed_segments(job, start_index, run_progress[trial],
-                                                     left)  # fmt: skip
-                    if uniform(rng_state, trial) < mode_detect_probability[mode]:
-                        if corruption_found[trial] == np.inf:  # else: an earlier one covers it
-                            corruption_found[trial] = e_fail + mode_detect_hours[mode]
-                            corruption_checkpoint[trial] = before
-                            corruption_mode[trial] = mode
-                            corruption_repair[trial] = repair
-                    elif undetected[trial] < 0:
-                        undetected[trial] = before
-                    continue
-                if impact == FATAL:
-                    stop = FAILURE
-                elif impact == DEGRADED and mode_drain[mode] != 0 and _free_spares(
-                    trial, spare_return_hours, spares_away, e_fail + idle[trial]
-                ) > 0:
-                    # a server running degraded, and a spare to swap it for
-                    if mode_drain[mode] == DRAIN_NOW:
-                        stop = DRAIN_AT_ONCE
-                    else:
-                        pending_stop[trial] |= STOP_DRAIN
+                        # the progress since the restart counts as done: compute and writes
+                        elapsed = run_progress[trial]
+                        done = completed_segments(job, start_index, elapsed, left)
+                        done_time = segments_time(job, start_index, done)
+                        into = elapsed - done_time
+                        compute_into = into if done == left else min(into, segment)
+                        buckets[trial, B_USEFUL] += done * segment + compute_into
+                        buckets[trial, B_CHECKPOINT] += done_time - done * segment + (
+                            into - compute_into
+                        )
+                        committed[trial] += done
+                    wall_hours[trial] = wall_horizon
+                    phase[trial] = FINISHED
+                    if has_trace and trial == traced:
+                        _emit(trace, wall_horizon, wall_horizon, TRACE_FINISH, 0.0, 0.0, 0.0)
+                    break
 
-            if stop != NO_STOP_KIND:
-                if stop == FAILURE or stop == EVICT_NOW or stop == CORRUPTION_FOUND:
-                    interruptions_by_mode[trial, mode] += 1
-                if stop == STOP_AT_CHECKPOINT:
-                    # the job has just reached the checkpoint it waited for: keep it all
-                    reach = stop_segments
-                    boundary = _segments_time_cold(job, start_index, reach)
-                    run_progress[trial] = boundary
-                    buckets[trial, B_USEFUL] += reach * segment
-                    buckets[trial, B_CHECKPOINT] += boundary - reach * segment
-                    committed[trial] += reach
-                    durable[trial] = max(durable[trial], (committed[trial] // every) * every)
-                    if held.segment > 0:
-                        held = _settle_held_hours(held, every)
-                    if trial == traced:  # a stop that keeps its work
-                        _emit(trace, e_fail + idle[trial], e_fail + idle[trial], TRACE_STOP,
-                              0.0, 0.0, 0.0)  # fmt: skip
-                elif stop != FAILURE and trial == traced:  # a stop that loses work
-                    _emit(trace, e_fail + idle[trial], e_fail + idle[trial], TRACE_STOP,
-                          1.0, 0.0, 0.0)  # fmt: skip
-                if stop == STOP_AT_CHECKPOINT:
-                    pass
-                elif phase[trial] == RESTARTING:
-                    if phase_start[trial] > e_fail:  # a stall pausing the restart ends here
-                        buckets[trial, B_STALL] -= phase_start[trial] - e_fail
+                if x_phase <= x_next:
+                    if phase[trial] == RESTARTING:
+                        buckets[trial, B_RESTART] += restart_length[trial] - restart_done[trial]
+                        restart_init_booked[trial] += _init_part(
+                            restart_done[trial], restart_length[trial], restart_init
+                        )
+                        if has_trace and trial == traced:
+                            _emit(trace, phase_start[trial] + idle[trial], x_next + idle[trial],
+                                  TRACE_RESTART, 0.0, 0.0, 0.0)
+                        restart_done[trial] = 0.0
+                        phase[trial] = RUNNING
+                        phase_start[trial] = x_next
+                        run_progress[trial] = 0.0
+                        continue
+                    buckets[trial, B_USEFUL] += left * segment + last_work
+                    buckets[trial, B_CHECKPOINT] += segments_time(job, start_index, left) - (
+                        left * segment
+                    )
+                    committed[trial] = total_segments
+                    wall_hours[trial] = x_next + idle[trial]
+                    phase[trial] = FINISHED
+                    if has_trace and trial == traced:
+                        _emit(trace, wall_hours[trial], wall_hours[trial], TRACE_FINISH,
+                              0.0, 0.0, 0.0)
+                    break
+
+                stop = NO_STOP_KIND
+                stop_mode = -1
+                removed = False
+                if x_special <= x_next:
+                    # A planned or delayed event: a stop at the checkpoint just reached, a
+                    # maintenance window, a fail-slow unit detected, a corruption found.
+                    if has_planned_stops and x_stop <= x_next:
+                        stop = STOP_AT_CHECKPOINT
+                        if has_drain and pending_stop[trial] == STOP_DRAIN and _free_spares(
+                            trial, spare_return_hours, spares_away, x_next + idle[trial]
+                        ) < 1:  # no spare to drain to: no stop
+                            pending_stop[trial] = NO_STOP
+                            continue
+                    elif has_maintenance and x_maint <= x_next:
+                        # the next window on the wall-clock schedule, after this one
+                        now = x_next + idle[trial]
+                        if next_maintenance[trial] <= now:  # O(1), however many windows
+                            next_maintenance[trial] += maintenance_every * (math.floor(
+                                (now - next_maintenance[trial]) / maintenance_every) + 1.0)
+                        if maintenance_first and phase[trial] == RUNNING:
+                            pending_stop[trial] |= STOP_MAINTENANCE  # at the next durable one
+                            continue
+                        stop = MAINTENANCE_NOW
+                    elif has_fail_slow and x_evict <= x_next:
+                        stop_mode = evict_mode[trial]
+                        evict_at[trial] = np.inf
+                        if mode_evict_at_checkpoint[stop_mode] and phase[trial] == RUNNING:
+                            pending_stop[trial] |= STOP_EVICTION  # at the next checkpoint
+                            continue
+                        stop = EVICT_NOW
+                        repair = evict_repair[trial]
                     else:
+                        stop_mode = corruption_mode[trial]
+                        corruption_found[trial] = np.inf
+                        stop = CORRUPTION_FOUND
+                        repair = corruption_repair[trial]
+                    e_fail = x_next
+                    mode = stop_mode
+                else:
+                    if x_deg <= e_fail:
+                        row = degradation_row[trial, first_deg]
+                        last = degradation_count[trial] - 1
+                        degradation_end[trial, first_deg] = degradation_end[trial, last]
+                        degradation_row[trial, first_deg] = degradation_row[trial, last]
+                        degradation_count[trial] = last
+                        degradations_by_row[trial, row] -= 1
+                        slowdown = _current_slowdown(trial, degradations_by_row, slowdown_table)
+                        continue
+
+                    # A failure at e_fail: take it from its source.
+                    if e_exp <= e_win:
+                        # Walker's alias method: one uniform picks a column, its fraction the mode
+                        pick = uniform(rng_state, trial) * exponential_modes.size
+                        column = min(int(pick), exponential_modes.size - 1)
+                        if pick - column < exponential_probability[column]:
+                            mode = exponential_modes[column]
+                        else:
+                            mode = exponential_alias[column]
+                        repair = duration_from_uniform(
+                            repair_kind[mode], repair_scale_hours[mode], repair_shape[mode],
+                            uniform(rng_state, trial),
+                        )
+                        next_exponential_hours[trial] = e_exp - math.log(
+                            uniform(rng_state, trial)
+                        ) / exponential_rate
+                    else:
+                        mode = event_mode[pointer]
+                        repair = event_repair_hours[pointer]
+                        removed = removes_units and event_removes[pointer]
+                        pointer += 1
+                    failures_by_mode[trial, mode] += 1
+                    impact = mode_impact[mode]
+                    if removed:  # the unit leaves the fleet: never back
+                        if impact == FATAL or impact == DEGRADED or impact == ELASTIC:
+                            repair = np.inf
+                        else:
+                            removed = False
+                    if (impact == DEGRADED or impact == ELASTIC) and (
+                        degradations_by_row[trial, mode] >= mode_survivable[mode]
+                    ):
+                        impact = FATAL  # nothing left to run on (every spine, too many replicas)
+                    if has_trace and trial == traced:
+                        _emit(trace, e_fail + idle[trial], e_fail + idle[trial], TRACE_FAILURE,
+                              mode, impact, 0.0)  # fmt: skip
+                    if has_fail_slow and impact == SLOW:
+                        # the job runs at the slow unit's pace until a detector notices it; a
+                        # second one meanwhile is evicted with the first
+                        if degradation_count[trial] >= degradation_end.shape[1]:
+                            overflow[0] = True
+                            continue
+                        k = degradation_count[trial]
+                        degradation_end[trial, k] = np.inf  # until evicted
+                        degradation_row[trial, k] = mode
+                        degradation_count[trial] = k + 1
+                        degradations_by_row[trial, mode] += 1
+                        slowdown = _current_slowdown(trial, degradations_by_row, slowdown_table)
+                        if evict_at[trial] == np.inf and not pending_stop[trial] & STOP_EVICTION:
+                            evict_at[trial] = e_fail + mode_detect_hours[mode]
+                            evict_mode[trial] = mode
+                            evict_repair[trial] = repair
+                        continue
+                    if has_corruption and impact == CORRUPTION:
+                        # found `detect` later (or never): the last checkpoint before it is the
+                        # newest one without it
+                        before = committed[trial]
+                        if phase[trial] == RUNNING:
+                            before += completed_segments(job, start_index, run_progress[trial],
+                                                         left)  # fmt: skip
+                        if uniform(rng_state, trial) < mode_detect_probability[mode]:
+                            if corruption_found[trial] == np.inf:  # else: an earlier one covers it
+                                corruption_found[trial] = e_fail + mode_detect_hours[mode]
+                                corruption_checkpoint[trial] = before
+                                corruption_mode[trial] = mode
+                                corruption_repair[trial] = repair
+                        elif undetected[trial] < 0:
+                            undetected[trial] = before
+                        continue
+                    if impact == FATAL:
+                        stop = FAILURE
+                    elif has_drain and impact == DEGRADED and mode_drain[mode] != 0 and (
+                        _free_spares(trial, spare_return_hours, spares_away, e_fail + idle[trial])
+                        > 0
+                    ):
+                        # a server running degraded, and a spare to swap it for
+                        if mode_drain[mode] == DRAIN_NOW:
+                            stop = DRAIN_AT_ONCE
+                        else:
+                            pending_stop[trial] |= STOP_DRAIN
+
+                if stop != NO_STOP_KIND:
+                    if stop == FAILURE or stop == EVICT_NOW or stop == CORRUPTION_FOUND:
+                        interruptions_by_mode[trial, mode] += 1
+                    if has_planned_stops and stop == STOP_AT_CHECKPOINT:
+                        # the job has just reached the checkpoint it waited for: keep it all
+                        reach = stop_segments
+                        boundary = _segments_time_cold(job, start_index, reach)
+                        run_progress[trial] = boundary
+                        buckets[trial, B_USEFUL] += reach * segment
+                        buckets[trial, B_CHECKPOINT] += boundary - reach * segment
+                        committed[trial] += reach
+                        durable[trial] = max(durable[trial], (committed[trial] // every) * every)
+                        if held.segment > 0:
+                            held = _settle_held_hours(held, every)
+                        if has_trace and trial == traced:  # a stop that keeps its work
+                            _emit(trace, e_fail + idle[trial], e_fail + idle[trial], TRACE_STOP,
+                                  0.0, 0.0, 0.0)  # fmt: skip
+                    elif stop != FAILURE and has_trace and trial == traced:  # loses work
+                        _emit(trace, e_fail + idle[trial], e_fail + idle[trial], TRACE_STOP,
+                              1.0, 0.0, 0.0)  # fmt: skip
+                    if stop == STOP_AT_CHECKPOINT:
+                        pass
+                    elif phase[trial] == RESTARTING:
+                        if phase_start[trial] > e_fail:  # a stall pausing the restart ends here
+                            buckets[trial, B_STALL] -= phase_start[trial] - e_fail
+                        else:
+                            buckets[trial, B_RESTART] += e_fail - phase_start[trial]
+                            restart_init_booked[trial] += _init_part_cold(
+                                restart_done[trial],
+                                restart_done[trial] + e_fail - phase_start[trial], restart_init,
+                            )  # fmt: skip
+                            if has_trace and trial == traced:
+                                _emit(trace, phase_start[trial] + idle[trial], e_fail + idle[trial],
+                                      TRACE_RESTART, 0.0, 0.0, 0.0)
+                        restart_done[trial] = 0.0
+                    else:
+                        if phase_start[trial] > e_fail:  # cut a stall short (held: it is in
+                            cut = phase_start[trial] - e_fail  # the segment in progress)
+                            buckets[trial, B_STALL] -= cut
+                            held = HeldHours(held.segment, held.degraded_hours,
+                                             held.stall_hours - cut, held.fast_tier_durable,
+                                             held.fast_tier_degraded_hours,
+                                             held.fast_tier_stall_hours)  # fmt: skip
+                        # everything since the last completed checkpoint is rework: the
+                        # compute and writes, the extra time of slowed running and the stalls
+                        elapsed = run_progress[trial]
+                        done = _completed_segments_cold(job, start_index, elapsed, left)
+                        done_time = _segments_time_cold(job, start_index, done)
+                        buckets[trial, B_USEFUL] += done * segment
+                        buckets[trial, B_CHECKPOINT] += done_time - done * segment
+                        buckets[trial, B_REWORK] += elapsed - done_time
+                        if held.segment > start_index + done:
+                            # held in the segment the failure rolls back
+                            buckets[trial, B_REWORK] += held.degraded_hours + held.stall_hours
+                            buckets[trial, B_DEGRADED] -= held.degraded_hours
+                            buckets[trial, B_STALL] -= held.stall_hours
+                            held = HeldHours(0, 0.0, 0.0, held.fast_tier_durable,
+                                             held.fast_tier_degraded_hours,
+                                             held.fast_tier_stall_hours)  # fmt: skip
+                        elif held.segment > 0:  # held in a completed segment
+                            held = _settle_held_hours(held, every)
+                        committed[trial] += done
+                        # the last durable checkpoint this run wrote, once its persist is over
+                        latest = (committed[trial] // every) * every
+                        if persist > 0.0:
+                            while latest > start_index and elapsed < persist + _segments_time_cold(
+                                job, start_index, latest - start_index
+                            ):
+                                latest -= every
+                        if latest > start_index or persist == 0.0:
+                            durable[trial] = latest
+                    # Roll back to the last durable checkpoint if the stop took the fast tier
+                    # (a maintenance window takes every server), or (one tier) if the newest
+                    # checkpoint died in its persist; a corruption found rolls back to the
+                    # newest retained durable checkpoint written before it.
+                    target = committed[trial]
+                    if stop != STOP_AT_CHECKPOINT and (
+                        stop == MAINTENANCE_NOW or every == 1 or mode_loses_fast[mode]
+                    ):
+                        target = durable[trial]
+                    if has_corruption and stop == CORRUPTION_FOUND:
+                        target = min(target, _retained_before(
+                            corruption_checkpoint[trial], durable[trial], every, keep, archive,
+                        ))  # fmt: skip
+                    if target < committed[trial]:
+                        # the checkpoints after it are gone: their compute, writes, and the
+                        # slowed extra time and stalls held after the durable one, are rework
+                        lost = committed[trial] - target
+                        lost_time = _segments_time_cold(job, target, lost)
+                        buckets[trial, B_USEFUL] -= lost * segment
+                        buckets[trial, B_CHECKPOINT] -= lost_time - lost * segment
+                        buckets[trial, B_REWORK] += lost_time
+                        if held.fast_tier_durable >= target:  # held after the target
+                            buckets[trial, B_REWORK] += (held.fast_tier_degraded_hours
+                                                         + held.fast_tier_stall_hours)
+                            buckets[trial, B_DEGRADED] -= held.fast_tier_degraded_hours
+                            buckets[trial, B_STALL] -= held.fast_tier_stall_hours
+                        held = HeldHours(held.segment, held.degraded_hours, held.stall_hours,
+                                         target, 0.0, 0.0)
+                        if has_trace and trial == traced:
+                            _emit(trace, e_fail + idle[trial], e_fail + idle[trial], TRACE_ROLLBACK,
+                                  target, committed[trial], 0.0)
+                        committed[trial] = target
+                        durable[trial] = min(durable[trial], target)
+                    if has_corruption and undetected[trial] >= committed[trial]:
+                        undetected[trial] = -1  # the corrupted work is rolled back with the rest
+                    if has_corruption and corruption_checkpoint[trial] >= committed[trial]:
+                        # lineage: a pending corruption lies in work rolled back: never found
+                        corruption_found[trial] = np.inf
+                    # the restart reads the newest checkpoint that held: the fast tier's, or
+                    # the durable store's
+                    restart_length[trial] = restart
+                    if committed[trial] > durable[trial]:
+                        restart_length[trial] = fast_restart
+                    # down: detection, then a maintenance window, a replacement or a repair
+                    detect = 0.0
+                    planned = 0.0
+                    wait = 0.0
+                    replaced = -1
+                    if stop == FAILURE:
+                        detect = mode_detect_hours[mode]
+                        replaced = mode
+                    elif stop == EVICT_NOW or stop == CORRUPTION_FOUND:
+                        replaced = mode
+                    elif stop == MAINTENANCE_NOW:
+                        planned = maintenance_hours
+                        maintenances[trial] += 1
+                    elif stop == DRAIN_AT_ONCE:
+                        # the degraded server goes, a free spare comes in: back in the pool
+                        # when the server's repair ends
+                        _replacement_wait(trial, spare_return_hours, spares_away,
+                                          e_fail + idle[trial], repair, 1)  # fmt: skip
+                        spares_used[trial] += 1
+                        drains[trial] += 1
+                    else:  # at a checkpoint: the evictions that waited for it
+                        if has_fail_slow and pending_stop[trial] & STOP_EVICTION:
+                            replaced = evict_mode[trial]
+                            repair = evict_repair[trial]
+                            interruptions_by_mode[trial, replaced] += 1
+                        pending_stop[trial] &= ~STOP_EVICTION
+                    if has_maintenance and pending_stop[trial] & STOP_MAINTENANCE:
+                        # the window that waited for a checkpoint is served now, whatever
+                        # stopped the job: it does not outlive a crash
+                        planned = maintenance_hours
+                        maintenances[trial] += 1
+                        pending_stop[trial] &= ~STOP_MAINTENANCE
+                    if replaced >= 0:
+                        if has_fail_slow and mode_impact[replaced] == SLOW:
+                            _end_slow_degradations(
+                                trial, degradation_end, degradation_row, degradation_count,
+                                degradations_by_row,
+                            )  # fmt: skip
+                        noticed = e_fail + idle[trial] + detect
+                        wait = repair
+                        if mode_self_healing[replaced]:  # back by itself `repair` after it
+                            wait = max(0.0, repair - detect)
+                        elif mode_uses_spares[replaced]:
+                            needed = mode_spares_needed[replaced]
+                            if has_spare_pool and pool_return_hours.shape[1] >= needed and (
+                                pool_swap < repair
+                            ) and (
+                                not mode_spare_domain[replaced]
+                            ) and _free_spares(
+                                trial, spare_return_hours, spares_away, noticed
+                            ) < needed and _free_spares(
+                                trial, pool_return_hours, pool_away, noticed
+                            ) >= needed:
+                                # no warm spare free: one of the second tier, after its swap
+                                _replacement_wait(trial, pool_return_hours, pool_away,
+                                                  noticed, repair, needed)  # fmt: skip
+                                spares_used[trial] += needed
+                                wait = pool_swap
+                            else:
+                                wait = _spare_wait(
+                                    trial, needed, mode_spare_domain[replaced],
+                                    spare_return_hours, spares_away, spare_domain_return_hours,
+                                    spare_domains_away, spares_used, noticed, repair,
+                                )  # fmt: skip
+                    if has_drain and job_drains:  # the job is stopped: swap its degraded servers
+                        _drain_servers(trial, e_fail + idle[trial], mode_drain, n_modes,
+                                       degradation_end, degradation_row, degradation_count,
+                                       degradations_by_row, spare_return_hours, spares_away,
+                                       spares_used, drains)  # fmt: skip
+                        pending_stop[trial] &= ~STOP_DRAIN
+                    wait = max(0.0, wait - planned)  # a replacement during the window
+                    if has_idle_failures and idle_failures and exponential_rate > 0.0 and (
+                        wait < np.inf
+                    ):
+                        events_walked[trial] = steps
+                        wait += _idle_failures(
+                            trial, e_fail + idle[trial], detect + planned + wait, modes, rng_state,
+                            failures_by_mode, degradation_end, degradation_row, degradation_count,
+                            degradations_by_row, overflow, spare_return_hours, spares_away,
+                            spare_domain_return_hours, spare_domains_away, spares_used,
+                            events_walked, max_events, cancel,
+                        )  # fmt: skip
+                        steps = events_walked[trial]
+                    # without failures during recovery the restart is off the exposure clock
+                    recover = 0.0 if recovery_fails else restart_length[trial]
+                    down = e_fail + idle[trial]
+                    stalled = removed and wait == np.inf
+                    if stalled:  # no spare left for a unit gone for good: the job stalls
+                        depleted[trial] = True
+                        recover = 0.0
+                        wait = 0.0  # it ends here, or waits to its calendar window's end
+                        if wall_horizon < np.inf:
+                            wait = max(0.0, wall_horizon - (down + detect + planned))
+                    if has_maintenance and (
+                        next_maintenance[trial] < down + detect + planned + wait + recover
+                    ):
+                        # windows that fall while the job is down run alongside: they cost
+                        # only what the last of them reaches beyond the downtime
+                        overlapped = _windows_before(
+                            next_maintenance[trial], down + detect + planned + wait + recover,
+                            maintenance_every,
+                        )  # fmt: skip
+                        maintenances[trial] += overlapped
+                        last_window = next_maintenance[trial] + (overlapped - 1) * maintenance_every
+                        next_maintenance[trial] = last_window + maintenance_every
+                        planned += max(0.0, last_window + maintenance_hours
+                                       - (down + detect + planned + wait + recover))
+                    over = down + detect + planned + wait + recover - wall_horizon
+                    if over > 0.0:  # the calendar window ends while the job is down
+                        cut = min(over, recover)
+                        recover -= cut
+                        over -= cut
+                        cut = min(over, wait)
+                        wait -= cut
+                        cut_planned = min(over - cut, planned)
+                        planned -= cut_planned
+                        detect -= over - cut - cut_planned
+                    buckets[trial, B_DETECT] += detect
+                    buckets[trial, B_MAINTENANCE] += planned
+                    buckets[trial, B_WAITING] += wait
+                    if has_trace and trial == traced:
+                        _emit(trace, down, down + detect, TRACE_DETECT, mode, 0.0, 0.0)
+                        _emit(trace, down + detect, down + detect + planned, TRACE_MAINTENANCE,
+                              mode, 0.0, 0.0)  # fmt: skip
+                        _emit(trace, down + detect + planned, down + detect + planned + wait,
+                              TRACE_WAIT, mode, 0.0, 0.0)  # fmt: skip
+                    idle[trial] += detect + planned + wait
+                    if not recovery_fails:  # the restart, done while nothing fails
+                        buckets[trial, B_RESTART] += recover
+                        restart_init_booked[trial] += _init_part_cold(0.0, recover, restart_init)
+                        if has_trace and trial == traced and recover > 0.0:
+                            _emit(trace, e_fail + idle[trial], e_fail + idle[trial] + recover,
+                                  TRACE_RESTART, 0.0, 0.0, 0.0)  # fmt: skip
+                        idle[trial] += recover
+                    if over > 0.0 or stalled:
+                        wall_hours[trial] = wall_horizon if over > 0.0 else e_fail + idle[trial]
+                        phase[trial] = FINISHED
+                        if has_trace and trial == traced:
+                            _emit(trace, wall_hours[trial], wall_hours[trial], TRACE_FINISH,
+                                  0.0, 0.0, 0.0)  # fmt: skip
+                        break
+                    phase[trial] = RESTARTING
+                    phase_start[trial] = e_fail
+                    if not recovery_fails:
+                        phase[trial] = RUNNING
+                        run_progress[trial] = 0.0
+                    slowdown = _current_slowdown(trial, degradations_by_row, slowdown_table)
+                    continue
+
+                # Degraded, transient and elastic failures: the job keeps its progress.
+                if not has_degradations:  # none: nothing gets here
+                    continue
+                duration = repair
+                table_row = mode
+                # ``begin``: the end of this failure's own stall (exposure), from which a soft
+                # phase or a shrunk run is timed
+                begin = e_fail
+                if impact == ELASTIC or impact == TRANSIENT:
+                    # transient: failover; elastic: detection and reconfiguration. Nothing
+                    # progresses while the network stalls, a restart neither.
+                    begin = e_fail + mode_stall_hours[mode]
+                    if phase[trial] == RESTARTING and e_fail > phase_start[trial]:
+                        # the restart pauses: bank what it has done
                         buckets[trial, B_RESTART] += e_fail - phase_start[trial]
-                        restart_init_booked[trial] += _init_part_cold(
+                        restart_init_booked[trial] += _init_part(
                             restart_done[trial],
                             restart_done[trial] + e_fail - phase_start[trial], restart_init,
                         )  # fmt: skip
-                        if trial == traced:
+                        restart_done[trial] += e_fail - phase_start[trial]
+                        if has_trace and trial == traced:
                             _emit(trace, phase_start[trial] + idle[trial], e_fail + idle[trial],
                                   TRACE_RESTART, 0.0, 0.0, 0.0)
-                    restart_done[trial] = 0.0
-                else:
-                    if phase_start[trial] > e_fail:  # cut a stall short (held: it is in
-                        cut = phase_start[trial] - e_fail  # the segment in progress)
-                        buckets[trial, B_STALL] -= cut
-                        held = HeldHours(held.segment, held.degraded_hours,
-                                         held.stall_hours - cut, held.fast_tier_durable,
-                                         held.fast_tier_degraded_hours,
-                                         held.fast_tier_stall_hours)  # fmt: skip
-                    # everything since the last completed checkpoint is rework: the
-                    # compute and writes, the extra time of slowed running and the stalls
-                    elapsed = run_progress[trial]
-                    done = _completed_segments_cold(job, start_index, elapsed, left)
-                    done_time = _segments_time_cold(job, start_index, done)
-                    buckets[trial, B_USEFUL] += done * segment
-                    buckets[trial, B_CHECKPOINT] += done_time - done * segment
-                    buckets[trial, B_REWORK] += elapsed - done_time
-                    if held.segment > start_index + done:
-                        # held in the segment the failure rolls back
-                        buckets[trial, B_REWORK] += held.degraded_hours + held.stall_hours
-                        buckets[trial, B_DEGRADED] -= held.degraded_hours
-                        buckets[trial, B_STALL] -= held.stall_hours
-                        held = HeldHours(0, 0.0, 0.0, held.fast_tier_durable,
-                                         held.fast_tier_degraded_hours,
-                                         held.fast_tier_stall_hours)  # fmt: skip
-                    elif held.segment > 0:  # held in a completed segment
-                        held = _settle_held_hours(held, every)
-                    committed[trial] += done
-                    # the last durable checkpoint this run wrote, once its persist is over
-                    latest = (committed[trial] // every) * every
-                    if persist > 0.0:
-                        while latest > start_index and elapsed < persist + _segments_time_cold(
-                            job, start_index, latest - start_index
-                        ):
-                            latest -= every
-                    if latest > start_index or persist == 0.0:
-                        durable[trial] = latest
-                # Roll back to the last durable checkpoint if the stop took the fast tier
-                # (a maintenance window takes every server), or (one tier) if the newest
-                # checkpoint died in its persist; a corruption found rolls back to the
-                # newest retained durable checkpoint written before it.
-                target = committed[trial]
-                if stop != STOP_AT_CHECKPOINT and (
-                    stop == MAINTENANCE_NOW or every == 1 or mode_loses_fast[mode]
-                ):
-                    target = durable[trial]
-                if stop == CORRUPTION_FOUND:
-                    target = min(target, _retained_before(
-                        corruption_checkpoint[trial], durable[trial], every, keep, archive,
-                    ))  # fmt: skip
-                if target < committed[trial]:
-                    # the checkpoints after it are gone: their compute, writes, and the
-                    # slowed extra time and stalls held after the durable one, are rework
-                    lost = committed[trial] - target
-                    lost_time = _segments_time_cold(job, target, lost)
-                    buckets[trial, B_USEFUL] -= lost * segment
-                    buckets[trial, B_CHECKPOINT] -= lost_time - lost * segment
-                    buckets[trial, B_REWORK] += lost_time
-                    if held.fast_tier_durable >= target:  # held after the target
-                        buckets[trial, B_REWORK] += (held.fast_tier_degraded_hours
-                                                     + held.fast_tier_stall_hours)
-                        buckets[trial, B_DEGRADED] -= held.fast_tier_degraded_hours
-                        buckets[trial, B_STALL] -= held.fast_tier_stall_hours
-                    held = HeldHours(held.segment, held.degraded_hours, held.stall_hours,
-                                     target, 0.0, 0.0)
-                    if trial == traced:
-                        _emit(trace, e_fail + idle[trial], e_fail + idle[trial], TRACE_ROLLBACK,
-                              target, committed[trial], 0.0)
-                    committed[trial] = target
-                    durable[trial] = min(durable[trial], target)
-                if undetected[trial] >= committed[trial]:
-                    undetected[trial] = -1  # the corrupted work is rolled back with the rest
-                if corruption_checkpoint[trial] >= committed[trial]:
-                    # lineage: a pending corruption lies in work rolled back: never found
-                    corruption_found[trial] = np.inf
-                # the restart reads the newest checkpoint that held: the fast tier's, or
-                # the durable store's
-                restart_length[trial] = restart
-                if committed[trial] > durable[trial]:
-                    restart_length[trial] = fast_restart
-                # down: detection, then a maintenance window, a replacement or a repair
-                detect = 0.0
-                planned = 0.0
-                wait = 0.0
-                replaced = -1
-                if stop == FAILURE:
-                    detect = mode_detect_hours[mode]
-                    replaced = mode
-                elif stop == EVICT_NOW or stop == CORRUPTION_FOUND:
-                    replaced = mode
-                elif stop == MAINTENANCE_NOW:
-                    planned = maintenance_hours
-                    maintenances[trial] += 1
-                elif stop == DRAIN_AT_ONCE:
-                    # the degraded server goes, a free spare comes in: back in the pool
-                    # when the server's repair ends
-                    _replacement_wait(trial, spare_return_hours, spares_away,
-                                      e_fail + idle[trial], repair, 1)  # fmt: skip
-                    spares_used[trial] += 1
-                    drains[trial] += 1
-                else:  # at a checkpoint: the evictions that waited for it
-                    if pending_stop[trial] & STOP_EVICTION:
-                        replaced = evict_mode[trial]
-                        repair = evict_repair[trial]
-                        interruptions_by_mode[trial, replaced] += 1
-                    pending_stop[trial] &= ~STOP_EVICTION
-                if pending_stop[trial] & STOP_MAINTENANCE:
-                    # the window that waited for a checkpoint is served now, whatever
-                    # stopped the job: it does not outlive a crash
-                    planned = maintenance_hours
-                    maintenances[trial] += 1
-                    pending_stop[trial] &= ~STOP_MAINTENANCE
-                if replaced >= 0:
-                    if mode_impact[replaced] == SLOW:
-                        _end_slow_degradations(trial, degradation_end, degradation_row,
-                                               degradation_count, degradations_by_row)  # fmt: skip
-                    noticed = e_fail + idle[trial] + detect
+                        phase_start[trial] = e_fail
+                    # phase_start >= e_fail now: the end of a stall in progress, if any. The
+                    # stalled time is the union of the stalls: this one adds what reaches
+                    # beyond the stall in progress.
+                    if begin > phase_start[trial]:
+                        added = begin - phase_start[trial]
+                        buckets[trial, B_STALL] += added
+                        at_progress = -1.0  # none: restarting
+                        if phase[trial] == RUNNING:
+                            at_progress = run_progress[trial]
+                            segment_number = start_index + 1 + completed_segments(
+                                job, start_index, at_progress, left
+                            )
+                            held = _hold_hours(held, segment_number, 0.0, added, every)
+                        if has_trace and trial == traced:
+                            _emit(trace, phase_start[trial] + idle[trial], begin + idle[trial],
+                                  TRACE_STALL, mode, at_progress, start_index)
+                        phase_start[trial] = begin
+                if mode_rework[mode] > 0.0 and phase[trial] == RUNNING:
+                    # in-process recovery redoes the interrupted step (not beyond the last
+                    # checkpoint, which ends a step)
+                    into = run_progress[trial] - segments_time(
+                        job, start_index,
+                        completed_segments(job, start_index, run_progress[trial], left),
+                    )  # fmt: skip
+                    lost = min(mode_rework[mode], into)
+                    run_progress[trial] -= lost
+                    buckets[trial, B_REWORK] += lost
+                if impact == ELASTIC:
                     wait = repair
-                    if mode_self_healing[replaced]:  # back by itself `repair` after it
-                        wait = max(0.0, repair - detect)
-                    elif mode_uses_spares[replaced]:
-                        needed = mode_spares_needed[replaced]
-                        if pool_return_hours.shape[1] >= needed and pool_swap < repair and (
-                            not mode_spare_domain[replaced]
-                        ) and _free_spares(
-                            trial, spare_return_hours, spares_away, noticed
-                        ) < needed and _free_spares(
-                            trial, pool_return_hours, pool_away, noticed
-                        ) >= needed:
-                            # no warm spare free: one of the second tier, after its swap
-                            _replacement_wait(trial, pool_return_hours, pool_away,
-                                              noticed, repair, needed)  # fmt: skip
-                            spares_used[trial] += needed
-                            wait = pool_swap
-                        else:
-                            wait = _spare_wait(
-                                trial, needed, mode_spare_domain[replaced],
-                                spare_return_hours, spares_away, spare_domain_return_hours,
-                                spare_domains_away, spares_used, noticed, repair,
-                            )  # fmt: skip
-                if job_drains:  # the job is stopped: swap its degraded servers
-                    _drain_servers(trial, e_fail + idle[trial], mode_drain, n_modes,
-                                   degradation_end, degradation_row, degradation_count,
-                                   degradations_by_row, spare_return_hours, spares_away,
-                                   spares_used, drains)  # fmt: skip
-                    pending_stop[trial] &= ~STOP_DRAIN
-                wait = max(0.0, wait - planned)  # a replacement during the window
-                if idle_failures and exponential_rate > 0.0 and wait < np.inf:
-                    events_walked[trial] = steps
-                    wait += _idle_failures(
-                        trial, e_fail + idle[trial], detect + planned + wait, modes, rng_state,
-                        failures_by_mode, degradation_end, degradation_row, degradation_count,
-                        degradations_by_row, overflow, spare_return_hours, spares_away,
-                        spare_domain_return_hours, spare_domains_away, spares_used,
-                        events_walked, max_events, cancel,
-                    )  # fmt: skip
-                    steps = events_walked[trial]
-                # without failures during recovery the restart is off the exposure clock
-                recover = 0.0 if recovery_fails else restart_length[trial]
-                down = e_fail + idle[trial]
-                stalled = removed and wait == np.inf
-                if stalled:  # no spare left for a unit gone for good: the job stalls
-                    depleted[trial] = True
-                    recover = 0.0
-                    wait = 0.0  # it ends here, or waits to its calendar window's end
-                    if wall_horizon < np.inf:
-                        wait = max(0.0, wall_horizon - (down + detect + planned))
-                if next_maintenance[trial] < down + detect + planned + wait + recover:
-                    # windows that fall while the job is down run alongside: they cost
-                    # only what the last of them reaches beyond the downtime
-                    overlapped = _windows_before(
-                        next_maintenance[trial], down + detect + planned + wait + recover,
-                        maintenance_every,
-                    )  # fmt: skip
-                    maintenances[trial] += overlapped
-                    last_window = next_maintenance[trial] + (overlapped - 1) * maintenance_every
-                    next_maintenance[trial] = last_window + maintenance_every
-                    planned += max(0.0, last_window + maintenance_hours
-                                   - (down + detect + planned + wait + recover))
-                over = down + detect + planned + wait + recover - wall_horizon
-                if over > 0.0:  # the calendar window ends while the job is down
-                    cut = min(over, recover)
-                    recover -= cut
-                    over -= cut
-                    cut = min(over, wait)
-                    wait -= cut
-                    cut_planned = min(over - cut, planned)
-                    planned -= cut_planned
-                    detect -= over - cut - cut_planned
-                buckets[trial, B_DETECT] += detect
-                buckets[trial, B_MAINTENANCE] += planned
-                buckets[trial, B_WAITING] += wait
-                if trial == traced:
-                    _emit(trace, down, down + detect, TRACE_DETECT, mode, 0.0, 0.0)
-                    _emit(trace, down + detect, down + detect + planned, TRACE_MAINTENANCE,
-                          mode, 0.0, 0.0)  # fmt: skip
-                    _emit(trace, down + detect + planned, down + detect + planned + wait,
-                          TRACE_WAIT, mode, 0.0, 0.0)  # fmt: skip
-                idle[trial] += detect + planned + wait
-                if not recovery_fails:  # the restart, done while nothing fails
-                    buckets[trial, B_RESTART] += recover
-                    restart_init_booked[trial] += _init_part_cold(0.0, recover, restart_init)
-                    if trial == traced and recover > 0.0:
-                        _emit(trace, e_fail + idle[trial], e_fail + idle[trial] + recover,
-                              TRACE_RESTART, 0.0, 0.0, 0.0)  # fmt: skip
-                    idle[trial] += recover
-                if over > 0.0 or stalled:
-                    wall_hours[trial] = wall_horizon if over > 0.0 else e_fail + idle[trial]
-                    phase[trial] = FINISHED
-                    if trial == traced:
-                        _emit(trace, wall_hours[trial], wall_hours[trial], TRACE_FINISH,
-                              0.0, 0.0, 0.0)  # fmt: skip
-                    break
-                phase[trial] = RESTARTING
-                phase_start[trial] = e_fail
-                if not recovery_fails:
-                    phase[trial] = RUNNING
-                    run_progress[trial] = 0.0
+                    if mode_uses_spares[mode]:
+                        wait = _spare_wait(trial, mode_spares_needed[mode], mode_spare_domain[mode],
+                                           spare_return_hours, spares_away,
+                                           spare_domain_return_hours, spare_domains_away,
+                                           spares_used, begin + idle[trial], repair)  # fmt: skip
+                    duration = wait + mode_soft_hours[mode]  # soft hours: the rejoin
+                elif impact == TRANSIENT:
+                    duration = mode_soft_hours[mode]
+                    table_row = n_modes + mode  # the soft rows follow the repair rows
+                if duration <= 0.0:  # over at once (a hot spare took the replica's place)
+                    continue
+                if degradation_count[trial] >= degradation_end.shape[1]:
+                    overflow[0] = True
+                    continue
+                k = degradation_count[trial]
+                degradation_end[trial, k] = begin + idle[trial] + duration
+                degradation_row[trial, k] = table_row
+                degradation_count[trial] = k + 1
+                degradations_by_row[trial, table_row] += 1
                 slowdown = _current_slowdown(trial, degradations_by_row, slowdown_table)
-                continue
+            events_walked[trial] = steps
+            if phase[trial] != FINISHED:  # the next window goes on from here
+                rollback_segment[trial] = held.segment
+                rollback_degraded[trial] = held.degraded_hours
+                rollback_stall[trial] = held.stall_hours
+                fast_tier_durable[trial] = held.fast_tier_durable
+                fast_tier_degraded[trial] = held.fast_tier_degraded_hours
+                fast_tier_stall[trial] = held.fast_tier_stall_hours
 
-            # Degraded, transient and elastic failures: the job keeps its progress.
-            duration = repair
-            table_row = mode
-            # ``begin``: the end of this failure's own stall (exposure), from which a soft
-            # phase or a shrunk run is timed
-            begin = e_fail
-            if impact == ELASTIC or impact == TRANSIENT:
-                # transient: failover; elastic: detection and reconfiguration. Nothing
-                # progresses while the network stalls, a restart neither.
-                begin = e_fail + mode_stall_hours[mode]
-                if phase[trial] == RESTARTING and e_fail > phase_start[trial]:
-                    # the restart pauses: bank what it has done
-                    buckets[trial, B_RESTART] += e_fail - phase_start[trial]
-                    restart_init_booked[trial] += _init_part(
-                        restart_done[trial],
-                        restart_done[trial] + e_fail - phase_start[trial], restart_init,
-                    )  # fmt: skip
-                    restart_done[trial] += e_fail - phase_start[trial]
-                    if trial == traced:
-                        _emit(trace, phase_start[trial] + idle[trial], e_fail + idle[trial],
-                              TRACE_RESTART, 0.0, 0.0, 0.0)
-                    phase_start[trial] = e_fail
-                # phase_start >= e_fail now: the end of a stall in progress, if any. The
-                # stalled time is the union of the stalls: this one adds what reaches
-                # beyond the stall in progress.
-                if begin > phase_start[trial]:
-                    added = begin - phase_start[trial]
-                    buckets[trial, B_STALL] += added
-                    at_progress = -1.0  # none: restarting
-                    if phase[trial] == RUNNING:
-                        at_progress = run_progress[trial]
-                        segment_number = start_index + 1 + completed_segments(
-                            job, start_index, at_progress, left
-                        )
-                        held = _hold_hours(held, segment_number, 0.0, added, every)
-                    if trial == traced:
-                        _emit(trace, phase_start[trial] + idle[trial], begin + idle[trial],
-                              TRACE_STALL, mode, at_progress, start_index)
-                    phase_start[trial] = begin
-            if mode_rework[mode] > 0.0 and phase[trial] == RUNNING:
-                # in-process recovery redoes the interrupted step (not beyond the last
-                # checkpoint, which ends a step)
-                into = run_progress[trial] - segments_time(
-                    job, start_index,
-                    completed_segments(job, start_index, run_progress[trial], left),
-                )  # fmt: skip
-                lost = min(mode_rework[mode], into)
-                run_progress[trial] -= lost
-                buckets[trial, B_REWORK] += lost
-            if impact == ELASTIC:
-                wait = repair
-                if mode_uses_spares[mode]:
-                    wait = _spare_wait(trial, mode_spares_needed[mode], mode_spare_domain[mode],
-                                       spare_return_hours, spares_away,
-                                       spare_domain_return_hours, spare_domains_away,
-                                       spares_used, begin + idle[trial], repair)  # fmt: skip
-                duration = wait + mode_soft_hours[mode]  # soft hours: the rejoin
-            elif impact == TRANSIENT:
-                duration = mode_soft_hours[mode]
-                table_row = n_modes + mode  # the soft rows follow the repair rows
-            if duration <= 0.0:  # over at once (a hot spare took the replica's place)
-                continue
-            if degradation_count[trial] >= degradation_end.shape[1]:
-                overflow[0] = True
-                continue
-            k = degradation_count[trial]
-            degradation_end[trial, k] = begin + idle[trial] + duration
-            degradation_row[trial, k] = table_row
-            degradation_count[trial] = k + 1
-            degradations_by_row[trial, table_row] += 1
-            slowdown = _current_slowdown(trial, degradations_by_row, slowdown_table)
-        events_walked[trial] = steps
-        if phase[trial] != FINISHED:  # the next window goes on from here
-            rollback_segment[trial] = held.segment
-            rollback_degraded[trial] = held.degraded_hours
-            rollback_stall[trial] = held.stall_hours
-            fast_tier_durable[trial] = held.fast_tier_durable
-            fast_tier_degraded[trial] = held.fast_tier_degraded_hours
-            fast_tier_stall[trial] = held.fast_tier_stall_hours
+    return walk_trial_slots
 
 
 def walk_trials(
@@ -1646,7 +1708,8 @@ def walk_trials(
     trace: TraceBuffer,
 ) -> None:
     """Walk each trial of ``window.active_trials`` until its job ends or its exposure
-    reaches ``window.horizon_hours``, on every core (see :func:`walk_trial_slots`).
+    reaches ``window.horizon_hours``, on every core, with the walk compiled for the features
+    they use (see :func:`walk_kernel`).
 
     The trials are cut into one contiguous share per thread (:data:`WALK_THREADS` of
     them, fewer for a small window), walked by a pool of threads while the calling
@@ -1678,8 +1741,9 @@ def walk_trials(
     trials = window.active_trials.size
     threads = max(1, min(WALK_THREADS, trials // MIN_TRIALS_PER_THREAD))
     cuts = [share * trials // threads for share in range(threads + 1)]
+    walk = walk_kernel(WalkFeatures.of(job, modes, state, trace))
     pending = [
-        _walk_pool().submit(walk_trial_slots, cuts[share], cuts[share + 1], job, modes,
+        _walk_pool().submit(walk, cuts[share], cuts[share + 1], job, modes,
                             window, streams, state, trace, CANCEL)
         for share in range(threads)
     ]  # fmt: skip
