@@ -74,7 +74,6 @@ __all__ = [
     "prepare_log",
     "read_incident_log",
     "recalibrated_config_text",
-    "toml_document",
 ]
 
 REPEAT_OFFENDER_ALPHA = 0.01

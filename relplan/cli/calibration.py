@@ -26,6 +26,17 @@ from relplan.units import HOURS_PER_YEAR, format_duration
 if TYPE_CHECKING:
     from rich.console import Console
 
+LogArgument = Annotated[
+    Path,
+    typer.Argument(
+        help="Incident log, CSV or JSON lines: time (ISO 8601), category (a failure mode "
+        "of the config, or the log's own with --map), optionally unit and downtime_hours.",
+        metavar="LOG",
+        show_default=False,
+    ),
+]
+"""LOG: the incident log that analyze measures and replay replays."""
+
 CategoryMapOption = Annotated[
     Path | None,
     typer.Option(
@@ -380,15 +391,7 @@ def render_incidents(data: dict[str, Any], title: str, console: Console | None =
 
 
 def analyze_command(
-    log_path: Annotated[
-        Path,
-        typer.Argument(
-            help="Incident log CSV: time (ISO 8601), category (a failure mode of the "
-            "config), optionally unit (an id) and downtime_hours.",
-            metavar="LOG",
-            show_default=False,
-        ),
-    ],
+    log_path: LogArgument,
     config_path: Annotated[
         Path,
         typer.Option(
@@ -535,16 +538,7 @@ def render_replay(data: dict[str, Any], title: str, console: Console | None = No
 
 
 def replay_command(
-    log_path: Annotated[
-        Path,
-        typer.Argument(
-            help="Incident log, CSV or JSON lines: time (ISO 8601), category (a failure mode "
-            "of the config, or the log's own with --map), optionally unit and "
-            "downtime_hours.",
-            metavar="LOG",
-            show_default=False,
-        ),
-    ],
+    log_path: LogArgument,
     config_path: Annotated[
         Path,
         typer.Option(

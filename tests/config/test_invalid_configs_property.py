@@ -21,8 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from relplan.analysis.incidents import toml_document
 from relplan.cli.app import app
+from relplan.config.toml_text import toml_document
 from tests.conftest import MINIMAL_RAW
 from tests.strategies import set_key, valid_configs
 
