@@ -20,8 +20,8 @@ from typing import Any, TextIO
 from relplan.config.loading import SHIPPED_CONFIGS, SHIPPED_STUDIES, read_toml
 from relplan.config.schema import RelplanConfig
 
-WARMUP_NOTICE = "relplan: compiling the {kind} ({number} of {total})"
-"""The words of the live notice while one function compiles (the seconds follow them)."""
+WARMUP_NOTICE = "relplan: compiling the {kind} ({number} of {total} walks)"
+"""The words of the live notice while a walk compiles (the seconds follow them)."""
 
 
 def feature_names(features: Any) -> list[str]:
@@ -77,7 +77,8 @@ def warm_up(configs: list[tuple[str, RelplanConfig]], stream: TextIO | None = No
     configs : list of (str, RelplanConfig)
         Label and config of each.
     stream : file, optional
-        Where the live notice goes while a function compiles (default ``sys.stderr``).
+        Where the live notice goes while a walk compiles (default ``sys.stderr``; see
+        :func:`relplan.sim.compile_notice.compiling_notice`).
     notice : bool
         Whether to show that notice.
 
@@ -112,14 +113,18 @@ def warm_up(configs: list[tuple[str, RelplanConfig]], stream: TextIO | None = No
     # the walks first, each feature set's plain and traced walk together; then the others
     ordered = sorted(groups.values(), key=lambda group: group[0].features is None)
     pending = [target.key for target, _ in ordered if not target.is_compiled()]
+    walks = [target.key for target, _ in ordered
+             if target.features is not None and target.key in pending]  # fmt: skip
     functions = []
     for target, labels in ordered:
         seconds = None
         if target.key in pending:
-            words = WARMUP_NOTICE.format(kind=target.kind, total=len(pending),
-                                         number=pending.index(target.key) + 1)  # fmt: skip
-            where = stream if stream is not None else sys.stderr
-            shown = compiling_notice(where, words=words) if notice else contextlib.nullcontext()
+            shown = contextlib.nullcontext()
+            if notice and target.key in walks:  # the others take a fraction of a second
+                words = WARMUP_NOTICE.format(kind=target.kind, total=len(walks),
+                                             number=walks.index(target.key) + 1)  # fmt: skip
+                shown = compiling_notice(stream if stream is not None else sys.stderr,
+                                         words=words)  # fmt: skip
             with shown:
                 begun = time.perf_counter()
                 target.compile()

@@ -74,8 +74,9 @@ def render_warmup(data: dict[str, Any]) -> None:
             kinds[function["kind"]].append(function)
         else:
             others.append(function)
-    table = compact_table(f"The walk per feature set, for {configs} "
-                          f"config{'s' * (configs != 1)}")  # fmt: skip
+    console.print(f"The walk per feature set, for {configs} config{'s' * (configs != 1)}:",
+                  highlight=False)  # fmt: skip
+    table = compact_table("")
     table.add_column("features")
     table.add_column("configs")
     table.add_column("walk", justify="right", no_wrap=True)
