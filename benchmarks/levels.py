@@ -52,6 +52,8 @@ class Level:
         Fresh processes timed per start-up command and per reference (the shortest counts).
     cold_runs : int
         Cold first runs (empty numba cache) timed.
+    feature_trials : int
+        Trials of each variant of the walk per feature set (:mod:`benchmarks.features`).
     """
 
     name: str
@@ -65,6 +67,7 @@ class Level:
     rss_trials: int
     startup_repeats: int
     cold_runs: int
+    feature_trials: int
 
 
 LEVELS: dict[str, Level] = {
@@ -84,6 +87,7 @@ LEVELS: dict[str, Level] = {
         rss_trials=100_000,
         startup_repeats=5,
         cold_runs=2,
+        feature_trials=100_000,
     ),
     "quick": Level(
         "quick",
@@ -101,6 +105,7 @@ LEVELS: dict[str, Level] = {
         rss_trials=20_000,
         startup_repeats=3,
         cold_runs=1,
+        feature_trials=10_000,
     ),
     "tiny": Level(
         "tiny",
@@ -118,6 +123,7 @@ LEVELS: dict[str, Level] = {
         rss_trials=1_000,
         startup_repeats=2,
         cold_runs=1,
+        feature_trials=200,
     ),
 }
 """The levels by name: ``full`` (the default run), ``quick`` (``--quick``), ``tiny``
