@@ -19,6 +19,7 @@ from typing import Any, TextIO
 
 from relplan.config.loading import SHIPPED_CONFIGS, SHIPPED_STUDIES, read_toml
 from relplan.config.schema import RelplanConfig
+from relplan.errors import ConfigError
 
 WARMUP_NOTICE = "relplan: compiling the {kind} ({number} of {total} walks)"
 """The words of the live notice while a walk compiles (the seconds follow them)."""
@@ -49,11 +50,19 @@ def shipped_configs() -> list[tuple[str, RelplanConfig]]:
     -------
     list of (str, RelplanConfig)
         Label and config of each, in that order.
+
+    Raises
+    ------
+    ConfigError
+        Naming ``CONFIG`` when relplan's source tree, with its configs, is not there.
     """
     from relplan.config.loading import load_config
     from relplan.config.study import load_study
 
     configs = [(path.stem, load_config(path)) for path in sorted(SHIPPED_CONFIGS.glob("*.toml"))]
+    if not configs:  # an installed package without its source tree
+        raise ConfigError("CONFIG", f"no shipped configs in {SHIPPED_CONFIGS}: name the "
+                                    "configs to compile for")  # fmt: skip
     for path in sorted(SHIPPED_STUDIES.glob("*.toml")):
         if "study" not in read_toml(path, "STUDY"):
             continue  # a plan

@@ -116,3 +116,12 @@ def test_after_warmup_a_run_and_its_trace_compile_nothing(minimal_config_file: P
     warm = warmup()
     assert warm["compiled_now"] == 0
     assert warm["already_compiled"] == len(warm["functions"]) == len(cold["functions"])
+
+
+def test_without_the_source_tree_warmup_asks_for_configs(monkeypatch, tmp_path: Path) -> None:
+    import relplan.analysis.warmup as warmup
+
+    monkeypatch.setattr(warmup, "SHIPPED_CONFIGS", tmp_path)  # no configs there
+    result = runner.invoke(app, ["warmup"])
+    assert result.exit_code == 2
+    assert result.output.startswith("error: CONFIG: no shipped configs in ")
