@@ -48,7 +48,7 @@ FEATURE_CONFIG = "small"
 PLAIN = "plain"
 """The variant with every feature off: the ``small`` case of :mod:`benchmarks.throughput`."""
 
-EVERY_FEATURE = "every feature"
+EVERY_FEATURE = "every_feature"
 """The variant with every feature on."""
 
 _ONE_AT_A_TIME: dict[str, tuple[str, ...]] = {

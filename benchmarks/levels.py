@@ -54,6 +54,8 @@ class Level:
         Cold first runs (empty numba cache) timed.
     feature_trials : int
         Trials of each variant of the walk per feature set (:mod:`benchmarks.features`).
+    feature_repeats : int
+        Rounds of timed calls of the variants (the shortest of each counts).
     """
 
     name: str
@@ -68,6 +70,7 @@ class Level:
     startup_repeats: int
     cold_runs: int
     feature_trials: int
+    feature_repeats: int
 
 
 LEVELS: dict[str, Level] = {
@@ -88,6 +91,7 @@ LEVELS: dict[str, Level] = {
         startup_repeats=5,
         cold_runs=2,
         feature_trials=100_000,
+        feature_repeats=7,
     ),
     "quick": Level(
         "quick",
@@ -106,6 +110,7 @@ LEVELS: dict[str, Level] = {
         startup_repeats=3,
         cold_runs=1,
         feature_trials=10_000,
+        feature_repeats=2,
     ),
     "tiny": Level(
         "tiny",
@@ -124,6 +129,7 @@ LEVELS: dict[str, Level] = {
         startup_repeats=2,
         cold_runs=1,
         feature_trials=200,
+        feature_repeats=1,
     ),
 }
 """The levels by name: ``full`` (the default run), ``quick`` (``--quick``), ``tiny``

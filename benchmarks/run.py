@@ -127,7 +127,8 @@ def run(
     if features:
         small = report["cases"].get("small")
         report["features"] = feature_study(
-            level.feature_trials, seed, level.repeats, feature_variants, feature_compile,
+            level.feature_trials, seed, level.feature_repeats, feature_variants,
+            feature_compile,
             simpy_speedup_per_trial=small["speedup_per_trial"] if small else None,
         )  # fmt: skip
     if startup:
