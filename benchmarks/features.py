@@ -31,6 +31,7 @@ import json
 import math
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -233,7 +234,8 @@ def feature_study(
     -------
     dict
         ``config``, ``plain_overrides``, ``trials``, ``seed``, ``repeats``, ``events``
-        (what an event is), ``simpy_note``, ``compile_method`` (None when not measured)
+        (what an event is), ``simpy_note``, ``compile_method`` (None when not measured),
+        ``seconds`` (the warm-up and timing of the variants, their cold compiles apart)
         and ``variants``: per name the figures of :func:`benchmark_variants`, plus
         ``per_trial_vs_plain``, ``per_event_vs_plain``, ``speedup_per_trial_vs_simpy``
         (None but for the plain walk) and ``cold_compile_seconds`` (None when not
@@ -243,7 +245,9 @@ def feature_study(
     unknown = [name for name in ordered if name not in FEATURE_VARIANTS]
     if unknown:
         raise ValueError(f"unknown feature variants: {', '.join(unknown)}")
+    started = time.perf_counter()
     variants = benchmark_variants(ordered, trials, seed, repeats)
+    timing_seconds = time.perf_counter() - started
     plain = variants[PLAIN]
     for name, row in variants.items():
         row["per_trial_vs_plain"] = row["seconds_per_trial"] / plain["seconds_per_trial"]
@@ -266,5 +270,6 @@ def feature_study(
         "events": "failures of every mode, survived or not (each a step of the walk)",
         "simpy_note": SIMPY_NOTE,
         "compile_method": COMPILE_METHOD if compile_walks else None,
+        "seconds": timing_seconds,
         "variants": variants,
     }

@@ -388,6 +388,8 @@ def test_quick_run_has_the_feature_section(quick_run):
     section = result["features"]
     assert list(section["variants"]) == list(QUICK_FEATURE_VARIANTS)
     assert section["trials"] == levels.LEVELS["tiny"].feature_trials
+    assert section["repeats"] == levels.LEVELS["tiny"].feature_repeats
+    assert section["seconds"] > 0
     assert section["config"] == "configs/small.toml"
     assert section["plain_overrides"] == cases.shipped_overrides("small")
     for name, row in section["variants"].items():
