@@ -37,11 +37,10 @@ from typing import Any
 
 from benchmarks.cases import config_path, shipped_overrides
 from benchmarks.measure import best_time, floor_seconds, subprocess_env, timed_process
-from relplan.analysis.warmup import feature_names
 from relplan.config.loading import load_config
 from relplan.sim.engine import TrialOutcomes, simulate
 from relplan.sim.model import SimulationModel, build_model
-from relplan.sim.precompile import run_targets
+from relplan.sim.precompile import feature_names, run_targets
 
 FEATURE_CONFIG = "small"
 """The shipped config every variant starts from."""
@@ -113,7 +112,7 @@ def failure_events(outcomes: TrialOutcomes) -> int:
 _COMPILE_CHILD = """
 import json, sys, time
 from benchmarks.features import variant_model
-from relplan.sim.precompile import run_targets
+from relplan.sim.precompile import feature_names, run_targets
 
 walk = run_targets(variant_model(sys.argv[1]))[0]
 cached = walk.is_compiled()

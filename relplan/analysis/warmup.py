@@ -25,19 +25,6 @@ WARMUP_NOTICE = "relplan: compiling the {kind} ({number} of {total} walks)"
 """The words of the live notice while a walk compiles (the seconds follow them)."""
 
 
-def feature_names(features: Any) -> list[str]:
-    """The features a walk has on (its trace apart), in :class:`WalkFeatures` order.
-
-    Examples
-    --------
-    >>> from relplan.sim.compiled import WalkFeatures
-    >>> none = WalkFeatures(*[False] * len(WalkFeatures._fields))
-    >>> feature_names(none._replace(trace=True, horizon=True, degradations=True))
-    ['horizon', 'degradations']
-    """
-    return [name for name, on in features._asdict().items() if on and name != "trace"]
-
-
 def shipped_configs() -> list[tuple[str, RelplanConfig]]:
     """The configs :func:`warm_up` warms by default, each with its label.
 
@@ -112,7 +99,7 @@ def warm_up(configs: list[tuple[str, RelplanConfig]], stream: TextIO | None = No
     """
     from relplan.sim.compile_notice import compiling_notice
     from relplan.sim.model import build_model
-    from relplan.sim.precompile import run_targets
+    from relplan.sim.precompile import feature_names, run_targets
 
     started = time.perf_counter()
     groups: dict[tuple, tuple[Any, list[str]]] = {}

@@ -38,6 +38,18 @@ WALK, TRACED_WALK, FIRST_ARRIVALS, TRACE_SEGMENTS = COMPILED_KINDS
 """The kinds of compiled function a run calls (:attr:`CompileTarget.kind`)."""
 
 
+def feature_names(features: WalkFeatures) -> list[str]:
+    """The features a walk has on (its trace apart), in :class:`WalkFeatures` order.
+
+    Examples
+    --------
+    >>> none = WalkFeatures(*[False] * len(WalkFeatures._fields))
+    >>> feature_names(none._replace(trace=True, horizon=True, degradations=True))
+    ['horizon', 'degradations']
+    """
+    return [name for name, on in features._asdict().items() if on and name != "trace"]
+
+
 @dataclass(frozen=True)
 class CompileTarget:
     """One compiled function of a run, for the argument types the run passes it.
