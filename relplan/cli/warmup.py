@@ -106,7 +106,7 @@ def warmup_command(
     config_paths: Annotated[
         list[Path] | None,
         typer.Argument(
-            metavar="[CONFIG]...", show_default=False,
+            metavar="CONFIG", show_default=False,
             help="TOML configs to compile for [default: the shipped configs and every "
                  "point of the shipped studies].",
         ),
@@ -114,7 +114,7 @@ def warmup_command(
     overrides: SetOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Compile ahead of the first run everything the runs of the configs call.
+    """Compile the engine ahead, so a config's first run starts at once.
 
     The engine is compiled on first use, once per set of features a config uses (a
     calendar window, maintenance, fail-slow units...), and cached on disk: the first
