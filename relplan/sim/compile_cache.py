@@ -12,12 +12,22 @@ import pickle
 from typing import Any
 
 
-def signature_of(dispatcher: Any, args: tuple) -> tuple:
-    """The numba argument types of a call of ``dispatcher`` with ``args``."""
-    return tuple(dispatcher.typeof_pyval(arg) for arg in args)
+def signature_of(dispatcher: Any, args: tuple) -> tuple | None:
+    """The numba argument types of a call of ``dispatcher`` with ``args`` (None when it is
+    not a numba dispatcher: with ``NUMBA_DISABLE_JIT`` set, a plain Python function).
+
+    Examples
+    --------
+    >>> signature_of(len, ([1, 2],)) is None
+    True
+    """
+    try:
+        return tuple(dispatcher.typeof_pyval(arg) for arg in args)
+    except AttributeError:
+        return None
 
 
-def is_compiled(dispatcher: Any, signature: tuple) -> bool:
+def is_compiled(dispatcher: Any, signature: tuple | None) -> bool:
     """Whether ``dispatcher`` can take arguments of these types without compiling.
 
     True if this process has compiled or loaded it for them already, or if numba's cache
@@ -29,8 +39,8 @@ def is_compiled(dispatcher: Any, signature: tuple) -> bool:
     ----------
     dispatcher : numba dispatcher
         A function compiled with ``numba.njit(cache=True)``.
-    signature : tuple of numba types
-        The argument types (:func:`signature_of`).
+    signature : tuple of numba types, or None
+        The argument types (:func:`signature_of`); None: nothing compiles.
 
     Returns
     -------
@@ -47,6 +57,8 @@ def is_compiled(dispatcher: Any, signature: tuple) -> bool:
     ...             signature_of(timeline.first_arrivals, (rng_state, 0.0)))
     True
     """
+    if signature is None:
+        return True
     try:
         if signature in dispatcher.overloads:
             return True

@@ -64,18 +64,18 @@ class CompileTarget:
         The walk's features (None for the other kinds).
     dispatcher : numba dispatcher
         The function.
-    signature : tuple of numba types
-        Its argument types.
+    signature : tuple of numba types, or None
+        Its argument types (None when numba's JIT is off: nothing to compile).
     """
 
     kind: str
     function: str
     features: WalkFeatures | None
     dispatcher: Any
-    signature: tuple
+    signature: tuple | None
 
     @property
-    def key(self) -> tuple[int, tuple]:
+    def key(self) -> tuple[int, tuple | None]:
         """Two targets of one key are one compilation (the same function and types)."""
         return id(self.dispatcher), self.signature
 
@@ -86,7 +86,8 @@ class CompileTarget:
     def compile(self) -> None:
         """Compile it for its argument types (or load it from numba's cache), without
         running it; numba writes what it compiles to its cache on disk."""
-        self.dispatcher.compile(self.signature)
+        if self.signature is not None:
+            self.dispatcher.compile(self.signature)
 
 
 def walk_arguments(model: SimulationModel, traced: bool) -> tuple:
@@ -172,6 +173,7 @@ def run_targets(model: SimulationModel) -> list[CompileTarget]:
         (TRACE_SEGMENTS, timeline.slowed_job_hours, (job, 0, 0.0, 0, 0)),
     ]
     for kind, dispatcher, args in calls:
-        targets.append(CompileTarget(kind, dispatcher.py_func.__name__, None, dispatcher,
+        name = getattr(dispatcher, "py_func", dispatcher).__name__
+        targets.append(CompileTarget(kind, name, None, dispatcher,
                                      signature_of(dispatcher, args)))  # fmt: skip
     return targets

@@ -73,3 +73,34 @@ def test_the_walks_are_of_the_models_features_with_and_without_the_trace() -> No
     assert plain.horizon and not plain.trace
     assert traced == plain._replace(trace=True)
     assert all(target.dispatcher is timeline.walk_kernel(target.features) for target in walks)
+
+
+def test_a_plain_python_function_has_nothing_to_compile() -> None:
+    """With NUMBA_DISABLE_JIT the functions are plain Python: nothing is announced, nothing
+    compiles, and the check says so rather than failing."""
+    from relplan.sim.compile_cache import is_compiled
+    from relplan.sim.precompile import CompileTarget
+
+    def plain(x: int) -> int:
+        return x
+
+    assert signature_of(plain, (1,)) is None
+    assert is_compiled(plain, None)
+    target = CompileTarget("first arrivals", "plain", None, plain, None)
+    assert target.is_compiled()
+    target.compile()  # does nothing
+
+
+def test_a_numba_function_not_compiled_for_new_types_would_compile() -> None:
+    """The check can say no: argument types never compiled, here or on disk."""
+    import numpy as np
+
+    from relplan.sim.compile_cache import is_compiled
+
+    rng_state = np.ones((1, 4), dtype=np.uint64)
+    timeline.first_arrivals(rng_state, 0.0)
+    assert is_compiled(timeline.first_arrivals,
+                       signature_of(timeline.first_arrivals, (rng_state, 0.0)))  # fmt: skip
+    fortran = np.asfortranarray(np.ones((3, 4), dtype=np.uint64))  # another array layout
+    assert not is_compiled(timeline.first_arrivals,
+                           signature_of(timeline.first_arrivals, (fortran, 0.0)))  # fmt: skip
