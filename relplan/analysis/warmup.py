@@ -17,8 +17,9 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from relplan.config.loading import SHIPPED_CONFIGS, SHIPPED_STUDIES, read_toml
+from relplan.config.loading import SHIPPED_CONFIGS, SHIPPED_STUDIES, load_config, read_toml
 from relplan.config.schema import RelplanConfig
+from relplan.config.study import load_study
 from relplan.errors import ConfigError
 
 WARMUP_NOTICE = "relplan: compiling the {kind} ({number} of {total} walks)"
@@ -43,9 +44,6 @@ def shipped_configs() -> list[tuple[str, RelplanConfig]]:
     ConfigError
         Naming ``CONFIG`` when relplan's source tree, with its configs, is not there.
     """
-    from relplan.config.loading import load_config
-    from relplan.config.study import load_study
-
     configs = [(path.stem, load_config(path)) for path in sorted(SHIPPED_CONFIGS.glob("*.toml"))]
     if not configs:  # an installed package without its source tree
         raise ConfigError("CONFIG", f"no shipped configs in {SHIPPED_CONFIGS}: name the "
