@@ -6,9 +6,10 @@ argument types, and cached on disk): the walk of trials for the model's features
 reports and ``relplan timeline`` trace one trial), the first on-the-fly arrivals of each
 trial's stream (:func:`relplan.sim.timeline.first_arrivals`), and the segment arithmetic
 that expands a trace (:mod:`relplan.sim.trace`). The walk's own helpers (the random
-streams, the event drawing) are compiled into it. :func:`run_targets` lists them for a
-model, each with the argument types a run passes; :meth:`CompileTarget.compile` compiles
-one into numba's cache without running anything.
+streams' draws, the segment arithmetic, the spares) are compiled into it; the windows of
+pre-drawn failures and the units' cohorts are drawn with numpy, not compiled.
+:func:`run_targets` lists them for a model, each with the argument types a run passes;
+:meth:`CompileTarget.compile` compiles one into numba's cache without running anything.
 """
 
 from __future__ import annotations
