@@ -174,11 +174,14 @@ def benchmark_variants(names: Sequence[str], trials: int, seed: int,
     dict
         Per name, plain numbers: ``overrides``, ``features``, ``trials``, ``seconds``,
         ``seconds_per_trial``, ``trials_per_second``, ``events``, ``events_per_trial``,
-        ``ns_per_event``, ``floor_seconds``, ``floor_multiple``.
+        ``ns_per_event``, ``floor_seconds``, ``floor_multiple``, ``first_call_seconds``
+        (the 10-trial warm-up call: the walk compiled, or loaded from numba's cache, as
+        found).
     """
     models = {name: variant_model(name) for name in names}
-    for model in models.values():
-        simulate(model, 10, seed)  # warm: compiled or loaded here, not timed
+    first_call = {}
+    for name, model in models.items():  # warm: compiled or loaded here, not in the timings
+        first_call[name], _ = best_time(lambda model=model: simulate(model, 10, seed), 1)
     best = dict.fromkeys(names, math.inf)
     outcomes: dict[str, TrialOutcomes] = {}
     for _ in range(max(1, repeats)):
@@ -202,6 +205,7 @@ def benchmark_variants(names: Sequence[str], trials: int, seed: int,
             "ns_per_event": 1e9 * seconds / events if events else None,
             "floor_seconds": floor,
             "floor_multiple": seconds / floor,
+            "first_call_seconds": first_call[name],
         }
     return rows
 

@@ -295,6 +295,7 @@ QUICK_FEATURE_VARIANTS = ("plain", "degradations")
 REQUIRED_FEATURE_KEYS = (
     "trials_per_second", "seconds_per_trial", "events_per_trial", "ns_per_event",
     "floor_seconds", "floor_multiple", "per_trial_vs_plain", "per_event_vs_plain",
+    "first_call_seconds",
 )  # fmt: skip
 
 
