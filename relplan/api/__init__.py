@@ -799,7 +799,7 @@ def warmup(configs: list[ConfigSource] | None = None, overrides: Overrides = Non
     of the configs call: the walk of each config's features with and without the trace
     the reports draw, the first arrivals of the random streams and the trace's segment
     arithmetic, each once (see :func:`relplan.analysis.warmup.warm_up`). What is already
-    compiled is only listed. A live notice counts the seconds while a function compiles.
+    compiled is only listed. A live notice counts the seconds while a walk compiles.
 
     Parameters
     ----------
