@@ -26,6 +26,46 @@ WARMUP_NOTICE = "relplan: compiling the {kind} ({number} of {total} walks)"
 """The words of the live notice while a walk compiles (the seconds follow them)."""
 
 
+def configs_of(path: str | Path, overrides: list[str] | None = None,
+               ) -> list[tuple[str, RelplanConfig]]:  # fmt: skip
+    """The configs a file holds, each with its label: a config (labelled by its ``name``,
+    else its file's name), or a study's points (``study-name: point``).
+
+    Parameters
+    ----------
+    path : str or Path
+        A config or a study file.
+    overrides : list of str, optional
+        ``KEY=VALUE`` items applied to the config, or to every point of the study.
+
+    Returns
+    -------
+    list of (str, RelplanConfig)
+        Label and config of each.
+
+    Raises
+    ------
+    ConfigError
+        Naming ``CONFIG`` for a missing or malformed file or a plan, else the key at fault.
+
+    Examples
+    --------
+    >>> [label for label, _ in configs_of("studies/recovery-strategies.toml")][:2]
+    ['recovery-strategies: restart on a hot spare', 'recovery-strategies: wait for the repair']
+    """
+    file = Path(path)
+    document = read_toml(file, "CONFIG")
+    if "plan" in document and "study" not in document:
+        raise ConfigError("CONFIG", f"{file} is a plan: name its base config instead")
+    if "study" in document:
+        study = load_study(file, list(overrides or []) or None)
+        points = [label for label, _, _ in study.points()]
+        return [(f"{file.stem}: {label}", config)
+                for label, config in zip(points, study.configs(), strict=True)]  # fmt: skip
+    config = load_config(file, list(overrides or []))
+    return [(config_label(file, config), config)]
+
+
 def shipped_configs() -> list[tuple[str, RelplanConfig]]:
     """The configs :func:`warm_up` warms by default, each with its label.
 
@@ -49,12 +89,8 @@ def shipped_configs() -> list[tuple[str, RelplanConfig]]:
         raise ConfigError("CONFIG", f"no shipped configs in {SHIPPED_CONFIGS}: name the "
                                     "configs to compile for")  # fmt: skip
     for path in sorted(SHIPPED_STUDIES.glob("*.toml")):
-        if "study" not in read_toml(path, "STUDY"):
-            continue  # a plan
-        study = load_study(path)
-        points = [label for label, _, _ in study.points()]
-        configs += [(f"{path.stem}: {label}", config)
-                    for label, config in zip(points, study.configs(), strict=True)]  # fmt: skip
+        if "study" in read_toml(path, "STUDY"):  # not a plan
+            configs += configs_of(path)
     return configs
 
 

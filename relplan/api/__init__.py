@@ -804,7 +804,8 @@ def warmup(configs: list[ConfigSource] | None = None, overrides: Overrides = Non
     Parameters
     ----------
     configs : list of str, Path or RelplanConfig, optional
-        The configs (default: the shipped configs and every point of the shipped studies).
+        The configs, or study files (their points); default: the shipped configs and
+        every point of the shipped studies.
     overrides : list of str or dict, optional
         Keys to change in each config first (only with ``configs``).
 
@@ -825,7 +826,7 @@ def warmup(configs: list[ConfigSource] | None = None, overrides: Overrides = Non
     >>> warmup(["configs/small.toml"]).summary()["compiled_now"]  # all compiled now
     0
     """
-    from relplan.analysis.warmup import shipped_configs, warm_up
+    from relplan.analysis.warmup import configs_of, shipped_configs, warm_up
     from relplan.errors import ConfigError
 
     if configs is None:
@@ -834,8 +835,13 @@ def warmup(configs: list[ConfigSource] | None = None, overrides: Overrides = Non
                                            "the shipped configs are warmed as they are)")
         loaded = shipped_configs()
     else:
-        loaded = [(name, config) for config, name in
-                  (_config(source, overrides, warn=False) for source in configs)]  # fmt: skip
+        loaded = []
+        for source in configs:
+            if isinstance(source, RelplanConfig) or isinstance(overrides, dict):
+                config, name = _config(source, overrides, warn=False)
+                loaded.append((name, config))
+            else:
+                loaded += configs_of(source, overrides)
     data = warm_up(loaded)
     functions = len(data["functions"])
     headline = (f"{data['compiled_now']} of {functions} functions compiled now, in "

@@ -107,8 +107,8 @@ def warmup_command(
         list[Path] | None,
         typer.Argument(
             metavar="CONFIG", show_default=False,
-            help="TOML configs to compile for [default: the shipped configs and every "
-                 "point of the shipped studies].",
+            help="TOML configs, or studies (their points), to compile for [default: the "
+                 "shipped configs and every point of the shipped studies].",
         ),
     ] = None,
     overrides: SetOption = None,
@@ -124,15 +124,11 @@ def warmup_command(
     each once; what is already compiled is listed as cached. A second warmup has
     nothing to do.
     """
-    from relplan.analysis.warmup import config_label, shipped_configs, warm_up
-    from relplan.config.loading import load_config
+    from relplan.analysis.warmup import configs_of, shipped_configs, warm_up
     from relplan.output.files import to_json
 
     if config_paths:
-        configs = []
-        for path in config_paths:
-            config = load_config(path, list(overrides or []))
-            configs.append((config_label(path, config), config))
+        configs = [item for path in config_paths for item in configs_of(path, overrides)]
     else:
         if overrides:
             from relplan.errors import ConfigError

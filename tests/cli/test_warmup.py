@@ -125,3 +125,15 @@ def test_without_the_source_tree_warmup_asks_for_configs(monkeypatch, tmp_path: 
     result = runner.invoke(app, ["warmup"])
     assert result.exit_code == 2
     assert result.output.startswith("error: CONFIG: no shipped configs in ")
+
+
+def test_a_study_warms_its_points_and_a_plan_is_refused() -> None:
+    study = REPO / "studies" / "recovery-strategies.toml"
+    data = json.loads(runner.invoke(app, ["warmup", str(study), "--json"]).stdout)
+    assert data["configs"][0] == "recovery-strategies: restart on a hot spare"
+    assert len(data["configs"]) == 4  # the study's four scenarios
+    walks = {tuple(row["features"]) for row in data["functions"] if row["kind"] == "walk"}
+    assert () in walks  # its failure-free point needs the walk with no feature
+    plan = runner.invoke(app, ["warmup", str(REPO / "studies" / "redundancy-plan-seed-moe.toml")])
+    assert plan.exit_code == 2
+    assert plan.output.startswith("error: CONFIG: ") and "is a plan" in plan.output
