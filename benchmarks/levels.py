@@ -52,6 +52,10 @@ class Level:
         Fresh processes timed per start-up command and per reference (the shortest counts).
     cold_runs : int
         Cold first runs (empty numba cache) timed.
+    feature_trials : int
+        Trials of each variant of the walk per feature set (:mod:`benchmarks.features`).
+    feature_repeats : int
+        Rounds of timed calls of the variants (the shortest of each counts).
     """
 
     name: str
@@ -65,6 +69,8 @@ class Level:
     rss_trials: int
     startup_repeats: int
     cold_runs: int
+    feature_trials: int
+    feature_repeats: int
 
 
 LEVELS: dict[str, Level] = {
@@ -84,6 +90,8 @@ LEVELS: dict[str, Level] = {
         rss_trials=100_000,
         startup_repeats=5,
         cold_runs=2,
+        feature_trials=100_000,
+        feature_repeats=7,
     ),
     "quick": Level(
         "quick",
@@ -101,6 +109,8 @@ LEVELS: dict[str, Level] = {
         rss_trials=20_000,
         startup_repeats=3,
         cold_runs=1,
+        feature_trials=10_000,
+        feature_repeats=2,
     ),
     "tiny": Level(
         "tiny",
@@ -118,6 +128,8 @@ LEVELS: dict[str, Level] = {
         rss_trials=1_000,
         startup_repeats=2,
         cold_runs=1,
+        feature_trials=200,
+        feature_repeats=1,
     ),
 }
 """The levels by name: ``full`` (the default run), ``quick`` (``--quick``), ``tiny``

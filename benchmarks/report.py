@@ -105,6 +105,59 @@ def startup_rows(startup: dict[str, Any]) -> list[tuple[str, ...]]:
     return rows
 
 
+def feature_rows(features: dict[str, Any]) -> list[tuple[str, ...]]:
+    """The walk per feature set as table rows (text cells), the plain walk first.
+
+    Parameters
+    ----------
+    features : dict
+        The report's ``features`` section (:func:`benchmarks.features.feature_study`).
+
+    Returns
+    -------
+    list of tuple of str
+        ``(variant, features on, trials/s, events/trial, ns/event, x floor, per trial vs
+        plain, per event vs plain, cold compile, vs SimPy)`` each.
+    """
+    rows = []
+    for name, row in features["variants"].items():
+        on = ", ".join(row["features"]) or "none"
+        per_event = row["per_event_vs_plain"]
+        speedup = row["speedup_per_trial_vs_simpy"]
+        simpy = (f"{speedup:,.0f}x" if speedup is not None
+                 else "see small" if not row["features"] else "n/a")  # fmt: skip
+        rows.append(
+            (
+                name,
+                on,
+                rate_text(row["trials_per_second"]),
+                f"{row['events_per_trial']:.2f}",
+                f"{row['ns_per_event']:.0f}" if row["ns_per_event"] else "-",
+                f"{row['floor_multiple']:.1f}x",
+                f"{row['per_trial_vs_plain']:.2f}x",
+                "-" if per_event is None else f"{per_event:.2f}x",
+                seconds_text(row["cold_compile_seconds"], 1)
+                if row["cold_compile_seconds"] is not None else "not run",
+                simpy,
+            )
+        )
+    return rows
+
+
+FEATURE_COLUMNS: tuple[str, ...] = (
+    "variant", "features on", "trials/s", "events\nper trial", "ns per\nevent", "x floor",
+    "per trial\nvs plain", "per event\nvs plain", "cold\ncompile", "vs SimPy\nper trial",
+)  # fmt: skip
+"""Columns of the feature table (:func:`feature_rows`)."""
+
+
+def feature_title(features: dict[str, Any]) -> str:
+    """What the feature table shows, in one line."""
+    return (f"Walk per feature set: {features['config']} made plain, each feature turned on "
+            f"({features['trials']:,} trials, 1 worker, best of {features['repeats']}; "
+            f"events = {features['events']}; vs SimPy: {features['simpy_note']})")
+
+
 STARTUP_COLUMNS: tuple[str, ...] = (
     "command", "seconds", "reference", "reference\nseconds", "ratio", "target", "met",
 )  # fmt: skip
@@ -186,6 +239,17 @@ def render(report: dict[str, Any]) -> None:
                 "yes" if case["agreement"]["agree"] else "[red]NO[/red]",
             )
         console.print(table)
+
+    features = report.get("features")
+    if features:
+        table = Table(title=feature_title(features))
+        for index, column in enumerate(FEATURE_COLUMNS):
+            table.add_column(column, justify="left" if index < 2 else "right")
+        for row in feature_rows(features):
+            table.add_row(*row)
+        console.print(table)
+        if features["compile_method"]:
+            console.print(f"cold compile: {features['compile_method']}")
 
     startup = report.get("startup")
     if startup:
@@ -316,7 +380,7 @@ def command_as_code(cell: str) -> str:
 
 
 def markdown(report: dict[str, Any]) -> str:
-    """The per-case and start-up tables of a report as Markdown (for RESULTS.md).
+    """The per-case, feature and start-up tables of a report as Markdown (for RESULTS.md).
 
     Parameters
     ----------
@@ -350,6 +414,10 @@ def markdown(report: dict[str, Any]) -> str:
             for name, case in cases.items()
         ]
         parts.append(markdown_table(header, rows))
+    features = report.get("features")
+    if features:
+        parts.append(markdown_table(FEATURE_COLUMNS, feature_rows(features),
+                                    text_columns=(0, 1)))  # fmt: skip
     startup = report.get("startup")
     if startup:
         rows = [tuple(map(command_as_code, row)) for row in startup_rows(startup)]

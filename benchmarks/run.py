@@ -3,8 +3,9 @@
 One command (from the repository root)::
 
     python benchmarks/run.py [--quick] [--tiny] [--scaling | --no-scaling]
-        [--startup | --no-startup] [--json PATH] [--markdown PATH] [--plot PREFIX]
-        [--seed N] [--cases NAME ...] [--memory-trials]
+        [--startup | --no-startup] [--features | --no-features]
+        [--feature-variants NAME ...] [--feature-compile] [--json PATH]
+        [--markdown PATH] [--plot PREFIX] [--seed N] [--cases NAME ...] [--memory-trials]
 
 ``--quick`` cuts the trial counts and repeats (about a minute); ``--tiny`` cuts them
 further (for the tests); ``--cases`` picks cases; ``--seed`` the seed. The run (see
@@ -13,6 +14,11 @@ further (for the tests); ``--cases`` picks cases; ``--seed`` the seed. The run (
 - relplan vs the SimPy reference vs the random-number floor on the shipped cases, and
   whether the two models agree (:mod:`benchmarks.throughput`, on the models of
   :mod:`benchmarks.cases`);
+- the walk per feature set: ``configs/small.toml`` made plain, then each feature turned
+  on, per trial against the random-number floor and the plain walk
+  (:mod:`benchmarks.features`; on by default, off with ``--no-features``;
+  ``--feature-variants`` picks variants, ``--feature-compile`` also times each variant's
+  cold compile, about 3 minutes more);
 - start-up: fresh ``relplan`` processes, warm and with an empty numba cache, against bare
   imports of numpy, typer and numba (:mod:`benchmarks.startup`; on by default, off with
   ``--no-startup``);
@@ -50,6 +56,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from benchmarks.cases import CASES, comparable_model
+from benchmarks.features import FEATURE_VARIANTS, feature_study
 from benchmarks.levels import LEVELS, Level
 from benchmarks.machine import machine
 from benchmarks.memory import CASES as MEMORY_CASES
@@ -69,6 +76,9 @@ def run(
     cases: Sequence[str] = CASES,
     startup: bool = True,
     memory_trials: bool = False,
+    features: bool = True,
+    feature_variants: Sequence[str] = tuple(FEATURE_VARIANTS),
+    feature_compile: bool = False,
 ) -> dict[str, Any]:
     """Run the benchmark and return the report (plain numbers, JSON-ready).
 
@@ -87,12 +97,18 @@ def run(
     memory_trials : bool
         Run the study of peak memory against trials (:mod:`benchmarks.memory`; its two
         smallest trial counts at levels below full).
+    features : bool
+        Run the walk per feature set (:func:`benchmarks.features.feature_study`).
+    feature_variants : sequence of str
+        Its variants (the plain one always runs).
+    feature_compile : bool
+        Also time each variant's cold compile in a fresh process.
 
     Returns
     -------
     dict
         ``level``, ``seed``, ``machine``, ``first_call_seconds``, ``cases`` (by name), and
-        ``startup``, ``scaling``, ``memory`` and ``memory_trials`` when run.
+        ``features``, ``startup``, ``scaling``, ``memory`` and ``memory_trials`` when run.
     """
     level = LEVELS[level] if isinstance(level, str) else level
     first = first_call_seconds(seed)  # must be this process's first simulate call
@@ -108,6 +124,13 @@ def run(
             for name in cases
         },
     }
+    if features:
+        small = report["cases"].get("small")
+        report["features"] = feature_study(
+            level.feature_trials, seed, level.feature_repeats, feature_variants,
+            feature_compile,
+            simpy_speedup_per_trial=small["speedup_per_trial"] if small else None,
+        )  # fmt: skip
     if startup:
         report["startup"] = startup_study(level)
     if scaling if scaling is not None else level.name == "full":
@@ -141,6 +164,23 @@ def parse_arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
         action=argparse.BooleanOptionalAction,
         default=True,
         help="time the start-up of fresh relplan processes (default: on)",
+    )
+    parser.add_argument(
+        "--features",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="run the walk per feature set on configs/small.toml (default: on)",
+    )
+    parser.add_argument(
+        "--feature-variants", nargs="+", choices=list(FEATURE_VARIANTS),
+        default=list(FEATURE_VARIANTS), metavar="NAME",
+        help=f"variants of the feature section (default: all: {', '.join(FEATURE_VARIANTS)})",
+    )  # fmt: skip
+    parser.add_argument(
+        "--feature-compile",
+        action="store_true",
+        help="also time each variant's walk compiling on an empty numba cache, in a fresh "
+        "process (about 3 minutes on 2 cores; off by default)",
     )
     parser.add_argument(
         "--memory-trials",
@@ -180,7 +220,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     level = "tiny" if args.tiny else "quick" if args.quick else "full"
     report = run(
         level=level, scaling=scaling, seed=args.seed, cases=args.cases, startup=args.startup,
-        memory_trials=args.memory_trials,
+        memory_trials=args.memory_trials, features=args.features,
+        feature_variants=args.feature_variants, feature_compile=args.feature_compile,
     )  # fmt: skip
     report["total_seconds"] = time.perf_counter() - started
     if hasattr(os, "getloadavg"):

@@ -11,7 +11,8 @@ relplan`` stays light. Every command of the command line is a function:
 - :func:`simulate`, :func:`optimize_interval`, :func:`compare`, :func:`run_study`
   (``relplan sweep``), :func:`plan`;
 - :func:`fit` and :func:`analyze` calibrate failure rates from data; :func:`replay`
-  replays a real failure history against a checkpoint policy.
+  replays a real failure history against a checkpoint policy;
+- :func:`warmup` compiles the engine ahead of the first run.
 
 Each returns a :class:`Result`: ``summary()`` (the ``--json`` object), ``to_frame()``,
 ``plot(kind=None, ax=None)``, ``write(directory)``. Errors are :class:`RelplanError`;
@@ -35,7 +36,7 @@ _API = (
     "Result", "StudyResult", "analyze", "baseline", "catalog", "check", "compare", "fit",
     "inventory", "load_config", "loads_config", "optimize_interval", "plan", "replay",
     "run_study",
-    "simulate",
+    "simulate", "warmup",
 )  # fmt: skip
 _ERRORS = ("ConfigError", "InfeasibleJobError", "RelplanError", "RelplanWarning")
 

@@ -16,10 +16,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import relplan.sim.compiled
 import relplan.sim.engine
 import relplan.units
 import relplan.vocab
-from benchmarks import cases, levels, report, scaling, startup, throughput
+from benchmarks import cases, features, levels, report, scaling, startup, throughput
 from benchmarks import simpy_reference as reference
 from relplan.config.loading import load_config
 from relplan.sim.engine import simulate
@@ -197,7 +198,7 @@ def test_constants_come_from_relplan_not_copies():
         "HOURS_PER_YEAR": relplan.units.HOURS_PER_YEAR,
         "BUCKETS": relplan.vocab.BUCKETS,
     }
-    for module in (cases, levels, report, scaling, startup, throughput):
+    for module in (cases, features, levels, report, scaling, startup, throughput):
         for name, value in shared.items():
             if hasattr(module, name):
                 assert getattr(module, name) is value, f"{module.__name__}.{name} is a copy"
@@ -289,6 +290,15 @@ REQUIRED_COLD_KEYS = (
 )  # fmt: skip
 
 
+QUICK_FEATURE_VARIANTS = ("plain", "degradations")
+"""The feature variants of the quick run: walks the rest of the tests compile anyway."""
+REQUIRED_FEATURE_KEYS = (
+    "trials_per_second", "seconds_per_trial", "events_per_trial", "ns_per_event",
+    "floor_seconds", "floor_multiple", "per_trial_vs_plain", "per_event_vs_plain",
+    "first_call_seconds",
+)  # fmt: skip
+
+
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
     """``python benchmarks/run.py --quick --tiny --json out --markdown out.md``, run once."""
@@ -296,7 +306,7 @@ def quick_run(tmp_path_factory):
     out, tables = folder / "out.json", folder / "out.md"
     done = subprocess.run(
         [sys.executable, str(RUN_SCRIPT), "--quick", "--tiny", "--json", str(out),
-         "--markdown", str(tables)],
+         "--markdown", str(tables), "--feature-variants", *QUICK_FEATURE_VARIANTS],
         cwd=REPO, capture_output=True, text=True, timeout=900,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:] + done.stdout[-3000:]
@@ -374,6 +384,56 @@ def test_quick_run_writes_markdown_tables(quick_run):
     assert tables == report.markdown(result)
 
 
+def test_quick_run_has_the_feature_section(quick_run):
+    done, result, tables = quick_run
+    section = result["features"]
+    assert list(section["variants"]) == list(QUICK_FEATURE_VARIANTS)
+    assert section["trials"] == levels.LEVELS["tiny"].feature_trials
+    assert section["repeats"] == levels.LEVELS["tiny"].feature_repeats
+    assert section["seconds"] > 0
+    assert section["config"] == "configs/small.toml"
+    assert section["plain_overrides"] == cases.shipped_overrides("small")
+    for name, row in section["variants"].items():
+        for key in REQUIRED_FEATURE_KEYS:
+            assert row[key] is not None and math.isfinite(row[key]) and row[key] > 0, (name, key)
+        assert row["seconds_per_trial"] == pytest.approx(row["seconds"] / row["trials"])
+        assert row["events_per_trial"] == pytest.approx(row["events"] / row["trials"])
+        assert row["cold_compile_seconds"] is None  # --feature-compile not given
+    plain, degraded = section["variants"]["plain"], section["variants"]["degradations"]
+    assert plain["features"] == [] and degraded["features"] == ["degradations"]
+    assert plain["per_trial_vs_plain"] == 1.0
+    assert degraded["per_trial_vs_plain"] == pytest.approx(
+        degraded["seconds_per_trial"] / plain["seconds_per_trial"])
+    assert plain["speedup_per_trial_vs_simpy"] == result["cases"]["small"]["speedup_per_trial"]
+    assert degraded["speedup_per_trial_vs_simpy"] is None  # SimPy runs no feature
+    assert "Walk per feature set" in done.stdout
+    assert "| degradations | degradations |" in tables and "| n/a |" in tables
+
+
+def test_each_feature_variant_turns_on_its_feature_and_no_other():
+    plain = features.walk_features(features.variant_model(features.PLAIN))
+    assert plain == []  # the benchmark's small case: every flag off
+    comes_with = {"maintenance": {"planned_stops"}, "drain": {"planned_stops", "degradations"},
+                  "fail_slow": {"planned_stops", "degradations"}}  # fmt: skip
+    every = set()
+    for name in features.FEATURE_VARIANTS:
+        if name in (features.PLAIN, features.EVERY_FEATURE):
+            continue
+        on = set(features.walk_features(features.variant_model(name)))
+        assert on == {name} | comes_with.get(name, set()), name
+        every |= on
+    assert set(features.walk_features(features.variant_model(features.EVERY_FEATURE))) == every
+    assert every == set(relplan.sim.compiled.WalkFeatures._fields) - {"trace"}
+
+
+def test_the_compile_child_times_a_walk():
+    model = features.variant_model(features.PLAIN)
+    simulate(model, 5, seed=1)  # the plain walk is in numba's cache on disk now
+    timed = features.cold_compile_seconds(features.PLAIN, fresh_cache=False)
+    assert timed["cached_before"] is True
+    assert 0 <= timed["seconds"] < timed["process_seconds"]
+
+
 def test_plain_turns_numpy_and_infinities_into_json():
     plain = report.to_plain({"a": np.float64(1.5), "b": (np.int64(2), math.inf), 3: math.nan})
     assert plain == {"a": 1.5, "b": [2, None], "3": None}
@@ -398,7 +458,7 @@ def test_benchmark_modules_import_one_another_without_cycles():
                     if alias.name.startswith("benchmarks.")
                 }
         imports[name] = found & set(BENCHMARK_MODULES)
-    assert imports["run"] >= {"cases", "throughput", "scaling", "startup", "report"}
+    assert imports["run"] >= {"cases", "features", "throughput", "scaling", "startup", "report"}
     assert "run" not in set().union(*(imports[name] for name in imports if name != "run"))
 
     def visit(name: str, path: tuple[str, ...]) -> None:

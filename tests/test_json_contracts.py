@@ -30,6 +30,7 @@ COMMANDS = {
     "analyze": ["analyze", str(DATA / "incidents.csv"), "--config", SMALL],
     "replay": ["replay", str(DATA / "incidents.csv"), "--config", SMALL, "--start",
                "2024-01-01", "--end", "2025-01-01", "--samples", "5"],
+    "warmup": ["warmup", SMALL],
 }  # fmt: skip
 
 

@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from relplan.config.catalog import LLAMA3_GPU_YEARS
-from relplan.config.loading import load_config, parse_config
+from relplan.config.loading import SHIPPED_CONFIGS, load_config, parse_config
 from relplan.errors import ConfigError
 from relplan.sim.engine import simulate
 from relplan.sim.model import SimulationModel, build_model
@@ -52,7 +52,7 @@ from relplan.vocab import BUCKETS
 SEED = 2006
 """The seed of every simulation of the suite (Daly's year)."""
 
-CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+CONFIGS = SHIPPED_CONFIGS
 """The shipped configs (the Llama 3 case runs ``llama3-16k.toml`` as shipped)."""
 
 WITHIN, ABOVE, INSIDE, NEGATIVE, GAP = "within", "above", "inside", "negative control", "known gap"

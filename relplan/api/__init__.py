@@ -47,6 +47,7 @@ __all__ = [
     "replay",
     "run_study",
     "simulate",
+    "warmup",
 ]
 
 ConfigSource = str | Path | RelplanConfig
@@ -787,3 +788,64 @@ def _replay_frame(data: dict[str, Any]) -> pd.DataFrame:
             row[key] = value["mean"] if isinstance(value, dict) else value
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def warmup(configs: list[ConfigSource] | None = None, overrides: Overrides = None) -> Result:
+    """Compile the engine ahead of the first run (``relplan warmup``).
+
+    The walk of trials is compiled on first use, once per set of features a config uses,
+    and cached on disk by numba; a config's first run then pauses to compile (about 15 s
+    on 2 cores). This compiles, without running a trial, every compiled function the runs
+    of the configs call: the walk of each config's features with and without the trace
+    the reports draw, the first arrivals of the random streams and the trace's segment
+    arithmetic, each once (see :func:`relplan.analysis.warmup.warm_up`). What is already
+    compiled is only listed. A live notice counts the seconds while a walk compiles.
+
+    Parameters
+    ----------
+    configs : list of str, Path or RelplanConfig, optional
+        The configs, or study files (their points); default: the shipped configs and
+        every point of the shipped studies.
+    overrides : list of str or dict, optional
+        Keys to change in each config first (only with ``configs``).
+
+    Returns
+    -------
+    Result
+        ``summary()`` is the ``--json`` object (``configs``, ``functions``,
+        ``compiled_now``, ``already_compiled``, ``seconds``); ``to_frame()`` one row per
+        compiled function (its kind, features, configs and compile seconds, null when it
+        was compiled already).
+
+    Examples
+    --------
+    >>> result = warmup(["configs/small.toml"])
+    >>> summary = result.summary()
+    >>> summary["compiled_now"] + summary["already_compiled"] == len(result.to_frame())
+    True
+    >>> warmup(["configs/small.toml"]).summary()["compiled_now"]  # all compiled now
+    0
+    """
+    from relplan.analysis.warmup import configs_of, shipped_configs, warm_up
+    from relplan.errors import ConfigError
+
+    if configs is None:
+        if overrides:
+            raise ConfigError("overrides", "give the configs they apply to (without them "
+                                           "the shipped configs are warmed as they are)")
+        loaded = shipped_configs()
+    else:
+        loaded = []
+        for source in configs:
+            if isinstance(source, RelplanConfig) or isinstance(overrides, dict):
+                config, name = _config(source, overrides, warn=False)
+                loaded.append((name, config))
+            else:
+                loaded += configs_of(source, overrides)
+    data = warm_up(loaded)
+    functions = len(data["functions"])
+    headline = (f"{data['compiled_now']} of {functions} functions compiled now, in "
+                f"{data['seconds']:.1f} s, for {len(loaded)} configs"
+                if data["compiled_now"] else
+                f"everything already compiled ({functions} functions, {len(loaded)} configs)")
+    return Result("warmup", headline, data, frame=lambda: pd.DataFrame(data["functions"]))

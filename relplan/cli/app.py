@@ -575,3 +575,8 @@ app.command("validation", hidden=True)(reports_errors(validation_command))
 from relplan.cli.plan import plan_command  # noqa: E402
 
 app.command("plan")(reports_errors(plan_command))
+
+# relplan warmup: compile the engine ahead of the first run
+from relplan.cli.warmup import warmup_command  # noqa: E402
+
+app.command("warmup")(reports_errors(warmup_command))

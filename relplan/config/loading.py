@@ -17,6 +17,8 @@ from relplan.config.schema import RelplanConfig
 from relplan.errors import ConfigError
 
 __all__ = [
+    "SHIPPED_CONFIGS",
+    "SHIPPED_STUDIES",
     "apply_overrides",
     "config_error",
     "load_config",
@@ -24,6 +26,13 @@ __all__ = [
     "parse_config",
     "read_toml",
 ]
+
+SHIPPED_CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+"""The configs shipped with relplan (``configs/*.toml`` of its source tree)."""
+
+SHIPPED_STUDIES = Path(__file__).resolve().parents[2] / "studies"
+"""The studies and plans shipped with relplan (``studies/*.toml``); their bases are
+shipped configs."""
 
 
 def parse_config(raw: dict[str, Any], overrides: list[str] | None = None) -> RelplanConfig:

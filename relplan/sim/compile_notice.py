@@ -31,8 +31,8 @@ def _is_terminal(stream: TextIO) -> bool:
 
 
 @contextmanager
-def compiling_notice(stream: TextIO | None = None,
-                     tick_seconds: float = TICK_SECONDS) -> Iterator[None]:  # fmt: skip
+def compiling_notice(stream: TextIO | None = None, tick_seconds: float = TICK_SECONDS,
+                     words: str = NOTICE) -> Iterator[None]:  # fmt: skip
     """Say what is compiling while the body runs, with the seconds elapsed.
 
     Parameters
@@ -41,6 +41,8 @@ def compiling_notice(stream: TextIO | None = None,
         Where to write (default: ``sys.stderr`` at the time of the call).
     tick_seconds : float
         Seconds between two counts on a terminal.
+    words : str
+        What is compiling (default :data:`NOTICE`); the seconds follow them.
 
     Examples
     --------
@@ -59,16 +61,16 @@ def compiling_notice(stream: TextIO | None = None,
 
     def count() -> None:
         while not done.wait(tick_seconds):
-            stream.write(f"\r{NOTICE}: {time.monotonic() - start:.0f} s")
+            stream.write(f"\r{words}: {time.monotonic() - start:.0f} s")
             stream.flush()
 
     ticker = threading.Thread(target=count, name="relplan-compile-notice", daemon=True)
     if live:
-        stream.write(f"{NOTICE}: 0 s")
+        stream.write(f"{words}: 0 s")
         stream.flush()
         ticker.start()
     elif under_display:
-        stream.write(f"{NOTICE}...\n")
+        stream.write(f"{words}...\n")
         stream.flush()
     try:
         yield
@@ -77,5 +79,5 @@ def compiling_notice(stream: TextIO | None = None,
         if live:
             ticker.join()
         ending = "\r" if live else ""
-        stream.write(f"{ending}{NOTICE}: done in {time.monotonic() - start:.0f} s\n")
+        stream.write(f"{ending}{words}: done in {time.monotonic() - start:.0f} s\n")
         stream.flush()

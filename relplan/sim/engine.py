@@ -43,7 +43,6 @@ from __future__ import annotations
 import contextlib
 import itertools
 import math
-import pickle
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -56,6 +55,7 @@ from relplan.errors import InfeasibleJobError
 from relplan.sim import timeline
 from relplan.sim.closed_forms import checkpoint_count, daly_interval, expected_wall_hours
 from relplan.sim.cohorts import UnitStream, tally_unit_failures, walked_events
+from relplan.sim.compile_cache import is_compiled, signature_of
 from relplan.sim.compile_notice import compiling_notice
 from relplan.sim.compiled import (
     FINISHED,
@@ -394,17 +394,9 @@ def walk_is_compiled(args: tuple) -> bool:
     """
     job, modes, _window, _streams, state, trace = args
     dispatcher = timeline.walk_kernel(WalkFeatures.of(job, modes, state, trace))
-    try:
-        slot_range = (0, 0)  # the walk takes the first and stop slots first
-        signature = tuple(dispatcher.typeof_pyval(arg)
-                          for arg in (*slot_range, *args, timeline.CANCEL))  # fmt: skip
-        if signature in dispatcher.overloads:
-            return True
-        cache = dispatcher._cache
-        key = cache._index_key(signature, dispatcher.targetctx.codegen())
-        return key in cache._cache_file._load_index()
-    except (AttributeError, OSError, pickle.UnpicklingError):
-        return True
+    slot_range = (0, 0)  # the walk takes the first and stop slots first
+    return is_compiled(dispatcher, signature_of(dispatcher, (*slot_range, *args,
+                                                             timeline.CANCEL)))
 
 
 def walk_block(

@@ -15,7 +15,7 @@ SHIPPED = sorted(CONFIGS.glob("*.toml"))
 WIDTH = 80
 
 
-PROSE = {"impact", "point", "repair", "detect", "rate"}
+PROSE = {"impact", "point", "repair", "detect", "rate", "features", "configs"}
 """Headers of the columns of prose, whose cells may wrap at spaces."""
 
 
@@ -93,3 +93,10 @@ def test_a_table_too_wide_for_any_split_is_stacked() -> None:
     render.print_table("t", ("name", "value"), [["a" * 20, "1,234,567,890"]], target=screen)
     text = screen.export_text()
     assert "name: " + "a" * 20 in text and "value: 1,234,567,890" in text
+
+
+def test_warmup_fits_80_columns(narrow) -> None:
+    result = runner.invoke(app, ["warmup", str(CONFIGS / "small.toml"),
+                                 str(CONFIGS / "llama3-16k.toml")])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    _check(*narrow)
