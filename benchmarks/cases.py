@@ -24,8 +24,11 @@ REPO = Path(__file__).resolve().parents[1]
 """The repository holding the benchmark."""
 CONFIGS = REPO / "configs"
 """The shipped configs."""
-CASES: tuple[str, ...] = ("small", "seed-moe-10k", "llama3-16k")
-"""Shipped configs the benchmark compares relplan and SimPy on."""
+BENCHMARK_CONFIGS = REPO / "benchmarks" / "configs"
+"""Configs of the benchmark's own cases (``plain-exponential``)."""
+CASES: tuple[str, ...] = ("plain-exponential", "small", "seed-moe-10k", "llama3-16k")
+"""Configs the benchmark compares relplan and SimPy on: the plain exponential case (one
+failure mode, no feature: the engine's own cost per trial) and three shipped configs."""
 SUPPORTED_REPAIRS: tuple[str, ...] = typing.get_args(
     typing.get_type_hints(reference.FailureClass)["repair_dist"]
 )
@@ -33,9 +36,32 @@ SUPPORTED_REPAIRS: tuple[str, ...] = typing.get_args(
 
 
 def config_path(config: str | Path) -> Path:
-    """The file of a config: a path as given, or a shipped config by name (``"small"``)."""
+    """The file of a config: a path as given, or a config by name: a shipped one
+    (``"small"``), else one of the benchmark's own (``"plain-exponential"``).
+
+    Examples
+    --------
+    >>> config_path("small").relative_to(REPO).as_posix()
+    'configs/small.toml'
+    >>> config_path("plain-exponential").relative_to(REPO).as_posix()
+    'benchmarks/configs/plain-exponential.toml'
+    """
     path = Path(config)
-    return CONFIGS / f"{config}.toml" if not path.suffix else path
+    if path.suffix:
+        return path
+    shipped = CONFIGS / f"{config}.toml"
+    return shipped if shipped.exists() else BENCHMARK_CONFIGS / f"{config}.toml"
+
+
+def config_shown(name: str) -> str:
+    """A config's path from the repository's root, as the reports show it.
+
+    Examples
+    --------
+    >>> config_shown("small")
+    'configs/small.toml'
+    """
+    return config_path(name).relative_to(REPO).as_posix()
 
 
 def hours_text(hours: float) -> str:

@@ -77,6 +77,7 @@ LEVELS: dict[str, Level] = {
     "full": Level(
         "full",
         {
+            "plain-exponential": CaseSettings(100_000, 2_000, 30.0),
             "small": CaseSettings(20_000, 2_000, 30.0),
             "seed-moe-10k": CaseSettings(10_000, 300, 30.0),
             "llama3-16k": CaseSettings(10_000, 200, 30.0),
@@ -96,6 +97,7 @@ LEVELS: dict[str, Level] = {
     "quick": Level(
         "quick",
         {
+            "plain-exponential": CaseSettings(10_000, 100, 3.0),
             "small": CaseSettings(2_000, 100, 3.0),
             "seed-moe-10k": CaseSettings(1_000, 15, 3.0),
             "llama3-16k": CaseSettings(1_000, 10, 3.0),
@@ -115,6 +117,7 @@ LEVELS: dict[str, Level] = {
     "tiny": Level(
         "tiny",
         {
+            "plain-exponential": CaseSettings(500, 30, 2.0),
             "small": CaseSettings(500, 30, 2.0),
             "seed-moe-10k": CaseSettings(200, 5, 2.0),
             "llama3-16k": CaseSettings(200, 5, 2.0),

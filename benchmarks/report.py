@@ -158,6 +158,42 @@ def feature_title(features: dict[str, Any]) -> str:
             f"events = {features['events']}; vs SimPy: {features['simpy_note']})")
 
 
+def one_walk_rows(one_walk: dict[str, Any]) -> list[tuple[str, ...]]:
+    """Each shipped config's walk against the one walk with every feature, as table rows.
+
+    Parameters
+    ----------
+    one_walk : dict
+        The report's ``one_walk`` section (:func:`benchmarks.one_walk.one_walk_study`).
+
+    Returns
+    -------
+    list of tuple of str
+        ``(config, features on, trials, own walk us/trial, one walk us/trial, own / one
+        walk, no slower, same numbers)`` each; the richest config's name is marked.
+    """
+    rows = []
+    for name, row in one_walk["configs"].items():
+        rows.append((
+            f"{name} (richest)" if name == one_walk["richest"] else name,
+            ", ".join(row["features"]) or "none",
+            f"{row['trials']:,}",
+            f"{1e6 * row['seconds_per_trial']:,.2f}",
+            f"{1e6 * row['reference_seconds_per_trial']:,.2f}",
+            f"{row['per_trial_vs_reference']:.2f}x",
+            verdict_text(row["no_slower"]),
+            "yes" if row["same_numbers"] else "NO",
+        ))  # fmt: skip
+    return rows
+
+
+ONE_WALK_COLUMNS: tuple[str, ...] = (
+    "config", "features on", "trials", "own walk\nus/trial", "one walk\nus/trial",
+    "own / one", "no slower", "same\nnumbers",
+)  # fmt: skip
+"""Columns of the one-walk table (:func:`one_walk_rows`)."""
+
+
 STARTUP_COLUMNS: tuple[str, ...] = (
     "command", "seconds", "reference", "reference\nseconds", "ratio", "target", "met",
 )  # fmt: skip
@@ -250,6 +286,16 @@ def render(report: dict[str, Any]) -> None:
         console.print(table)
         if features["compile_method"]:
             console.print(f"cold compile: {features['compile_method']}")
+
+    one_walk = report.get("one_walk")
+    if one_walk:
+        table = Table(title="Shipped configs as shipped: the walk of their features against "
+                            f"{one_walk['reference']} (1 worker, best of each)")
+        for index, column in enumerate(ONE_WALK_COLUMNS):
+            table.add_column(column, justify="left" if index < 2 else "right")
+        for row in one_walk_rows(one_walk):
+            table.add_row(*row)
+        console.print(table)
 
     startup = report.get("startup")
     if startup:
@@ -418,6 +464,10 @@ def markdown(report: dict[str, Any]) -> str:
     if features:
         parts.append(markdown_table(FEATURE_COLUMNS, feature_rows(features),
                                     text_columns=(0, 1)))  # fmt: skip
+    one_walk = report.get("one_walk")
+    if one_walk:
+        parts.append(markdown_table(ONE_WALK_COLUMNS, one_walk_rows(one_walk),
+                                    text_columns=(0, 1, 6, 7)))  # fmt: skip
     startup = report.get("startup")
     if startup:
         rows = [tuple(map(command_as_code, row)) for row in startup_rows(startup)]

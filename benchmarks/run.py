@@ -4,7 +4,8 @@ One command (from the repository root)::
 
     python benchmarks/run.py [--quick] [--tiny] [--scaling | --no-scaling]
         [--startup | --no-startup] [--features | --no-features]
-        [--feature-variants NAME ...] [--feature-compile] [--json PATH]
+        [--feature-variants NAME ...] [--feature-compile] [--one-walk | --no-one-walk]
+        [--json PATH]
         [--markdown PATH] [--plot PREFIX] [--seed N] [--cases NAME ...] [--memory-trials]
 
 ``--quick`` cuts the trial counts and repeats (about a minute); ``--tiny`` cuts them
@@ -19,6 +20,10 @@ further (for the tests); ``--cases`` picks cases; ``--seed`` the seed. The run (
   (:mod:`benchmarks.features`; on by default, off with ``--no-features``;
   ``--feature-variants`` picks variants, ``--feature-compile`` also times each variant's
   cold compile, about 3 minutes more);
+- each shipped config, as shipped, with the walk of its features against the one walk
+  with every feature (the engine before the walk was compiled per feature set), and
+  whether the richest config is no slower (:mod:`benchmarks.one_walk`; on at the full
+  level, else with ``--one-walk``);
 - start-up: fresh ``relplan`` processes, warm and with an empty numba cache, against bare
   imports of numpy, typer and numba (:mod:`benchmarks.startup`; on by default, off with
   ``--no-startup``);
@@ -62,6 +67,7 @@ from benchmarks.machine import machine
 from benchmarks.memory import CASES as MEMORY_CASES
 from benchmarks.memory import QUICK_CASES as QUICK_MEMORY_CASES
 from benchmarks.memory import memory_against_trials
+from benchmarks.one_walk import one_walk_study
 from benchmarks.report import markdown, render, to_plain, write_json
 from benchmarks.scaling import memory_study, plot_scaling, scaling_study
 from benchmarks.startup import startup_study
@@ -79,6 +85,7 @@ def run(
     features: bool = True,
     feature_variants: Sequence[str] = tuple(FEATURE_VARIANTS),
     feature_compile: bool = False,
+    one_walk: bool | None = None,
 ) -> dict[str, Any]:
     """Run the benchmark and return the report (plain numbers, JSON-ready).
 
@@ -103,12 +110,16 @@ def run(
         Its variants (the plain one always runs).
     feature_compile : bool
         Also time each variant's cold compile in a fresh process.
+    one_walk : bool, optional
+        Set each shipped config's walk against the one walk with every feature
+        (:func:`benchmarks.one_walk.one_walk_study`); default: only at the full level.
 
     Returns
     -------
     dict
         ``level``, ``seed``, ``machine``, ``first_call_seconds``, ``cases`` (by name), and
-        ``features``, ``startup``, ``scaling``, ``memory`` and ``memory_trials`` when run.
+        ``features``, ``one_walk``, ``startup``, ``scaling``, ``memory`` and
+        ``memory_trials`` when run.
     """
     level = LEVELS[level] if isinstance(level, str) else level
     first = first_call_seconds(seed)  # must be this process's first simulate call
@@ -131,6 +142,8 @@ def run(
             feature_compile,
             simpy_speedup_per_trial=small["speedup_per_trial"] if small else None,
         )  # fmt: skip
+    if one_walk if one_walk is not None else level.name == "full":
+        report["one_walk"] = one_walk_study(seed, level.repeats)
     if startup:
         report["startup"] = startup_study(level)
     if scaling if scaling is not None else level.name == "full":
@@ -183,6 +196,13 @@ def parse_arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "process (about 3 minutes on 2 cores; off by default)",
     )
     parser.add_argument(
+        "--one-walk",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="set each shipped config's walk against the one walk with every feature "
+        "(default: on, off with --quick; its first run compiles that walk, about 30 s)",
+    )
+    parser.add_argument(
         "--memory-trials",
         action="store_true",
         help="measure peak RSS against trials on every shipped config and an AIReSim-sized "
@@ -220,7 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     level = "tiny" if args.tiny else "quick" if args.quick else "full"
     report = run(
         level=level, scaling=scaling, seed=args.seed, cases=args.cases, startup=args.startup,
-        memory_trials=args.memory_trials, features=args.features,
+        memory_trials=args.memory_trials, features=args.features, one_walk=args.one_walk,
         feature_variants=args.feature_variants, feature_compile=args.feature_compile,
     )  # fmt: skip
     report["total_seconds"] = time.perf_counter() - started

@@ -8,7 +8,10 @@ relplan, whatever console script is installed), from start to exit, output captu
 - ``relplan --version`` against the same reference (no target; "n/a" if the CLI has no
   ``--version``);
 - ``relplan simulate configs/small.toml --trials 20`` with numba's cache warm, against
-  ``python -c "import numpy, typer, numba"``;
+  ``python -c "import numpy, typer, numba"``, and against the same imports plus one call
+  of a function loaded from numba's cache (:mod:`benchmarks.numba_call`): what any
+  program pays to run cached numba code, since loading it makes numba load its target's
+  registries (no target: it shows what relplan adds to that);
 - the same simulate command cold: ``NUMBA_CACHE_DIR`` set to a fresh, empty temporary
   folder, so the engine is compiled from scratch (this replaces the in-process "cold
   compile" figure of earlier reports: cold minus warm is the compile and cache write).
@@ -89,6 +92,11 @@ COMMANDS: tuple[StartupCommand, ...] = (
     ),
     StartupCommand(
         "simulate", SIMULATE_SHOWN, simulate_arguments(), "import numpy, typer, numba", 2.5
+    ),
+    StartupCommand(
+        "simulate_vs_cached_numba", SIMULATE_SHOWN, simulate_arguments(),
+        "import numpy, typer; from benchmarks.numba_call import cached_call; cached_call(1.0)",
+        None,
     ),
 )
 """The commands timed warm, in the order they are reported."""
@@ -259,8 +267,9 @@ def cold_first_run(runs: int, warm_seconds: float | None) -> dict[str, Any]:
 def startup_study(level: Level, commands: Sequence[StartupCommand] = COMMANDS) -> dict[str, Any]:
     """Start-up times of relplan's CLI: warm commands against references, and a cold run.
 
-    One untimed simulate run comes first, so numba's default cache holds the compiled
-    engine (as after any earlier run) and the files are in the page cache.
+    One untimed simulate run and one untimed run of each reference come first, so numba's
+    default cache holds the compiled engine and the references' cached function (as after
+    any earlier run) and the files are in the page cache.
 
     Parameters
     ----------
@@ -283,6 +292,9 @@ def startup_study(level: Level, commands: Sequence[StartupCommand] = COMMANDS) -
     """
     load_before = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
     _checked(timed_process(relplan_argv(*simulate_arguments())), f"{SIMULATE_SHOWN} (warm-up)")
+    for command in commands:
+        reference_argv = [sys.executable, "-c", command.reference_code]
+        _checked(timed_process(reference_argv), f"{command.shown_reference} (warm-up)")
     timed = {command.key: time_command(command, level.startup_repeats) for command in commands}
     warm = timed.get("simulate", {}).get("seconds")
     return {

@@ -21,7 +21,12 @@ from typing import Any
 import numpy as np
 
 from benchmarks import simpy_reference as reference
-from benchmarks.cases import comparable_model, reference_case_from_model, shipped_overrides
+from benchmarks.cases import (
+    comparable_model,
+    config_shown,
+    reference_case_from_model,
+    shipped_overrides,
+)
 from benchmarks.levels import CaseSettings
 from benchmarks.measure import best_time, floor_seconds, peak_traced_bytes
 from relplan.sim.engine import TrialOutcomes, simulate
@@ -150,7 +155,7 @@ def benchmark_case(
     Parameters
     ----------
     name : str
-        A shipped config (one of :data:`benchmarks.cases.CASES`).
+        A case (one of :data:`benchmarks.cases.CASES`).
     settings : CaseSettings
         Its trial counts.
     seed : int
@@ -189,7 +194,7 @@ def benchmark_case(
     seconds_per_trial = seconds / trials
     simpy_seconds_per_trial = simpy_seconds / simpy_trials
     return {
-        "config": f"configs/{name}.toml",
+        "config": config_shown(name),
         "overrides": shipped_overrides(name),
         "gpus": model.job.gpus,
         "modes": len(model.modes),

@@ -20,7 +20,16 @@ import relplan.sim.compiled
 import relplan.sim.engine
 import relplan.units
 import relplan.vocab
-from benchmarks import cases, features, levels, report, scaling, startup, throughput
+from benchmarks import (
+    cases,
+    features,
+    levels,
+    one_walk,
+    report,
+    scaling,
+    startup,
+    throughput,
+)
 from benchmarks import simpy_reference as reference
 from relplan.config.loading import load_config
 from relplan.sim.engine import simulate
@@ -124,11 +133,22 @@ def test_converter_refuses_what_simpy_cannot_draw():
             cases.reference_case_from_model(fixed_repairs)
 
 
+def test_the_plain_exponential_case_is_one_crash_mode_and_no_feature():
+    model = cases.comparable_model("plain-exponential")
+    assert cases.config_path("plain-exponential").parent == cases.BENCHMARK_CONFIGS
+    assert [(mode.lifetime.kind, mode.impact, mode.uses_spares) for mode in model.modes] == [
+        ("exponential", "fatal", False)]
+    assert one_walk.run_targets(model)[0].features == one_walk.WalkFeatures(
+        *[False] * len(one_walk.WalkFeatures._fields))
+    assert cases.reference_overrides(model) == []  # SimPy runs it as it is
+
+
 # --------------------------------------------------------------------------- throughput
 
 
 AGREEMENT_CASES = {
     # name: (config, overrides, relplan trials, SimPy trials)
+    "plain-exponential": ("plain-exponential", [], 4_000, 300),
     "small": ("small", [], 4_000, 500),
     "llama3-16k reduced": ("llama3-16k", ["job.work=5d"], 2_000, 200),
 }
@@ -432,6 +452,44 @@ def test_the_compile_child_times_a_walk():
     timed = features.cold_compile_seconds(features.PLAIN, fresh_cache=False)
     assert timed["cached_before"] is True
     assert 0 <= timed["seconds"] < timed["process_seconds"]
+
+
+def test_compare_walks_sets_a_walk_against_another_on_the_same_trials():
+    model = features.variant_model("horizon")
+    horizon = one_walk.run_targets(model)[0].features
+    # the horizon walk against the same walk with degradations too: same numbers
+    wider = horizon._replace(degradations=True)
+    original = one_walk.WalkFeatures.__dict__["of"]
+    row = one_walk.compare_walks(model, seed=5, repeats=1, reference=wider, trials=300)
+    assert row["features"] == ["horizon"]
+    assert row["trials"] == 300
+    assert row["same_numbers"]
+    assert row["per_trial_vs_reference"] == pytest.approx(
+        row["seconds_per_trial"] / row["reference_seconds_per_trial"])
+    assert row["no_slower"] == (row["per_trial_vs_reference"] <= 1.0)
+    assert one_walk.WalkFeatures.__dict__["of"] is original  # the patch is gone after the call
+    plain = one_walk.run_with_walk(model, 50, 5, None)
+    assert not one_walk.same_numbers(plain, one_walk.run_with_walk(model, 50, 6, None))
+
+
+def test_one_walk_rows_mark_the_richest_and_a_slower_walk():
+    section = {
+        "reference": "every feature",
+        "richest": "b",
+        "configs": {
+            "a": {"features": [], "trials": 1000, "seconds_per_trial": 2e-6,
+                  "reference_seconds_per_trial": 4e-6, "per_trial_vs_reference": 0.5,
+                  "no_slower": True, "same_numbers": True},
+            "b": {"features": ["spare_pool"], "trials": 20, "seconds_per_trial": 3e-3,
+                  "reference_seconds_per_trial": 2e-3, "per_trial_vs_reference": 1.5,
+                  "no_slower": False, "same_numbers": True},
+        },
+    }  # fmt: skip
+    rows = report.one_walk_rows(section)
+    assert rows[0] == ("a", "none", "1,000", "2.00", "4.00", "0.50x", "yes", "yes")
+    assert rows[1] == ("b (richest)", "spare_pool", "20", "3,000.00", "2,000.00", "1.50x",
+                       "no", "yes")  # fmt: skip
+    assert "| b (richest) | spare_pool |" in report.markdown({"one_walk": section})
 
 
 def test_plain_turns_numpy_and_infinities_into_json():
