@@ -131,6 +131,17 @@ WALK_THREADS = max(1, numba.config.NUMBA_NUM_THREADS)
 MIN_TRIALS_PER_THREAD = 64
 """Fewest trials worth handing to another thread."""
 
+_array_helper = numba.njit(cache=True, nogil=True, error_model="numpy", _nrt=False)
+"""Compile a helper of the walk that takes the trials' arrays and allocates none.
+
+Numba counts references to the arrays a function takes (an atomic add at its entry and
+another at its exit, for each array argument, wherever neither can be proven useless);
+in the walk's helpers that kept the state's arrays' counts busy at every failure, about
+40% of the walk's time (and the two threads of a walk fought over the same counts).
+Compiled without numba's runtime (``_nrt=False``), a helper borrows its arrays for the
+call: no count changes, and LLVM can still inline it. Such a helper can neither allocate
+nor call one that does."""
+
 
 @numba.njit(cache=True, inline="always")
 def segments_time(job: CompiledJob, start_index: int, count: int) -> float:
@@ -468,7 +479,7 @@ def _hold_slowed_stretch(
                      settled.fast_tier_degraded_hours, settled.fast_tier_stall_hours)  # fmt: skip
 
 
-@numba.njit(cache=True, inline="always")
+@_array_helper
 def _sift_down(heap: np.ndarray, trial: int, size: int, node: int) -> None:
     while True:
         left = 2 * node + 1
@@ -485,7 +496,7 @@ def _sift_down(heap: np.ndarray, trial: int, size: int, node: int) -> None:
         node = smallest
 
 
-@numba.njit(cache=True)
+@_array_helper
 def _replacement_wait(
     trial: int, return_heap: np.ndarray, away: np.ndarray, noticed: float, repair: float,
     needed: int = 1,
@@ -537,7 +548,38 @@ def _replacement_wait(
     return repair
 
 
-@numba.njit(cache=True)
+@_array_helper
+def _sift_down_largest(values: np.ndarray, row: int, size: int, node: int) -> None:
+    """Restore the max-heap ``values[row, :size]`` below ``node``."""
+    while True:
+        left = 2 * node + 1
+        largest = node
+        if left < size and values[row, left] > values[row, largest]:
+            largest = left
+        if left + 1 < size and values[row, left + 1] > values[row, largest]:
+            largest = left + 1
+        if largest == node:
+            return
+        value = values[row, node]
+        values[row, node] = values[row, largest]
+        values[row, largest] = value
+        node = largest
+
+
+@_array_helper
+def _sort_row(values: np.ndarray, row: int, count: int) -> None:
+    """Sort ``values[row, :count]`` in place, ascending, in O(count log count) (heapsort:
+    the walk's helpers allocate nothing, see :data:`_array_helper`)."""
+    for node in range(count // 2 - 1, -1, -1):
+        _sift_down_largest(values, row, count, node)
+    for end in range(count - 1, 0, -1):  # the largest left goes last
+        value = values[row, 0]
+        values[row, 0] = values[row, end]
+        values[row, end] = value
+        _sift_down_largest(values, row, end, 0)
+
+
+@_array_helper
 def _block_replacement_wait(
     trial: int, return_heap: np.ndarray, away: np.ndarray, noticed: float, repair: float,
     short: int,
@@ -545,23 +587,26 @@ def _block_replacement_wait(
     """:func:`_replacement_wait` for a block of units when the free spares are ``short``
     of it: wait for the ``short``-th spare back, unless the block's own repair comes
     first. Taking the spares leaves every spare of the pool in the job or away: those
-    still in repair, and the block's units until their repair ends. The heap is then
-    rewritten in sorted order (a valid min-heap), O(spares log spares)."""
+    still in repair, and the block's units until their repair ends. The heap is kept in
+    sorted order (a valid min-heap), O(spares log spares)."""
     size = away[trial]
-    returns = np.sort(return_heap[trial, :size])
-    ready = returns[short - 1]
+    _sort_row(return_heap, trial, size)
+    ready = return_heap[trial, short - 1]
     back_after = noticed + repair
     if ready >= back_after:
         return repair
+    spares = return_heap.shape[1]
     kept = size - short
-    return_heap[trial, :kept] = returns[short:]
-    return_heap[trial, kept:] = back_after
-    return_heap[trial, :] = np.sort(return_heap[trial, :])
-    away[trial] = return_heap.shape[1]
+    for k in range(kept):
+        return_heap[trial, k] = return_heap[trial, short + k]
+    for k in range(kept, spares):
+        return_heap[trial, k] = back_after
+    _sort_row(return_heap, trial, spares)
+    away[trial] = spares
     return ready - noticed
 
 
-@numba.njit(cache=True)
+@_array_helper
 def _free_spares(trial: int, return_heap: np.ndarray, away: np.ndarray, now: float) -> int:
     """Spares of the pool free at wall time ``now``: those away in repair that are back
     leave the heap (as :func:`_replacement_wait` does), the others count against it."""
@@ -574,7 +619,7 @@ def _free_spares(trial: int, return_heap: np.ndarray, away: np.ndarray, now: flo
     return return_heap.shape[1] - size
 
 
-@numba.njit(cache=True)
+@_array_helper
 def _drain_servers(
     trial: int, now: float, mode_drain: np.ndarray, n_modes: int,
     degradation_end: np.ndarray, degradation_row: np.ndarray, degradation_count: np.ndarray,
@@ -602,7 +647,7 @@ def _drain_servers(
         k -= 1
 
 
-@numba.njit(cache=True, inline="always")
+@_array_helper
 def _spare_wait(
     trial: int, needed: int, whole_domain: bool, spare_return_hours: np.ndarray,
     spares_away: np.ndarray, spare_domain_return_hours: np.ndarray,
@@ -623,7 +668,7 @@ def _spare_wait(
     return wait
 
 
-@numba.njit(cache=True)
+@_array_helper
 def _emit(trace: TraceBuffer, start: float, end: float, code: int,
           a: float, b: float, c: float) -> None:  # fmt: skip
     """Append the row ``[start, end, code, a, b, c]`` to ``trace`` (count it if full)."""
@@ -645,7 +690,7 @@ def _init_part(done_from: float, done_to: float, init_hours: float) -> float:
     return min(done_to, init_hours) - min(done_from, init_hours)
 
 
-@numba.njit(cache=True, inline="always")
+@_array_helper
 def _current_slowdown(
     trial: int, degradations_by_row: np.ndarray, slowdown_table: np.ndarray
 ) -> float:
@@ -736,7 +781,7 @@ def _retained_before(before: int, newest_durable: int, every: int, keep: int,
     return min(target, newest_durable)
 
 
-@numba.njit(cache=True)
+@_array_helper
 def _end_slow_degradations(
     trial: int, degradation_end: np.ndarray, degradation_row: np.ndarray,
     degradation_count: np.ndarray, degradations_by_row: np.ndarray,
@@ -753,7 +798,7 @@ def _end_slow_degradations(
         k -= 1
 
 
-@numba.njit(cache=True, error_model="numpy")
+@_array_helper
 def _idle_failures(
     trial: int, down_wall: float, down_hours: float, modes: CompiledModes,
     rng_state: np.ndarray, failures_by_mode: np.ndarray, degradation_end: np.ndarray,
@@ -1138,7 +1183,10 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                 if phase[trial] == RUNNING and x_next > phase_start[trial]:
                     stretch = x_next - phase_start[trial]
                     progress = run_progress[trial]
-                    if not has_degradations or slowdown == 1.0 or on_fabric:
+                    extra = 0.0
+                    if not has_degradations:  # at full speed throughout: no division
+                        reached = progress + stretch
+                    elif slowdown == 1.0 or on_fabric:
                         reached = progress + stretch / slowdown
                         extra = stretch * (1.0 - 1.0 / slowdown)
                     else:
@@ -1152,7 +1200,8 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                         _emit(trace, phase_start[trial] + idle[trial], x_next + idle[trial],
                               TRACE_RUN, progress, reached, start_index)
                     run_progress[trial] = reached
-                    buckets[trial, B_DEGRADED] += extra
+                    if has_degradations:
+                        buckets[trial, B_DEGRADED] += extra
                     if has_degradations and slowdown != 1.0:
                         # hold the extra time for a failure to roll back
                         if on_fabric:
@@ -1611,7 +1660,8 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                     if not recovery_fails:
                         phase[trial] = RUNNING
                         run_progress[trial] = 0.0
-                    slowdown = _current_slowdown(trial, degradations_by_row, slowdown_table)
+                    if has_degradations:  # else none is ever in progress: slowdown stays 1
+                        slowdown = _current_slowdown(trial, degradations_by_row, slowdown_table)
                     continue
 
                 # Degraded, transient and elastic failures: the job keeps its progress.
