@@ -55,7 +55,7 @@ of a ``prange`` loop it compiled about 10 s slower (numba's parallel passes), fo
 in speed. Only the small helpers of the hot path are inlined into the
 walk (``inline="always"``: segment arithmetic, the slowdown, the slowed-stretch
 bookkeeping, the choice of spare pool); the larger ones that run once per failure or
-restart and take only scalars or a few arrays (the spare-pool heap, held hours, trace
+restart and take only scalars or a few arrays (the spares away, held hours, trace
 rows, failures while down) stay separate functions. The stop of a job (a crash, an
 eviction, a corruption found, a maintenance window) stays in the walk: as a function of
 its own it compiled 15 s faster, but the reference counts of the many arrays it touches
@@ -480,143 +480,113 @@ def _hold_slowed_stretch(
 
 
 @_array_helper
-def _sift_down(heap: np.ndarray, trial: int, size: int, node: int) -> None:
-    while True:
-        left = 2 * node + 1
-        smallest = node
-        if left < size and heap[trial, left] < heap[trial, smallest]:
-            smallest = left
-        if left + 1 < size and heap[trial, left + 1] < heap[trial, smallest]:
-            smallest = left + 1
-        if smallest == node:
-            return
-        value = heap[trial, node]
-        heap[trial, node] = heap[trial, smallest]
-        heap[trial, smallest] = value
-        node = smallest
+def _spares_back(trial: int, return_hours: np.ndarray, away: np.ndarray, now: float) -> int:
+    """Let the spares of a pool back from repair by wall time ``now`` leave its list of
+    spares away (the earliest return times, at its front); return how many are still away.
+
+    ``return_hours[trial, :away[trial]]`` holds the return times of the spares away in
+    ascending order; the other spares are free. Its order is all that matters: the
+    waits depend only on the return times, however they are kept.
+    """
+    size = away[trial]
+    back = 0
+    while back < size and return_hours[trial, back] <= now:
+        back += 1
+    if back > 0:
+        size -= back
+        for k in range(size):
+            return_hours[trial, k] = return_hours[trial, k + back]
+        away[trial] = size
+    return size
+
+
+@_array_helper
+def _send_away(trial: int, return_hours: np.ndarray, size: int, back_hours: float) -> None:
+    """Add a spare back at wall time ``back_hours`` to the ``size`` spares away, in order:
+    a repair that ends after the others (the usual case) costs O(1)."""
+    k = size
+    while k > 0 and return_hours[trial, k - 1] > back_hours:
+        return_hours[trial, k] = return_hours[trial, k - 1]
+        k -= 1
+    return_hours[trial, k] = back_hours
 
 
 @_array_helper
 def _replacement_wait(
-    trial: int, return_heap: np.ndarray, away: np.ndarray, noticed: float, repair: float,
+    trial: int, return_hours: np.ndarray, away: np.ndarray, noticed: float, repair: float,
     needed: int = 1,
 ) -> float:  # fmt: skip
     """Hours from ``noticed`` until a replacement is ready: ``needed`` free spares (0),
     enough of them back from repair before the failed unit, or the failed unit itself.
 
-    The spares away in repair are a per-trial binary min-heap of their return times
-    (``away[trial]`` of them); the others are free. A failure of one unit costs
-    O(log away). A failure of ``needed > 1`` units at once (a rack) takes them all
-    together: the free spares and, if too few, the first ones back, unless the failed
-    units' repair ends first; the failed units go back to the pool when it ends. A pool
-    smaller than ``needed`` never covers it: the job waits for the repair.
+    The spares away in repair are a per-trial list of their return times in ascending
+    order (``away[trial]`` of them, see :func:`_spares_back`); the others are free. A
+    failure of one unit costs O(1) when its repair ends after those under way, O(away) at
+    most. A failure of ``needed > 1`` units at once (a rack) takes them all together: the
+    free spares and, if too few, the first ones back, unless the failed units' repair
+    ends first; the failed units go back to the pool when it ends. A pool smaller than
+    ``needed`` never covers it: the job waits for the repair.
     """
-    n_spares = return_heap.shape[1]
+    n_spares = return_hours.shape[1]
     if n_spares < needed:
         return repair
-    size = away[trial]
-    while size > 0 and return_heap[trial, 0] <= noticed:  # spares back in the pool
-        size -= 1
-        return_heap[trial, 0] = return_heap[trial, size]
-        _sift_down(return_heap, trial, size, 0)
+    size = _spares_back(trial, return_hours, away, noticed)
     back_after = noticed + repair
     if size + needed <= n_spares:
         # free spares go in; the failed units are away until their repair ends
         for _ in range(needed):
-            node = size
-            return_heap[trial, node] = back_after
-            while node > 0 and return_heap[trial, (node - 1) // 2] > return_heap[trial, node]:
-                parent = (node - 1) // 2
-                value = return_heap[trial, parent]
-                return_heap[trial, parent] = return_heap[trial, node]
-                return_heap[trial, node] = value
-                node = parent
+            _send_away(trial, return_hours, size, back_after)
             size += 1
         away[trial] = size
         return 0.0
-    away[trial] = size
     if needed > 1:
-        return _block_replacement_wait(trial, return_heap, away, noticed, repair,
+        return _block_replacement_wait(trial, return_hours, away, noticed, repair,
                                        size + needed - n_spares)  # fmt: skip
-    back = return_heap[trial, 0]
+    back = return_hours[trial, 0]
     if back < back_after:
         # A spare comes back before the failed unit: take it; the failed unit joins
         # the pool when its own repair ends.
-        return_heap[trial, 0] = back_after
-        _sift_down(return_heap, trial, size, 0)
+        for k in range(size - 1):
+            return_hours[trial, k] = return_hours[trial, k + 1]
+        _send_away(trial, return_hours, size - 1, back_after)
         return back - noticed
     return repair
 
 
 @_array_helper
-def _sift_down_largest(values: np.ndarray, row: int, size: int, node: int) -> None:
-    """Restore the max-heap ``values[row, :size]`` below ``node``."""
-    while True:
-        left = 2 * node + 1
-        largest = node
-        if left < size and values[row, left] > values[row, largest]:
-            largest = left
-        if left + 1 < size and values[row, left + 1] > values[row, largest]:
-            largest = left + 1
-        if largest == node:
-            return
-        value = values[row, node]
-        values[row, node] = values[row, largest]
-        values[row, largest] = value
-        node = largest
-
-
-@_array_helper
-def _sort_row(values: np.ndarray, row: int, count: int) -> None:
-    """Sort ``values[row, :count]`` in place, ascending, in O(count log count) (heapsort:
-    the walk's helpers allocate nothing, see :data:`_array_helper`)."""
-    for node in range(count // 2 - 1, -1, -1):
-        _sift_down_largest(values, row, count, node)
-    for end in range(count - 1, 0, -1):  # the largest left goes last
-        value = values[row, 0]
-        values[row, 0] = values[row, end]
-        values[row, end] = value
-        _sift_down_largest(values, row, end, 0)
-
-
-@_array_helper
 def _block_replacement_wait(
-    trial: int, return_heap: np.ndarray, away: np.ndarray, noticed: float, repair: float,
+    trial: int, return_hours: np.ndarray, away: np.ndarray, noticed: float, repair: float,
     short: int,
 ) -> float:  # fmt: skip
     """:func:`_replacement_wait` for a block of units when the free spares are ``short``
     of it: wait for the ``short``-th spare back, unless the block's own repair comes
     first. Taking the spares leaves every spare of the pool in the job or away: those
-    still in repair, and the block's units until their repair ends. The heap is kept in
-    sorted order (a valid min-heap), O(spares log spares)."""
+    still in repair, and the block's units until their repair ends. O(spares)."""
     size = away[trial]
-    _sort_row(return_heap, trial, size)
-    ready = return_heap[trial, short - 1]
+    ready = return_hours[trial, short - 1]
     back_after = noticed + repair
     if ready >= back_after:
         return repair
-    spares = return_heap.shape[1]
-    kept = size - short
-    for k in range(kept):
-        return_heap[trial, k] = return_heap[trial, short + k]
-    for k in range(kept, spares):
-        return_heap[trial, k] = back_after
-    _sort_row(return_heap, trial, spares)
-    away[trial] = spares
+    n_spares = return_hours.shape[1]
+    kept = size - short  # still in repair: the latest ones
+    later = 0  # of them, those back after the block's units
+    while later < kept and return_hours[trial, size - 1 - later] > back_after:
+        later += 1
+    for k in range(later):  # to the end of the list
+        return_hours[trial, n_spares - 1 - k] = return_hours[trial, size - 1 - k]
+    for k in range(kept - later):  # the others to its front
+        return_hours[trial, k] = return_hours[trial, short + k]
+    for k in range(kept - later, n_spares - later):  # the block's units between
+        return_hours[trial, k] = back_after
+    away[trial] = n_spares
     return ready - noticed
 
 
 @_array_helper
-def _free_spares(trial: int, return_heap: np.ndarray, away: np.ndarray, now: float) -> int:
+def _free_spares(trial: int, return_hours: np.ndarray, away: np.ndarray, now: float) -> int:
     """Spares of the pool free at wall time ``now``: those away in repair that are back
-    leave the heap (as :func:`_replacement_wait` does), the others count against it."""
-    size = away[trial]
-    while size > 0 and return_heap[trial, 0] <= now:
-        size -= 1
-        return_heap[trial, 0] = return_heap[trial, size]
-        _sift_down(return_heap, trial, size, 0)
-    away[trial] = size
-    return return_heap.shape[1] - size
+    leave the list (as :func:`_replacement_wait` does), the others count against it."""
+    return return_hours.shape[1] - _spares_back(trial, return_hours, away, now)
 
 
 @_array_helper
@@ -997,6 +967,8 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
         maintenance_every = job.maintenance_every_hours
         maintenance_first = job.maintenance_checkpoint_first
         segment = job.segment_hours
+        # one tier: a segment's job-time, its compute and its write (see segments_time)
+        segment_and_write = job.segment_hours + job.durable_write_hours
         on_fabric = job.storage_on_fabric
         last_work = job.last_segment_work_hours
         total_segments = job.total_segments
@@ -1476,8 +1448,12 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                         # everything since the last completed checkpoint is rework: the
                         # compute and writes, the extra time of slowed running and the stalls
                         elapsed = run_progress
-                        done = _completed_segments_cold(job, start_index, elapsed, left)
-                        done_time = _segments_time_cold(job, start_index, done)
+                        if every == 1:  # one tier: completed_segments and segments_time, inline
+                            done = min(max(int(elapsed / segment_and_write), 0), left)
+                            done_time = done * segment_and_write
+                        else:
+                            done = _completed_segments_cold(job, start_index, elapsed, left)
+                            done_time = _segments_time_cold(job, start_index, done)
                         booked_useful += done * segment
                         booked_checkpoint += done_time - done * segment
                         booked_rework += elapsed - done_time
@@ -1604,12 +1580,15 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                                                   noticed, repair, needed)  # fmt: skip
                                 spares_used[trial] += needed
                                 wait = pool_swap
-                            else:
-                                wait = _spare_wait(
-                                    trial, needed, mode_spare_domain[replaced],
-                                    spare_return_hours, spares_away, spare_domain_return_hours,
-                                    spare_domains_away, spares_used, noticed, repair,
-                                )  # fmt: skip
+                            else:  # _spare_wait, with only the pool it draws from
+                                if mode_spare_domain[replaced]:
+                                    wait = _replacement_wait(trial, spare_domain_return_hours,
+                                                             spare_domains_away, noticed, repair)
+                                else:
+                                    wait = _replacement_wait(trial, spare_return_hours,
+                                                             spares_away, noticed, repair, needed)
+                                if wait < repair:
+                                    spares_used[trial] += needed
                     if has_drain and job_drains:  # the job is stopped: swap its degraded servers
                         _drain_servers(trial, e_fail + idle, mode_drain, n_modes,
                                        degradation_end, degradation_row, degradation_count,
