@@ -52,16 +52,23 @@ closed-over values). A plain serial function, it runs without the GIL (with nump
 error model: a division by zero gives inf, as in a numba parallel loop);
 :func:`walk_trials` spreads the trials over the cores with Python threads. As the body
 of a ``prange`` loop it compiled about 10 s slower (numba's parallel passes), for no gain
-in speed. Only the small helpers of the hot path are inlined into the
-walk (``inline="always"``: segment arithmetic, the slowdown, the slowed-stretch
-bookkeeping, the choice of spare pool); the larger ones that run once per failure or
-restart and take only scalars or a few arrays (the spares away, held hours, trace
-rows, failures while down) stay separate functions. The stop of a job (a crash, an
-eviction, a corruption found, a maintenance window) stays in the walk: as a function of
-its own it compiled 15 s faster, but the reference counts of the many arrays it touches
-cost about a microsecond per failure, ten times the walk's cost per event. The first
-compile of ``configs/small.toml`` took 17 s on two idle cores with the walk per feature
-set, 21-28 s with every feature in one walk (two measurements each).
+in speed. Only the small scalar helpers of the hot path are inlined into the walk
+(``inline="always"``: segment arithmetic, the slowed-stretch bookkeeping); those that
+take the trials' arrays (the spares away, the slowdown, trace rows, failures while down)
+are compiled without numba's reference counting (:data:`_array_helper`), so calling them
+costs no atomic count updates, and LLVM inlines the small ones. The stop of a job (a
+crash, an eviction, a corruption found, a maintenance window) stays in the walk: as a
+function of its own it compiled 15 s faster, but the reference counts of the many
+arrays it touches cost about a microsecond per failure, ten times the walk's cost per
+event. The first compile of ``configs/small.toml`` took 17 s on two idle cores with the
+walk per feature set, 21-28 s with every feature in one walk (two measurements each).
+
+Cost per event. While a trial is walked its own entries (phase, clocks, progress,
+checkpoints, bucket hours) are local values, written back when it stops, and a restart
+that ends before anything else happens is booked in its failure's step (the fast path:
+one step per failure instead of two). What is left per failure is the random draws
+(three uniforms, a logarithm, the alias pick), the crash's bookkeeping and the spares
+away (a sorted list: O(1) when the repair ends after those under way).
 
 Planned and delayed events join the failures: maintenance windows on a wall-clock
 schedule, the detection of a fail-slow unit or of a corruption, and the checkpoint a
