@@ -149,6 +149,12 @@ Compiled without numba's runtime (``_nrt=False``), a helper borrows its arrays f
 call: no count changes, and LLVM can still inline it. Such a helper can neither allocate
 nor call one that does."""
 
+_inlined_array_helper = numba.njit(cache=True, nogil=True, error_model="numpy", _nrt=False,
+                                   inline="always")
+"""An :data:`_array_helper` small enough to be inlined into the helpers that call it
+(never into the walk itself, whose arrays numba counts): a call would copy each array's
+descriptor onto the stack."""
+
 
 @numba.njit(cache=True, inline="always")
 def segments_time(job: CompiledJob, start_index: int, count: int) -> float:
@@ -486,7 +492,7 @@ def _hold_slowed_stretch(
                      settled.fast_tier_degraded_hours, settled.fast_tier_stall_hours)  # fmt: skip
 
 
-@_array_helper
+@_inlined_array_helper
 def _spares_back(trial: int, return_hours: np.ndarray, away: np.ndarray, now: float) -> int:
     """Let the spares of a pool back from repair by wall time ``now`` leave its list of
     spares away (the earliest return times, at its front); return how many are still away.
@@ -507,7 +513,7 @@ def _spares_back(trial: int, return_hours: np.ndarray, away: np.ndarray, now: fl
     return size
 
 
-@_array_helper
+@_inlined_array_helper
 def _send_away(trial: int, return_hours: np.ndarray, size: int, back_hours: float) -> None:
     """Add a spare back at wall time ``back_hours`` to the ``size`` spares away, in order:
     a repair that ends after the others (the usual case) costs O(1)."""
