@@ -338,22 +338,22 @@ class TrialState(NamedTuple):
         Shape (trials, modes): failures that stopped the job (fatal ones, and degraded
         ones beyond their mode's survivable count).
     spare_return_hours : numpy.ndarray of float
-        Shape (trials, spares): a min-heap of the wall-clock times at which the spares
-        away in repair come back (the first ``spares_away`` entries).
+        Shape (trials, spares): the wall-clock times at which the spares away in repair
+        come back, in ascending order (the first ``spares_away`` entries).
     spares_away : numpy.ndarray of int64
-        Spares away in repair (the heap's size).
+        Spares away in repair (the list's length).
     spare_domain_return_hours : numpy.ndarray of float
-        Shape (trials, spare domains): the same min-heap for the pool of whole spare
+        Shape (trials, spare domains): the same list for the pool of whole spare
         domains (the first ``spare_domains_away`` entries).
     spare_domains_away : numpy.ndarray of int64
-        Spare domains away in repair (that heap's size).
+        Spare domains away in repair (that list's length).
     spares_used : numpy.ndarray of int64
         Spare servers swapped in (a rack's worth or a spare domain counts its servers).
     spare_pool_return_hours : numpy.ndarray of float
-        Shape (trials, spare pool): the same min-heap for the second tier of spares
+        Shape (trials, spare pool): the same list for the second tier of spares
         (the first ``spare_pool_away`` entries).
     spare_pool_away : numpy.ndarray of int64
-        Spares of the second tier away (that heap's size).
+        Spares of the second tier away (that list's length).
     degradation_end_hours : numpy.ndarray of float
         Shape (trials, slots): wall-clock end of each degradation in progress.
     degradation_row : numpy.ndarray of int64

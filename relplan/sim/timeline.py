@@ -52,16 +52,23 @@ closed-over values). A plain serial function, it runs without the GIL (with nump
 error model: a division by zero gives inf, as in a numba parallel loop);
 :func:`walk_trials` spreads the trials over the cores with Python threads. As the body
 of a ``prange`` loop it compiled about 10 s slower (numba's parallel passes), for no gain
-in speed. Only the small helpers of the hot path are inlined into the
-walk (``inline="always"``: segment arithmetic, the slowdown, the slowed-stretch
-bookkeeping, the choice of spare pool); the larger ones that run once per failure or
-restart and take only scalars or a few arrays (the spare-pool heap, held hours, trace
-rows, failures while down) stay separate functions. The stop of a job (a crash, an
-eviction, a corruption found, a maintenance window) stays in the walk: as a function of
-its own it compiled 15 s faster, but the reference counts of the many arrays it touches
-cost about a microsecond per failure, ten times the walk's cost per event. The first
-compile of ``configs/small.toml`` took 17 s on two idle cores with the walk per feature
-set, 21-28 s with every feature in one walk (two measurements each).
+in speed. Only the small scalar helpers of the hot path are inlined into the walk
+(``inline="always"``: segment arithmetic, the slowed-stretch bookkeeping); those that
+take the trials' arrays (the spares away, the slowdown, trace rows, failures while down)
+are compiled without numba's reference counting (:data:`_array_helper`), so calling them
+costs no atomic count updates, and LLVM inlines the small ones. The stop of a job (a
+crash, an eviction, a corruption found, a maintenance window) stays in the walk: as a
+function of its own it compiled 15 s faster, but the reference counts of the many
+arrays it touches cost about a microsecond per failure, ten times the walk's cost per
+event. The first compile of ``configs/small.toml`` took 17 s on two idle cores with the
+walk per feature set, 21-28 s with every feature in one walk (two measurements each).
+
+Cost per event. While a trial is walked its own entries (phase, clocks, progress,
+checkpoints, bucket hours) are local values, written back when it stops, and a restart
+that ends before anything else happens is booked in its failure's step (the fast path:
+one step per failure instead of two). What is left per failure is the random draws
+(three uniforms, a logarithm, the alias pick), the crash's bookkeeping and the spares
+away (a sorted list: O(1) when the repair ends after those under way).
 
 Planned and delayed events join the failures: maintenance windows on a wall-clock
 schedule, the detection of a fail-slow unit or of a corruption, and the checkpoint a
@@ -130,6 +137,23 @@ WALK_THREADS = max(1, numba.config.NUMBA_NUM_THREADS)
 
 MIN_TRIALS_PER_THREAD = 64
 """Fewest trials worth handing to another thread."""
+
+_array_helper = numba.njit(cache=True, nogil=True, error_model="numpy", _nrt=False)
+"""Compile a helper of the walk that takes the trials' arrays and allocates none.
+
+Numba counts references to the arrays a function takes (an atomic add at its entry and
+another at its exit, for each array argument, wherever neither can be proven useless);
+in the walk's helpers that kept the state's arrays' counts busy at every failure, about
+40% of the walk's time (and the two threads of a walk fought over the same counts).
+Compiled without numba's runtime (``_nrt=False``), a helper borrows its arrays for the
+call: no count changes, and LLVM can still inline it. Such a helper can neither allocate
+nor call one that does."""
+
+_inlined_array_helper = numba.njit(cache=True, nogil=True, error_model="numpy", _nrt=False,
+                                   inline="always")
+"""An :data:`_array_helper` small enough to be inlined into the helpers that call it
+(never into the walk itself, whose arrays numba counts): a call would copy each array's
+descriptor onto the stack."""
 
 
 @numba.njit(cache=True, inline="always")
@@ -468,113 +492,117 @@ def _hold_slowed_stretch(
                      settled.fast_tier_degraded_hours, settled.fast_tier_stall_hours)  # fmt: skip
 
 
-@numba.njit(cache=True, inline="always")
-def _sift_down(heap: np.ndarray, trial: int, size: int, node: int) -> None:
-    while True:
-        left = 2 * node + 1
-        smallest = node
-        if left < size and heap[trial, left] < heap[trial, smallest]:
-            smallest = left
-        if left + 1 < size and heap[trial, left + 1] < heap[trial, smallest]:
-            smallest = left + 1
-        if smallest == node:
-            return
-        value = heap[trial, node]
-        heap[trial, node] = heap[trial, smallest]
-        heap[trial, smallest] = value
-        node = smallest
+@_inlined_array_helper
+def _spares_back(trial: int, return_hours: np.ndarray, away: np.ndarray, now: float) -> int:
+    """Let the spares of a pool back from repair by wall time ``now`` leave its list of
+    spares away (the earliest return times, at its front); return how many are still away.
+
+    ``return_hours[trial, :away[trial]]`` holds the return times of the spares away in
+    ascending order; the other spares are free. Its order is all that matters: the
+    waits depend only on the return times, however they are kept.
+    """
+    size = away[trial]
+    back = 0
+    while back < size and return_hours[trial, back] <= now:
+        back += 1
+    if back > 0:
+        size -= back
+        for k in range(size):
+            return_hours[trial, k] = return_hours[trial, k + back]
+        away[trial] = size
+    return size
 
 
-@numba.njit(cache=True)
+@_inlined_array_helper
+def _send_away(trial: int, return_hours: np.ndarray, size: int, back_hours: float) -> None:
+    """Add a spare back at wall time ``back_hours`` to the ``size`` spares away, in order:
+    a repair that ends after the others (the usual case) costs O(1)."""
+    k = size
+    while k > 0 and return_hours[trial, k - 1] > back_hours:
+        return_hours[trial, k] = return_hours[trial, k - 1]
+        k -= 1
+    return_hours[trial, k] = back_hours
+
+
+@_array_helper
 def _replacement_wait(
-    trial: int, return_heap: np.ndarray, away: np.ndarray, noticed: float, repair: float,
+    trial: int, return_hours: np.ndarray, away: np.ndarray, noticed: float, repair: float,
     needed: int = 1,
 ) -> float:  # fmt: skip
     """Hours from ``noticed`` until a replacement is ready: ``needed`` free spares (0),
     enough of them back from repair before the failed unit, or the failed unit itself.
 
-    The spares away in repair are a per-trial binary min-heap of their return times
-    (``away[trial]`` of them); the others are free. A failure of one unit costs
-    O(log away). A failure of ``needed > 1`` units at once (a rack) takes them all
-    together: the free spares and, if too few, the first ones back, unless the failed
-    units' repair ends first; the failed units go back to the pool when it ends. A pool
-    smaller than ``needed`` never covers it: the job waits for the repair.
+    The spares away in repair are a per-trial list of their return times in ascending
+    order (``away[trial]`` of them, see :func:`_spares_back`); the others are free. A
+    failure of one unit costs O(1) when its repair ends after those under way, O(away) at
+    most. A failure of ``needed > 1`` units at once (a rack) takes them all together: the
+    free spares and, if too few, the first ones back, unless the failed units' repair
+    ends first; the failed units go back to the pool when it ends. A pool smaller than
+    ``needed`` never covers it: the job waits for the repair.
     """
-    n_spares = return_heap.shape[1]
+    n_spares = return_hours.shape[1]
     if n_spares < needed:
         return repair
-    size = away[trial]
-    while size > 0 and return_heap[trial, 0] <= noticed:  # spares back in the pool
-        size -= 1
-        return_heap[trial, 0] = return_heap[trial, size]
-        _sift_down(return_heap, trial, size, 0)
+    size = _spares_back(trial, return_hours, away, noticed)
     back_after = noticed + repair
     if size + needed <= n_spares:
         # free spares go in; the failed units are away until their repair ends
         for _ in range(needed):
-            node = size
-            return_heap[trial, node] = back_after
-            while node > 0 and return_heap[trial, (node - 1) // 2] > return_heap[trial, node]:
-                parent = (node - 1) // 2
-                value = return_heap[trial, parent]
-                return_heap[trial, parent] = return_heap[trial, node]
-                return_heap[trial, node] = value
-                node = parent
+            _send_away(trial, return_hours, size, back_after)
             size += 1
         away[trial] = size
         return 0.0
-    away[trial] = size
     if needed > 1:
-        return _block_replacement_wait(trial, return_heap, away, noticed, repair,
+        return _block_replacement_wait(trial, return_hours, away, noticed, repair,
                                        size + needed - n_spares)  # fmt: skip
-    back = return_heap[trial, 0]
+    back = return_hours[trial, 0]
     if back < back_after:
         # A spare comes back before the failed unit: take it; the failed unit joins
         # the pool when its own repair ends.
-        return_heap[trial, 0] = back_after
-        _sift_down(return_heap, trial, size, 0)
+        for k in range(size - 1):
+            return_hours[trial, k] = return_hours[trial, k + 1]
+        _send_away(trial, return_hours, size - 1, back_after)
         return back - noticed
     return repair
 
 
-@numba.njit(cache=True)
+@_array_helper
 def _block_replacement_wait(
-    trial: int, return_heap: np.ndarray, away: np.ndarray, noticed: float, repair: float,
+    trial: int, return_hours: np.ndarray, away: np.ndarray, noticed: float, repair: float,
     short: int,
 ) -> float:  # fmt: skip
     """:func:`_replacement_wait` for a block of units when the free spares are ``short``
     of it: wait for the ``short``-th spare back, unless the block's own repair comes
     first. Taking the spares leaves every spare of the pool in the job or away: those
-    still in repair, and the block's units until their repair ends. The heap is then
-    rewritten in sorted order (a valid min-heap), O(spares log spares)."""
+    still in repair, and the block's units until their repair ends. O(spares)."""
     size = away[trial]
-    returns = np.sort(return_heap[trial, :size])
-    ready = returns[short - 1]
+    ready = return_hours[trial, short - 1]
     back_after = noticed + repair
     if ready >= back_after:
         return repair
-    kept = size - short
-    return_heap[trial, :kept] = returns[short:]
-    return_heap[trial, kept:] = back_after
-    return_heap[trial, :] = np.sort(return_heap[trial, :])
-    away[trial] = return_heap.shape[1]
+    n_spares = return_hours.shape[1]
+    kept = size - short  # still in repair: the latest ones
+    later = 0  # of them, those back after the block's units
+    while later < kept and return_hours[trial, size - 1 - later] > back_after:
+        later += 1
+    for k in range(later):  # to the end of the list
+        return_hours[trial, n_spares - 1 - k] = return_hours[trial, size - 1 - k]
+    for k in range(kept - later):  # the others to its front
+        return_hours[trial, k] = return_hours[trial, short + k]
+    for k in range(kept - later, n_spares - later):  # the block's units between
+        return_hours[trial, k] = back_after
+    away[trial] = n_spares
     return ready - noticed
 
 
-@numba.njit(cache=True)
-def _free_spares(trial: int, return_heap: np.ndarray, away: np.ndarray, now: float) -> int:
+@_array_helper
+def _free_spares(trial: int, return_hours: np.ndarray, away: np.ndarray, now: float) -> int:
     """Spares of the pool free at wall time ``now``: those away in repair that are back
-    leave the heap (as :func:`_replacement_wait` does), the others count against it."""
-    size = away[trial]
-    while size > 0 and return_heap[trial, 0] <= now:
-        size -= 1
-        return_heap[trial, 0] = return_heap[trial, size]
-        _sift_down(return_heap, trial, size, 0)
-    away[trial] = size
-    return return_heap.shape[1] - size
+    leave the list (as :func:`_replacement_wait` does), the others count against it."""
+    return return_hours.shape[1] - _spares_back(trial, return_hours, away, now)
 
 
-@numba.njit(cache=True)
+@_array_helper
 def _drain_servers(
     trial: int, now: float, mode_drain: np.ndarray, n_modes: int,
     degradation_end: np.ndarray, degradation_row: np.ndarray, degradation_count: np.ndarray,
@@ -602,7 +630,7 @@ def _drain_servers(
         k -= 1
 
 
-@numba.njit(cache=True, inline="always")
+@_array_helper
 def _spare_wait(
     trial: int, needed: int, whole_domain: bool, spare_return_hours: np.ndarray,
     spares_away: np.ndarray, spare_domain_return_hours: np.ndarray,
@@ -623,7 +651,7 @@ def _spare_wait(
     return wait
 
 
-@numba.njit(cache=True)
+@_array_helper
 def _emit(trace: TraceBuffer, start: float, end: float, code: int,
           a: float, b: float, c: float) -> None:  # fmt: skip
     """Append the row ``[start, end, code, a, b, c]`` to ``trace`` (count it if full)."""
@@ -645,7 +673,7 @@ def _init_part(done_from: float, done_to: float, init_hours: float) -> float:
     return min(done_to, init_hours) - min(done_from, init_hours)
 
 
-@numba.njit(cache=True, inline="always")
+@_array_helper
 def _current_slowdown(
     trial: int, degradations_by_row: np.ndarray, slowdown_table: np.ndarray
 ) -> float:
@@ -736,7 +764,7 @@ def _retained_before(before: int, newest_durable: int, every: int, keep: int,
     return min(target, newest_durable)
 
 
-@numba.njit(cache=True)
+@_array_helper
 def _end_slow_degradations(
     trial: int, degradation_end: np.ndarray, degradation_row: np.ndarray,
     degradation_count: np.ndarray, degradations_by_row: np.ndarray,
@@ -753,7 +781,7 @@ def _end_slow_degradations(
         k -= 1
 
 
-@numba.njit(cache=True, error_model="numpy")
+@_array_helper
 def _idle_failures(
     trial: int, down_wall: float, down_hours: float, modes: CompiledModes,
     rng_state: np.ndarray, failures_by_mode: np.ndarray, degradation_end: np.ndarray,
@@ -952,6 +980,8 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
         maintenance_every = job.maintenance_every_hours
         maintenance_first = job.maintenance_checkpoint_first
         segment = job.segment_hours
+        # one tier: a segment's job-time, its compute and its write (see segments_time)
+        segment_and_write = job.segment_hours + job.durable_write_hours
         on_fabric = job.storage_on_fabric
         last_work = job.last_segment_work_hours
         total_segments = job.total_segments
@@ -971,7 +1001,7 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
         mode_self_healing = modes.self_healing
         mode_spares_needed = modes.spares_needed
         mode_spare_domain = modes.spare_domain
-        durable = state.durable_checkpoint
+        durable_by_trial = state.durable_checkpoint
         interruptions_by_mode = state.interruptions_by_mode
         maintenances = state.maintenances
         spare_return_hours = state.spare_return_hours
@@ -1010,23 +1040,23 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
         depleted = state.depleted
         horizon = window.horizon_hours
         rng_state = streams.rng_state
-        next_exponential_hours = streams.next_exponential_hours
-        phase = state.phase
-        exposure_hours = state.exposure_hours
-        phase_start = state.phase_start_hours
-        run_progress = state.run_progress_hours
-        restart_done = state.restart_done_hours
-        restart_length = state.restart_hours
-        restart_init_booked = state.restart_init_hours
-        committed = state.committed_checkpoints
+        next_exponential_by_trial = streams.next_exponential_hours
+        phase_by_trial = state.phase
+        exposure_by_trial = state.exposure_hours
+        phase_start_by_trial = state.phase_start_hours
+        run_progress_by_trial = state.run_progress_hours
+        restart_done_by_trial = state.restart_done_hours
+        restart_length_by_trial = state.restart_hours
+        restart_init_by_trial = state.restart_init_hours
+        committed_by_trial = state.committed_checkpoints
         rollback_segment = state.rollback_segment
         rollback_degraded = state.rollback_degraded_hours
         rollback_stall = state.rollback_stall_hours
         fast_tier_durable = state.fast_tier_durable
         fast_tier_degraded = state.fast_tier_degraded_hours
         fast_tier_stall = state.fast_tier_stall_hours
-        idle = state.idle_hours
-        wall_hours = state.wall_hours
+        idle_by_trial = state.idle_hours
+        wall_hours_by_trial = state.wall_hours
         buckets = state.bucket_hours
         failures_by_mode = state.failures_by_mode
         degradation_end = state.degradation_end_hours
@@ -1053,6 +1083,31 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
             trial = active_trials[slot]
             pointer = offsets[slot]
             end = offsets[slot + 1]
+            # The trial's own entries, local values while it is walked and written back
+            # when it stops: kept in registers or on the stack, not reloaded from their
+            # arrays after every store to another array (the compiler cannot tell that
+            # the arrays do not overlap). ``booked_*``: hours booked to each bucket.
+            phase = phase_by_trial[trial]
+            exposure_hours = exposure_by_trial[trial]
+            phase_start = phase_start_by_trial[trial]
+            run_progress = run_progress_by_trial[trial]
+            restart_done = restart_done_by_trial[trial]
+            restart_length = restart_length_by_trial[trial]
+            restart_init_booked = restart_init_by_trial[trial]
+            committed = committed_by_trial[trial]
+            durable = durable_by_trial[trial]
+            idle = idle_by_trial[trial]
+            wall_hours = wall_hours_by_trial[trial]
+            next_exponential_hours = next_exponential_by_trial[trial]
+            booked_useful = buckets[trial, B_USEFUL]
+            booked_rework = buckets[trial, B_REWORK]
+            booked_checkpoint = buckets[trial, B_CHECKPOINT]
+            booked_detect = buckets[trial, B_DETECT]
+            booked_restart = buckets[trial, B_RESTART]
+            booked_waiting = buckets[trial, B_WAITING]
+            booked_degraded = buckets[trial, B_DEGRADED]
+            booked_stall = buckets[trial, B_STALL]
+            booked_maintenance = buckets[trial, B_MAINTENANCE]
             slowdown = 1.0
             if degradation_count[trial] > 0:
                 slowdown = _current_slowdown(trial, degradations_by_row, slowdown_table)
@@ -1069,64 +1124,69 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                     break
                 if cancel[0]:
                     break
-                x_now = exposure_hours[trial]
+                x_now = exposure_hours
                 # The next failure from either source.
-                e_exp = next_exponential_hours[trial]
+                e_exp = next_exponential_hours
                 e_win = event_exposure_hours[pointer] if pointer < end else np.inf
                 e_fail = min(e_exp, e_win)
                 # The next end of a degradation (wall clock, seen on the exposure clock).
                 x_deg = np.inf
                 first_deg = -1
                 for k in range(degradation_count[trial]):
-                    x = max(degradation_end[trial, k] - idle[trial], x_now)
+                    x = max(degradation_end[trial, k] - idle, x_now)
                     if x < x_deg:
                         x_deg = x
                         first_deg = k
                 # The end of the current phase. A degraded job computes at 1 / slowdown
                 # job-hours per hour; it writes so too only if storage shares the fabric.
-                start_index = committed[trial]
+                start_index = committed
                 left = total_segments - 1 - start_index
                 finish = 0.0
                 done_before = 0
                 slowed_before = 0.0
                 # the end of the calendar window, on the exposure clock (inf: none)
-                x_horizon = wall_horizon - idle[trial]
+                x_horizon = wall_horizon - idle
                 # Planned and delayed events: the next maintenance window (wall clock), a
                 # fail-slow unit detected, a corruption found, and the checkpoint a planned
                 # stop waits for (the next one; the next durable one for maintenance).
                 x_maint = np.inf
                 if has_maintenance and not pending_stop[trial] & STOP_MAINTENANCE:
-                    x_maint = max(next_maintenance[trial] - idle[trial], x_now)
+                    x_maint = max(next_maintenance[trial] - idle, x_now)
                 x_stop = np.inf
                 stop_segments = 0
-                if has_planned_stops and pending_stop[trial] != NO_STOP and phase[trial] == RUNNING:
+                if has_planned_stops and pending_stop[trial] != NO_STOP and phase == RUNNING:
                     stop_segments = _segments_to_stop(
-                        job, start_index, run_progress[trial], left,
+                        job, start_index, run_progress, left,
                         pending_stop[trial] & (STOP_MAINTENANCE | STOP_DRAIN) != 0,
                     )  # fmt: skip
                     if stop_segments > 0:
-                        x_stop = max(phase_start[trial], x_now) + _hours_to_progress(
-                            job, start_index, run_progress[trial], stop_segments, slowdown, left
+                        x_stop = max(phase_start, x_now) + _hours_to_progress(
+                            job, start_index, run_progress, stop_segments, slowdown, left
                         )  # fmt: skip
-                x_special = min(min(x_maint, x_stop), min(evict_at[trial], corruption_found[trial]))
-                x_evict = evict_at[trial]
-                if phase[trial] == RESTARTING:
-                    x_phase = phase_start[trial] + (restart_length[trial] - restart_done[trial])
+                x_special = min(x_maint, x_stop)
+                x_evict = np.inf
+                if has_fail_slow:
+                    x_evict = evict_at[trial]
+                    x_special = min(x_special, x_evict)
+                if has_corruption:
+                    x_special = min(x_special, corruption_found[trial])
+                if phase == RESTARTING:
+                    x_phase = phase_start + (restart_length - restart_done)
                 else:
                     finish = segments_time(job, start_index, left) + last_work
                     if not has_degradations or slowdown == 1.0 or on_fabric:
-                        x_phase = phase_start[trial] + (finish - run_progress[trial]) * slowdown
+                        x_phase = phase_start + (finish - run_progress) * slowdown
                     else:
                         # writes at full speed; the segment in progress is usually the one
                         # holding hours already (a stall's, before its soft phase)
                         done_before = completed_segments_hinted(
-                            job, start_index, run_progress[trial], left,
+                            job, start_index, run_progress, left,
                             held.segment - start_index - 1,
                         )  # fmt: skip
-                        slowed_before = slowed_job_hours(job, start_index, run_progress[trial],
+                        slowed_before = slowed_job_hours(job, start_index, run_progress,
                                                          done_before, left)
                         # no earlier than at full speed: exact only if it may come first
-                        x_phase = phase_start[trial] + (finish - run_progress[trial])
+                        x_phase = phase_start + (finish - run_progress)
                         if x_phase <= min(min(x_deg, e_fail), min(x_horizon, x_special)):
                             x_phase += (slowdown - 1.0) * (left * segment + last_work
                                                            - slowed_before)
@@ -1135,10 +1195,13 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                     break
 
                 # Advance a running job's progress up to x_next (nothing happens during a stall).
-                if phase[trial] == RUNNING and x_next > phase_start[trial]:
-                    stretch = x_next - phase_start[trial]
-                    progress = run_progress[trial]
-                    if not has_degradations or slowdown == 1.0 or on_fabric:
+                if phase == RUNNING and x_next > phase_start:
+                    stretch = x_next - phase_start
+                    progress = run_progress
+                    extra = 0.0
+                    if not has_degradations:  # at full speed throughout: no division
+                        reached = progress + stretch
+                    elif slowdown == 1.0 or on_fabric:
                         reached = progress + stretch / slowdown
                         extra = stretch * (1.0 - 1.0 / slowdown)
                     else:
@@ -1149,10 +1212,11 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                                                                  stretch, slowdown, left))
                         extra = stretch - (reached - progress)
                     if has_trace and trial == traced:
-                        _emit(trace, phase_start[trial] + idle[trial], x_next + idle[trial],
+                        _emit(trace, phase_start + idle, x_next + idle,
                               TRACE_RUN, progress, reached, start_index)
-                    run_progress[trial] = reached
-                    buckets[trial, B_DEGRADED] += extra
+                    run_progress = reached
+                    if has_degradations:
+                        booked_degraded += extra
                     if has_degradations and slowdown != 1.0:
                         # hold the extra time for a failure to roll back
                         if on_fabric:
@@ -1162,63 +1226,63 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                             completed_segments_after(job, start_index, done_before, reached, left),
                             reached, slowdown, extra, left,
                         )  # fmt: skip
-                    phase_start[trial] = x_next
-                exposure_hours[trial] = x_next
+                    phase_start = x_next
+                exposure_hours = x_next
 
                 if has_horizon and x_horizon <= x_next and x_horizon < x_phase:
                     # The calendar window ends: book what is under way up to it, and stop.
-                    if phase_start[trial] > x_horizon:  # a stall reaching beyond it
-                        buckets[trial, B_STALL] -= phase_start[trial] - x_horizon
-                    elif phase[trial] == RESTARTING:
-                        buckets[trial, B_RESTART] += x_horizon - phase_start[trial]
-                        restart_init_booked[trial] += _init_part(
-                            restart_done[trial],
-                            restart_done[trial] + x_horizon - phase_start[trial], restart_init,
+                    if phase_start > x_horizon:  # a stall reaching beyond it
+                        booked_stall -= phase_start - x_horizon
+                    elif phase == RESTARTING:
+                        booked_restart += x_horizon - phase_start
+                        restart_init_booked += _init_part(
+                            restart_done,
+                            restart_done + x_horizon - phase_start, restart_init,
                         )  # fmt: skip
                         if has_trace and trial == traced:
-                            _emit(trace, phase_start[trial] + idle[trial], wall_horizon,
+                            _emit(trace, phase_start + idle, wall_horizon,
                                   TRACE_RESTART, 0.0, 0.0, 0.0)
-                    if phase[trial] == RUNNING:
+                    if phase == RUNNING:
                         # the progress since the restart counts as done: compute and writes
-                        elapsed = run_progress[trial]
+                        elapsed = run_progress
                         done = completed_segments(job, start_index, elapsed, left)
                         done_time = segments_time(job, start_index, done)
                         into = elapsed - done_time
                         compute_into = into if done == left else min(into, segment)
-                        buckets[trial, B_USEFUL] += done * segment + compute_into
-                        buckets[trial, B_CHECKPOINT] += done_time - done * segment + (
+                        booked_useful += done * segment + compute_into
+                        booked_checkpoint += done_time - done * segment + (
                             into - compute_into
                         )
-                        committed[trial] += done
-                    wall_hours[trial] = wall_horizon
-                    phase[trial] = FINISHED
+                        committed += done
+                    wall_hours = wall_horizon
+                    phase = FINISHED
                     if has_trace and trial == traced:
                         _emit(trace, wall_horizon, wall_horizon, TRACE_FINISH, 0.0, 0.0, 0.0)
                     break
 
                 if x_phase <= x_next:
-                    if phase[trial] == RESTARTING:
-                        buckets[trial, B_RESTART] += restart_length[trial] - restart_done[trial]
-                        restart_init_booked[trial] += _init_part(
-                            restart_done[trial], restart_length[trial], restart_init
+                    if phase == RESTARTING:
+                        booked_restart += restart_length - restart_done
+                        restart_init_booked += _init_part(
+                            restart_done, restart_length, restart_init
                         )
                         if has_trace and trial == traced:
-                            _emit(trace, phase_start[trial] + idle[trial], x_next + idle[trial],
+                            _emit(trace, phase_start + idle, x_next + idle,
                                   TRACE_RESTART, 0.0, 0.0, 0.0)
-                        restart_done[trial] = 0.0
-                        phase[trial] = RUNNING
-                        phase_start[trial] = x_next
-                        run_progress[trial] = 0.0
+                        restart_done = 0.0
+                        phase = RUNNING
+                        phase_start = x_next
+                        run_progress = 0.0
                         continue
-                    buckets[trial, B_USEFUL] += left * segment + last_work
-                    buckets[trial, B_CHECKPOINT] += segments_time(job, start_index, left) - (
+                    booked_useful += left * segment + last_work
+                    booked_checkpoint += segments_time(job, start_index, left) - (
                         left * segment
                     )
-                    committed[trial] = total_segments
-                    wall_hours[trial] = x_next + idle[trial]
-                    phase[trial] = FINISHED
+                    committed = total_segments
+                    wall_hours = x_next + idle
+                    phase = FINISHED
                     if has_trace and trial == traced:
-                        _emit(trace, wall_hours[trial], wall_hours[trial], TRACE_FINISH,
+                        _emit(trace, wall_hours, wall_hours, TRACE_FINISH,
                               0.0, 0.0, 0.0)
                     break
 
@@ -1231,24 +1295,24 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                     if has_planned_stops and x_stop <= x_next:
                         stop = STOP_AT_CHECKPOINT
                         if has_drain and pending_stop[trial] == STOP_DRAIN and _free_spares(
-                            trial, spare_return_hours, spares_away, x_next + idle[trial]
+                            trial, spare_return_hours, spares_away, x_next + idle
                         ) < 1:  # no spare to drain to: no stop
                             pending_stop[trial] = NO_STOP
                             continue
                     elif has_maintenance and x_maint <= x_next:
                         # the next window on the wall-clock schedule, after this one
-                        now = x_next + idle[trial]
+                        now = x_next + idle
                         if next_maintenance[trial] <= now:  # O(1), however many windows
                             next_maintenance[trial] += maintenance_every * (math.floor(
                                 (now - next_maintenance[trial]) / maintenance_every) + 1.0)
-                        if maintenance_first and phase[trial] == RUNNING:
+                        if maintenance_first and phase == RUNNING:
                             pending_stop[trial] |= STOP_MAINTENANCE  # at the next durable one
                             continue
                         stop = MAINTENANCE_NOW
                     elif has_fail_slow and x_evict <= x_next:
                         stop_mode = evict_mode[trial]
                         evict_at[trial] = np.inf
-                        if mode_evict_at_checkpoint[stop_mode] and phase[trial] == RUNNING:
+                        if mode_evict_at_checkpoint[stop_mode] and phase == RUNNING:
                             pending_stop[trial] |= STOP_EVICTION  # at the next checkpoint
                             continue
                         stop = EVICT_NOW
@@ -1284,7 +1348,7 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                             repair_kind[mode], repair_scale_hours[mode], repair_shape[mode],
                             uniform(rng_state, trial),
                         )
-                        next_exponential_hours[trial] = e_exp - math.log(
+                        next_exponential_hours = e_exp - math.log(
                             uniform(rng_state, trial)
                         ) / exponential_rate
                     else:
@@ -1304,7 +1368,7 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                     ):
                         impact = FATAL  # nothing left to run on (every spine, too many replicas)
                     if has_trace and trial == traced:
-                        _emit(trace, e_fail + idle[trial], e_fail + idle[trial], TRACE_FAILURE,
+                        _emit(trace, e_fail + idle, e_fail + idle, TRACE_FAILURE,
                               mode, impact, 0.0)  # fmt: skip
                     if has_fail_slow and impact == SLOW:
                         # the job runs at the slow unit's pace until a detector notices it; a
@@ -1326,9 +1390,9 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                     if has_corruption and impact == CORRUPTION:
                         # found `detect` later (or never): the last checkpoint before it is the
                         # newest one without it
-                        before = committed[trial]
-                        if phase[trial] == RUNNING:
-                            before += completed_segments(job, start_index, run_progress[trial],
+                        before = committed
+                        if phase == RUNNING:
+                            before += completed_segments(job, start_index, run_progress,
                                                          left)  # fmt: skip
                         if uniform(rng_state, trial) < mode_detect_probability[mode]:
                             if corruption_found[trial] == np.inf:  # else: an earlier one covers it
@@ -1342,7 +1406,7 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                     if impact == FATAL:
                         stop = FAILURE
                     elif has_drain and impact == DEGRADED and mode_drain[mode] != 0 and (
-                        _free_spares(trial, spare_return_hours, spares_away, e_fail + idle[trial])
+                        _free_spares(trial, spare_return_hours, spares_away, e_fail + idle)
                         > 0
                     ):
                         # a server running degraded, and a spare to swap it for
@@ -1358,113 +1422,119 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                         # the job has just reached the checkpoint it waited for: keep it all
                         reach = stop_segments
                         boundary = _segments_time_cold(job, start_index, reach)
-                        run_progress[trial] = boundary
-                        buckets[trial, B_USEFUL] += reach * segment
-                        buckets[trial, B_CHECKPOINT] += boundary - reach * segment
-                        committed[trial] += reach
-                        durable[trial] = max(durable[trial], (committed[trial] // every) * every)
+                        run_progress = boundary
+                        booked_useful += reach * segment
+                        booked_checkpoint += boundary - reach * segment
+                        committed += reach
+                        durable = max(durable, (committed // every) * every)
                         if held.segment > 0:
                             held = _settle_held_hours(held, every)
                         if has_trace and trial == traced:  # a stop that keeps its work
-                            _emit(trace, e_fail + idle[trial], e_fail + idle[trial], TRACE_STOP,
+                            _emit(trace, e_fail + idle, e_fail + idle, TRACE_STOP,
                                   0.0, 0.0, 0.0)  # fmt: skip
                     elif stop != FAILURE and has_trace and trial == traced:  # loses work
-                        _emit(trace, e_fail + idle[trial], e_fail + idle[trial], TRACE_STOP,
+                        _emit(trace, e_fail + idle, e_fail + idle, TRACE_STOP,
                               1.0, 0.0, 0.0)  # fmt: skip
                     if stop == STOP_AT_CHECKPOINT:
                         pass
-                    elif phase[trial] == RESTARTING:
-                        if phase_start[trial] > e_fail:  # a stall pausing the restart ends here
-                            buckets[trial, B_STALL] -= phase_start[trial] - e_fail
+                    elif phase == RESTARTING:
+                        if phase_start > e_fail:  # a stall pausing the restart ends here
+                            booked_stall -= phase_start - e_fail
                         else:
-                            buckets[trial, B_RESTART] += e_fail - phase_start[trial]
-                            restart_init_booked[trial] += _init_part_cold(
-                                restart_done[trial],
-                                restart_done[trial] + e_fail - phase_start[trial], restart_init,
+                            booked_restart += e_fail - phase_start
+                            restart_init_booked += _init_part_cold(
+                                restart_done,
+                                restart_done + e_fail - phase_start, restart_init,
                             )  # fmt: skip
                             if has_trace and trial == traced:
-                                _emit(trace, phase_start[trial] + idle[trial], e_fail + idle[trial],
+                                _emit(trace, phase_start + idle, e_fail + idle,
                                       TRACE_RESTART, 0.0, 0.0, 0.0)
-                        restart_done[trial] = 0.0
+                        restart_done = 0.0
                     else:
-                        if phase_start[trial] > e_fail:  # cut a stall short (held: it is in
-                            cut = phase_start[trial] - e_fail  # the segment in progress)
-                            buckets[trial, B_STALL] -= cut
+                        if phase_start > e_fail:  # cut a stall short (held: it is in
+                            cut = phase_start - e_fail  # the segment in progress)
+                            booked_stall -= cut
                             held = HeldHours(held.segment, held.degraded_hours,
                                              held.stall_hours - cut, held.fast_tier_durable,
                                              held.fast_tier_degraded_hours,
                                              held.fast_tier_stall_hours)  # fmt: skip
                         # everything since the last completed checkpoint is rework: the
                         # compute and writes, the extra time of slowed running and the stalls
-                        elapsed = run_progress[trial]
-                        done = _completed_segments_cold(job, start_index, elapsed, left)
-                        done_time = _segments_time_cold(job, start_index, done)
-                        buckets[trial, B_USEFUL] += done * segment
-                        buckets[trial, B_CHECKPOINT] += done_time - done * segment
-                        buckets[trial, B_REWORK] += elapsed - done_time
+                        elapsed = run_progress
+                        if every == 1:  # one tier: completed_segments and segments_time, inline
+                            done = min(max(int(elapsed / segment_and_write), 0), left)
+                            done_time = done * segment_and_write
+                        else:
+                            done = _completed_segments_cold(job, start_index, elapsed, left)
+                            done_time = _segments_time_cold(job, start_index, done)
+                        booked_useful += done * segment
+                        booked_checkpoint += done_time - done * segment
+                        booked_rework += elapsed - done_time
                         if held.segment > start_index + done:
                             # held in the segment the failure rolls back
-                            buckets[trial, B_REWORK] += held.degraded_hours + held.stall_hours
-                            buckets[trial, B_DEGRADED] -= held.degraded_hours
-                            buckets[trial, B_STALL] -= held.stall_hours
+                            booked_rework += held.degraded_hours + held.stall_hours
+                            booked_degraded -= held.degraded_hours
+                            booked_stall -= held.stall_hours
                             held = HeldHours(0, 0.0, 0.0, held.fast_tier_durable,
                                              held.fast_tier_degraded_hours,
                                              held.fast_tier_stall_hours)  # fmt: skip
                         elif held.segment > 0:  # held in a completed segment
                             held = _settle_held_hours(held, every)
-                        committed[trial] += done
+                        committed += done
                         # the last durable checkpoint this run wrote, once its persist is over
-                        latest = (committed[trial] // every) * every
+                        latest = committed  # one tier: no integer division
+                        if every > 1:
+                            latest = (committed // every) * every
                         if persist > 0.0:
                             while latest > start_index and elapsed < persist + _segments_time_cold(
                                 job, start_index, latest - start_index
                             ):
                                 latest -= every
                         if latest > start_index or persist == 0.0:
-                            durable[trial] = latest
+                            durable = latest
                     # Roll back to the last durable checkpoint if the stop took the fast tier
                     # (a maintenance window takes every server), or (one tier) if the newest
                     # checkpoint died in its persist; a corruption found rolls back to the
                     # newest retained durable checkpoint written before it.
-                    target = committed[trial]
+                    target = committed
                     if stop != STOP_AT_CHECKPOINT and (
                         stop == MAINTENANCE_NOW or every == 1 or mode_loses_fast[mode]
                     ):
-                        target = durable[trial]
+                        target = durable
                     if has_corruption and stop == CORRUPTION_FOUND:
                         target = min(target, _retained_before(
-                            corruption_checkpoint[trial], durable[trial], every, keep, archive,
+                            corruption_checkpoint[trial], durable, every, keep, archive,
                         ))  # fmt: skip
-                    if target < committed[trial]:
+                    if target < committed:
                         # the checkpoints after it are gone: their compute, writes, and the
                         # slowed extra time and stalls held after the durable one, are rework
-                        lost = committed[trial] - target
+                        lost = committed - target
                         lost_time = _segments_time_cold(job, target, lost)
-                        buckets[trial, B_USEFUL] -= lost * segment
-                        buckets[trial, B_CHECKPOINT] -= lost_time - lost * segment
-                        buckets[trial, B_REWORK] += lost_time
+                        booked_useful -= lost * segment
+                        booked_checkpoint -= lost_time - lost * segment
+                        booked_rework += lost_time
                         if held.fast_tier_durable >= target:  # held after the target
-                            buckets[trial, B_REWORK] += (held.fast_tier_degraded_hours
+                            booked_rework += (held.fast_tier_degraded_hours
                                                          + held.fast_tier_stall_hours)
-                            buckets[trial, B_DEGRADED] -= held.fast_tier_degraded_hours
-                            buckets[trial, B_STALL] -= held.fast_tier_stall_hours
+                            booked_degraded -= held.fast_tier_degraded_hours
+                            booked_stall -= held.fast_tier_stall_hours
                         held = HeldHours(held.segment, held.degraded_hours, held.stall_hours,
                                          target, 0.0, 0.0)
                         if has_trace and trial == traced:
-                            _emit(trace, e_fail + idle[trial], e_fail + idle[trial], TRACE_ROLLBACK,
-                                  target, committed[trial], 0.0)
-                        committed[trial] = target
-                        durable[trial] = min(durable[trial], target)
-                    if has_corruption and undetected[trial] >= committed[trial]:
+                            _emit(trace, e_fail + idle, e_fail + idle, TRACE_ROLLBACK,
+                                  target, committed, 0.0)
+                        committed = target
+                        durable = min(durable, target)
+                    if has_corruption and undetected[trial] >= committed:
                         undetected[trial] = -1  # the corrupted work is rolled back with the rest
-                    if has_corruption and corruption_checkpoint[trial] >= committed[trial]:
+                    if has_corruption and corruption_checkpoint[trial] >= committed:
                         # lineage: a pending corruption lies in work rolled back: never found
                         corruption_found[trial] = np.inf
                     # the restart reads the newest checkpoint that held: the fast tier's, or
                     # the durable store's
-                    restart_length[trial] = restart
-                    if committed[trial] > durable[trial]:
-                        restart_length[trial] = fast_restart
+                    restart_length = restart
+                    if committed > durable:
+                        restart_length = fast_restart
                     # down: detection, then a maintenance window, a replacement or a repair
                     detect = 0.0
                     planned = 0.0
@@ -1482,7 +1552,7 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                         # the degraded server goes, a free spare comes in: back in the pool
                         # when the server's repair ends
                         _replacement_wait(trial, spare_return_hours, spares_away,
-                                          e_fail + idle[trial], repair, 1)  # fmt: skip
+                                          e_fail + idle, repair, 1)  # fmt: skip
                         spares_used[trial] += 1
                         drains[trial] += 1
                     else:  # at a checkpoint: the evictions that waited for it
@@ -1503,7 +1573,7 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                                 trial, degradation_end, degradation_row, degradation_count,
                                 degradations_by_row,
                             )  # fmt: skip
-                        noticed = e_fail + idle[trial] + detect
+                        noticed = e_fail + idle + detect
                         wait = repair
                         if mode_self_healing[replaced]:  # back by itself `repair` after it
                             wait = max(0.0, repair - detect)
@@ -1523,14 +1593,17 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                                                   noticed, repair, needed)  # fmt: skip
                                 spares_used[trial] += needed
                                 wait = pool_swap
-                            else:
-                                wait = _spare_wait(
-                                    trial, needed, mode_spare_domain[replaced],
-                                    spare_return_hours, spares_away, spare_domain_return_hours,
-                                    spare_domains_away, spares_used, noticed, repair,
-                                )  # fmt: skip
+                            else:  # _spare_wait, with only the pool it draws from
+                                if mode_spare_domain[replaced]:
+                                    wait = _replacement_wait(trial, spare_domain_return_hours,
+                                                             spare_domains_away, noticed, repair)
+                                else:
+                                    wait = _replacement_wait(trial, spare_return_hours,
+                                                             spares_away, noticed, repair, needed)
+                                if wait < repair:
+                                    spares_used[trial] += needed
                     if has_drain and job_drains:  # the job is stopped: swap its degraded servers
-                        _drain_servers(trial, e_fail + idle[trial], mode_drain, n_modes,
+                        _drain_servers(trial, e_fail + idle, mode_drain, n_modes,
                                        degradation_end, degradation_row, degradation_count,
                                        degradations_by_row, spare_return_hours, spares_away,
                                        spares_used, drains)  # fmt: skip
@@ -1541,7 +1614,7 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                     ):
                         events_walked[trial] = steps
                         wait += _idle_failures(
-                            trial, e_fail + idle[trial], detect + planned + wait, modes, rng_state,
+                            trial, e_fail + idle, detect + planned + wait, modes, rng_state,
                             failures_by_mode, degradation_end, degradation_row, degradation_count,
                             degradations_by_row, overflow, spare_return_hours, spares_away,
                             spare_domain_return_hours, spare_domains_away, spares_used,
@@ -1549,8 +1622,8 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                         )  # fmt: skip
                         steps = events_walked[trial]
                     # without failures during recovery the restart is off the exposure clock
-                    recover = 0.0 if recovery_fails else restart_length[trial]
-                    down = e_fail + idle[trial]
+                    recover = 0.0 if recovery_fails else restart_length
+                    down = e_fail + idle
                     stalled = removed and wait == np.inf
                     if stalled:  # no spare left for a unit gone for good: the job stalls
                         depleted[trial] = True
@@ -1582,36 +1655,76 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                         cut_planned = min(over - cut, planned)
                         planned -= cut_planned
                         detect -= over - cut - cut_planned
-                    buckets[trial, B_DETECT] += detect
-                    buckets[trial, B_MAINTENANCE] += planned
-                    buckets[trial, B_WAITING] += wait
+                    booked_detect += detect
+                    booked_maintenance += planned
+                    booked_waiting += wait
                     if has_trace and trial == traced:
                         _emit(trace, down, down + detect, TRACE_DETECT, mode, 0.0, 0.0)
                         _emit(trace, down + detect, down + detect + planned, TRACE_MAINTENANCE,
                               mode, 0.0, 0.0)  # fmt: skip
                         _emit(trace, down + detect + planned, down + detect + planned + wait,
                               TRACE_WAIT, mode, 0.0, 0.0)  # fmt: skip
-                    idle[trial] += detect + planned + wait
+                    idle += detect + planned + wait
                     if not recovery_fails:  # the restart, done while nothing fails
-                        buckets[trial, B_RESTART] += recover
-                        restart_init_booked[trial] += _init_part_cold(0.0, recover, restart_init)
+                        booked_restart += recover
+                        restart_init_booked += _init_part_cold(0.0, recover, restart_init)
                         if has_trace and trial == traced and recover > 0.0:
-                            _emit(trace, e_fail + idle[trial], e_fail + idle[trial] + recover,
+                            _emit(trace, e_fail + idle, e_fail + idle + recover,
                                   TRACE_RESTART, 0.0, 0.0, 0.0)  # fmt: skip
-                        idle[trial] += recover
+                        idle += recover
                     if over > 0.0 or stalled:
-                        wall_hours[trial] = wall_horizon if over > 0.0 else e_fail + idle[trial]
-                        phase[trial] = FINISHED
+                        wall_hours = wall_horizon if over > 0.0 else e_fail + idle
+                        phase = FINISHED
                         if has_trace and trial == traced:
-                            _emit(trace, wall_hours[trial], wall_hours[trial], TRACE_FINISH,
+                            _emit(trace, wall_hours, wall_hours, TRACE_FINISH,
                                   0.0, 0.0, 0.0)  # fmt: skip
                         break
-                    phase[trial] = RESTARTING
-                    phase_start[trial] = e_fail
+                    phase = RESTARTING
+                    phase_start = e_fail
                     if not recovery_fails:
-                        phase[trial] = RUNNING
-                        run_progress[trial] = 0.0
-                    slowdown = _current_slowdown(trial, degradations_by_row, slowdown_table)
+                        phase = RUNNING
+                        run_progress = 0.0
+                    if has_degradations:  # else none is ever in progress: slowdown stays 1
+                        slowdown = _current_slowdown(trial, degradations_by_row, slowdown_table)
+                    if phase != RESTARTING or (has_trace and trial == traced):
+                        continue
+                    # Fast path: the restart usually ends before anything else happens. Its
+                    # end is then the next step, and it is booked here as that step would
+                    # book it. Invariant: the step would find x_next = x_restart_end (no
+                    # failure, end of a degradation, calendar end or planned or delayed event
+                    # before it), within the window and finite, under the step limit and not
+                    # cancelled; otherwise the loop takes the step as usual.
+                    x_restart_end = phase_start + (restart_length - restart_done)
+                    if not (x_restart_end <= next_exponential_hours and (
+                        pointer >= end or x_restart_end <= event_exposure_hours[pointer]
+                    ) and x_restart_end <= wall_horizon - idle and x_restart_end <= horizon and (
+                        x_restart_end < np.inf
+                    ) and steps < max_events and not cancel[0]):  # fmt: skip
+                        continue
+                    if has_maintenance and not pending_stop[trial] & STOP_MAINTENANCE and (
+                        max(next_maintenance[trial] - idle, exposure_hours) < x_restart_end
+                    ):  # fmt: skip
+                        continue
+                    if has_fail_slow and evict_at[trial] < x_restart_end:
+                        continue
+                    if has_corruption and corruption_found[trial] < x_restart_end:
+                        continue
+                    if has_degradations:
+                        degradation_ends_first = False
+                        for k in range(degradation_count[trial]):
+                            x = max(degradation_end[trial, k] - idle, exposure_hours)
+                            if x < x_restart_end:
+                                degradation_ends_first = True
+                        if degradation_ends_first:
+                            continue
+                    steps += 1
+                    exposure_hours = x_restart_end
+                    booked_restart += restart_length - restart_done
+                    restart_init_booked += _init_part(restart_done, restart_length, restart_init)
+                    restart_done = 0.0
+                    phase = RUNNING
+                    phase_start = x_restart_end
+                    run_progress = 0.0
                     continue
 
                 # Degraded, transient and elastic failures: the job keeps its progress.
@@ -1626,52 +1739,52 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                     # transient: failover; elastic: detection and reconfiguration. Nothing
                     # progresses while the network stalls, a restart neither.
                     begin = e_fail + mode_stall_hours[mode]
-                    if phase[trial] == RESTARTING and e_fail > phase_start[trial]:
+                    if phase == RESTARTING and e_fail > phase_start:
                         # the restart pauses: bank what it has done
-                        buckets[trial, B_RESTART] += e_fail - phase_start[trial]
-                        restart_init_booked[trial] += _init_part(
-                            restart_done[trial],
-                            restart_done[trial] + e_fail - phase_start[trial], restart_init,
+                        booked_restart += e_fail - phase_start
+                        restart_init_booked += _init_part(
+                            restart_done,
+                            restart_done + e_fail - phase_start, restart_init,
                         )  # fmt: skip
-                        restart_done[trial] += e_fail - phase_start[trial]
+                        restart_done += e_fail - phase_start
                         if has_trace and trial == traced:
-                            _emit(trace, phase_start[trial] + idle[trial], e_fail + idle[trial],
+                            _emit(trace, phase_start + idle, e_fail + idle,
                                   TRACE_RESTART, 0.0, 0.0, 0.0)
-                        phase_start[trial] = e_fail
+                        phase_start = e_fail
                     # phase_start >= e_fail now: the end of a stall in progress, if any. The
                     # stalled time is the union of the stalls: this one adds what reaches
                     # beyond the stall in progress.
-                    if begin > phase_start[trial]:
-                        added = begin - phase_start[trial]
-                        buckets[trial, B_STALL] += added
+                    if begin > phase_start:
+                        added = begin - phase_start
+                        booked_stall += added
                         at_progress = -1.0  # none: restarting
-                        if phase[trial] == RUNNING:
-                            at_progress = run_progress[trial]
+                        if phase == RUNNING:
+                            at_progress = run_progress
                             segment_number = start_index + 1 + completed_segments(
                                 job, start_index, at_progress, left
                             )
                             held = _hold_hours(held, segment_number, 0.0, added, every)
                         if has_trace and trial == traced:
-                            _emit(trace, phase_start[trial] + idle[trial], begin + idle[trial],
+                            _emit(trace, phase_start + idle, begin + idle,
                                   TRACE_STALL, mode, at_progress, start_index)
-                        phase_start[trial] = begin
-                if mode_rework[mode] > 0.0 and phase[trial] == RUNNING:
+                        phase_start = begin
+                if mode_rework[mode] > 0.0 and phase == RUNNING:
                     # in-process recovery redoes the interrupted step (not beyond the last
                     # checkpoint, which ends a step)
-                    into = run_progress[trial] - segments_time(
+                    into = run_progress - segments_time(
                         job, start_index,
-                        completed_segments(job, start_index, run_progress[trial], left),
+                        completed_segments(job, start_index, run_progress, left),
                     )  # fmt: skip
                     lost = min(mode_rework[mode], into)
-                    run_progress[trial] -= lost
-                    buckets[trial, B_REWORK] += lost
+                    run_progress -= lost
+                    booked_rework += lost
                 if impact == ELASTIC:
                     wait = repair
                     if mode_uses_spares[mode]:
                         wait = _spare_wait(trial, mode_spares_needed[mode], mode_spare_domain[mode],
                                            spare_return_hours, spares_away,
                                            spare_domain_return_hours, spare_domains_away,
-                                           spares_used, begin + idle[trial], repair)  # fmt: skip
+                                           spares_used, begin + idle, repair)  # fmt: skip
                     duration = wait + mode_soft_hours[mode]  # soft hours: the rejoin
                 elif impact == TRANSIENT:
                     duration = mode_soft_hours[mode]
@@ -1682,13 +1795,34 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                     overflow[0] = True
                     continue
                 k = degradation_count[trial]
-                degradation_end[trial, k] = begin + idle[trial] + duration
+                degradation_end[trial, k] = begin + idle + duration
                 degradation_row[trial, k] = table_row
                 degradation_count[trial] = k + 1
                 degradations_by_row[trial, table_row] += 1
                 slowdown = _current_slowdown(trial, degradations_by_row, slowdown_table)
+            phase_by_trial[trial] = phase
+            exposure_by_trial[trial] = exposure_hours
+            phase_start_by_trial[trial] = phase_start
+            run_progress_by_trial[trial] = run_progress
+            restart_done_by_trial[trial] = restart_done
+            restart_length_by_trial[trial] = restart_length
+            restart_init_by_trial[trial] = restart_init_booked
+            committed_by_trial[trial] = committed
+            durable_by_trial[trial] = durable
+            idle_by_trial[trial] = idle
+            wall_hours_by_trial[trial] = wall_hours
+            next_exponential_by_trial[trial] = next_exponential_hours
+            buckets[trial, B_USEFUL] = booked_useful
+            buckets[trial, B_REWORK] = booked_rework
+            buckets[trial, B_CHECKPOINT] = booked_checkpoint
+            buckets[trial, B_DETECT] = booked_detect
+            buckets[trial, B_RESTART] = booked_restart
+            buckets[trial, B_WAITING] = booked_waiting
+            buckets[trial, B_DEGRADED] = booked_degraded
+            buckets[trial, B_STALL] = booked_stall
+            buckets[trial, B_MAINTENANCE] = booked_maintenance
             events_walked[trial] = steps
-            if phase[trial] != FINISHED:  # the next window goes on from here
+            if phase != FINISHED:  # the next window goes on from here
                 rollback_segment[trial] = held.segment
                 rollback_degraded[trial] = held.degraded_hours
                 rollback_stall[trial] = held.stall_hours
