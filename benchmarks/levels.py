@@ -78,11 +78,11 @@ LEVELS: dict[str, Level] = {
         "full",
         {
             "plain-exponential": CaseSettings(100_000, 2_000, 30.0),
-            "small": CaseSettings(20_000, 2_000, 30.0),
+            "small": CaseSettings(100_000, 2_000, 30.0),
             "seed-moe-10k": CaseSettings(10_000, 300, 30.0),
             "llama3-16k": CaseSettings(10_000, 200, 30.0),
         },
-        repeats=3,
+        repeats=5,
         scaling_repeats=2,
         scaling_events=1.5e6,
         trial_counts=(1_000, 10_000, 100_000),

@@ -227,12 +227,15 @@ def render(report: dict[str, Any]) -> None:
     cases = report.get("cases") or {}
     if cases:
         table = Table(
-            title="Performance (relplan: 1 worker, after warm-up; events = interruptions)"
+            title="Performance (relplan: 1 worker, its walk on every core, after warm-up; "
+            "1 thread: the walk on one thread, as the floor and SimPy run; events = "
+            "interruptions)"
         )
         for column in (
             "case", "trials\nrelplan/SimPy", "relplan\ntrials/s", "relplan\nevents/s",
             "relplan\nns/event", "SimPy\ntrials/s", "SimPy\nevents/s", "speedup\nper trial",
-            "peak mem\nrelplan", "peak mem\nSimPy", "floor\n(s)", "relplan\nx floor",
+            "speedup\n1 thread", "peak mem\nrelplan", "peak mem\nSimPy", "floor\n(s)",
+            "relplan\nx floor", "x floor\n1 thread",
         ):  # fmt: skip
             table.add_column(column, justify="right" if column != "case" else "left")
         for name, case in cases.items():
@@ -246,11 +249,13 @@ def render(report: dict[str, Any]) -> None:
                 rate_text(simpy_case["trials_per_second"]),
                 rate_text(simpy_case["events_per_second"]),
                 f"{case['speedup_per_trial']:,.0f}x",
+                f"{case['speedup_per_trial_one_thread']:,.0f}x",
                 mib_text(case["peak_memory_bytes"]),
                 f"{mib_text(simpy_case['peak_memory_bytes'])} "
                 f"({simpy_case['peak_memory_trials']} tr)",
                 f"{case['floor_seconds']:.4f}",
                 f"{case['floor_multiple']:.1f}x",
+                f"{case['floor_multiple_one_thread']:.1f}x",
             )
         console.print(table)
 
@@ -443,7 +448,8 @@ def markdown(report: dict[str, Any]) -> str:
     if cases:
         header = (
             "case", "trials relplan / SimPy", "relplan trials/s", "relplan events/s",
-            "ns per event", "SimPy trials/s", "speedup per trial", "floor (s)", "x floor",
+            "ns per event", "SimPy trials/s", "speedup per trial", "speedup 1 thread",
+            "floor (s)", "x floor", "x floor 1 thread",
         )  # fmt: skip
         rows = [
             (
@@ -454,8 +460,10 @@ def markdown(report: dict[str, Any]) -> str:
                 f"{case['ns_per_event']:.0f}" if case["ns_per_event"] else "-",
                 rate_text(case["simpy"]["trials_per_second"]),
                 f"{case['speedup_per_trial']:,.0f}x",
+                f"{case['speedup_per_trial_one_thread']:,.0f}x",
                 f"{case['floor_seconds']:.4f}",
                 f"{case['floor_multiple']:.1f}x",
+                f"{case['floor_multiple_one_thread']:.1f}x",
             )
             for name, case in cases.items()
         ]

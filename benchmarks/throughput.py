@@ -3,7 +3,9 @@
 On each case (:mod:`benchmarks.cases`) it runs, in this one process:
 
 - relplan's :func:`relplan.sim.engine.simulate` (one worker, after a warm-up call so
-  numba's compile time is excluded; see :func:`first_call_seconds`), on many trials;
+  numba's compile time is excluded; see :func:`first_call_seconds`), on many trials: as
+  a user runs it (the worker's walk on every core) and on one thread
+  (:func:`one_walk_thread`: cost per core, like the floor and SimPy);
 - the SimPy reference on few trials, time-capped (:func:`run_reference`);
 - the *random-number floor* (:func:`benchmarks.measure.floor_seconds`);
 
@@ -14,9 +16,12 @@ agree (:func:`agreement`).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
+from collections.abc import Iterator
 from typing import Any
+from unittest import mock
 
 import numpy as np
 
@@ -29,6 +34,7 @@ from benchmarks.cases import (
 )
 from benchmarks.levels import CaseSettings
 from benchmarks.measure import best_time, floor_seconds, peak_traced_bytes
+from relplan.sim import timeline
 from relplan.sim.engine import TrialOutcomes, simulate
 
 AGREEMENT_SIGMAS = 4.0
@@ -176,6 +182,10 @@ def benchmark_case(
 
     trials = settings.relplan_trials
     seconds, outcomes = best_time(lambda: simulate(model, trials, seed, workers=1), repeats)
+    with one_walk_thread():
+        seconds_one_thread, _ = best_time(
+            lambda: simulate(model, trials, seed, workers=1), repeats
+        )
     events = int(outcome_events(outcomes).sum())
     seconds_all, _ = best_time(lambda: simulate(model, trials, seed, workers=workers_all), repeats)
     memory = peak_traced_bytes(lambda: simulate(model, trials, seed, workers=1))
@@ -214,7 +224,11 @@ def benchmark_case(
         "floor_seconds": floor,
         "floor_variates": 3 * events + trials,
         "floor_multiple": seconds / floor,
+        "walk_threads": timeline.WALK_THREADS,
+        "seconds_one_thread": seconds_one_thread,
+        "floor_multiple_one_thread": seconds_one_thread / floor,
         "speedup_per_trial": simpy_seconds_per_trial / seconds_per_trial,
+        "speedup_per_trial_one_thread": simpy_seconds_per_trial / (seconds_one_thread / trials),
         "speedup_per_event": (simpy_seconds / simpy_events) / (seconds / events)
         if events and simpy_events
         else None,
@@ -231,6 +245,18 @@ def benchmark_case(
         },
         "agreement": agreement(outcomes, reference_outcomes),
     }
+
+
+@contextlib.contextmanager
+def one_walk_thread() -> Iterator[None]:
+    """Within the block, a walk runs its trials on one thread, not one per core.
+
+    One worker's walk spreads its trials over :data:`relplan.sim.timeline.WALK_THREADS`
+    threads (every core); the random-number floor and the SimPy reference run on one, so
+    the benchmark also times relplan so (the ``_one_thread`` figures): cost per core.
+    """
+    with mock.patch.object(timeline, "WALK_THREADS", 1):
+        yield
 
 
 def first_call_seconds(seed: int) -> float:

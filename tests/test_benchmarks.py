@@ -18,6 +18,7 @@ import pytest
 
 import relplan.sim.compiled
 import relplan.sim.engine
+import relplan.sim.timeline
 import relplan.units
 import relplan.vocab
 from benchmarks import (
@@ -51,6 +52,9 @@ REQUIRED_CASE_KEYS = (
     "peak_memory_bytes",
     "floor_seconds",
     "floor_multiple",
+    "seconds_one_thread",
+    "floor_multiple_one_thread",
+    "speedup_per_trial_one_thread",
 )
 
 
@@ -176,6 +180,13 @@ def test_relplan_agrees_with_simpy_reference(name):
     assert verdict["wall_hours"]["z"] == pytest.approx(z_wall)
 
 
+def test_one_walk_thread_walks_on_one_thread_within_its_block():
+    threads = relplan.sim.timeline.WALK_THREADS
+    with throughput.one_walk_thread():
+        assert relplan.sim.timeline.WALK_THREADS == 1
+    assert relplan.sim.timeline.WALK_THREADS == threads
+
+
 def test_agreement_flags_a_difference():
     same = np.linspace(100.0, 110.0, 50)
     verdict = throughput.compare_means(same + 5.0, same)
@@ -299,6 +310,9 @@ REQUIRED_CASE_KEYS = (
     "peak_memory_bytes",
     "floor_seconds",
     "floor_multiple",
+    "seconds_one_thread",
+    "floor_multiple_one_thread",
+    "speedup_per_trial_one_thread",
 )
 REQUIRED_COMMAND_KEYS = (
     "command", "argv", "available", "seconds", "runs", "reference", "reference_argv",
@@ -344,6 +358,9 @@ def test_quick_run_writes_json_with_every_figure(quick_run):
         assert case["agreement"]["agree"], name
         assert case["simpy"]["trials"] >= 1
         assert case["floor_variates"] == 3 * case["events"] + case["trials"]
+        assert case["floor_multiple_one_thread"] == pytest.approx(
+            case["seconds_one_thread"] / case["floor_seconds"])
+        assert case["walk_threads"] == relplan.sim.timeline.WALK_THREADS
     assert result["first_call_seconds"] > 0
     assert result["machine"]["nproc"] >= 1
     assert "scaling" not in result and "memory" not in result  # off with --quick
