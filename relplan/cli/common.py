@@ -6,6 +6,8 @@ Light on purpose (typer and relplan's light modules only), like all of :mod:`rel
 from __future__ import annotations
 
 import functools
+import signal
+import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -322,24 +324,75 @@ def printed_warnings() -> Iterator[None]:
         yield
 
 
+@contextmanager
+def noting_interrupts() -> Iterator[list[bool]]:
+    """While the body runs, note each Ctrl-C (SIGINT) before it raises KeyboardInterrupt.
+
+    Some compiled libraries turn a KeyboardInterrupt raised inside them into another
+    exception (matplotlib's C++ transforms give a ``TypeError``), so a Ctrl-C while a
+    plot is drawn would end in that exception's traceback. The note lets the caller tell
+    that the exception is the interrupt. Only Python's own handler is wrapped, in the
+    main thread: SIGINT ignored (``nohup``) or handled by someone else stays so.
+
+    Yields
+    ------
+    list of bool
+        Empty until a SIGINT arrives, then ``[True]``.
+
+    Examples
+    --------
+    >>> with noting_interrupts() as noted:
+    ...     pass
+    >>> noted
+    []
+    """
+    noted: list[bool] = []
+    ours = threading.current_thread() is threading.main_thread() and (
+        signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+
+    def note(signum: int, frame: Any) -> None:
+        noted.append(True)
+        signal.default_int_handler(signum, frame)
+
+    if ours:
+        signal.signal(signal.SIGINT, note)
+    try:
+        yield noted
+    finally:
+        if ours:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def _interrupted() -> typer.Exit:
+    """Say ``interrupted`` on stderr; the exit of an interrupted command (code 130)."""
+    from relplan.cli.render import error_console
+
+    error_console.print("interrupted", highlight=False)
+    return typer.Exit(code=INTERRUPTED_EXIT_CODE)
+
+
 def reports_errors(command: Command) -> Command:
     """Turn the library's input errors into one message and exit code 2; print its
-    warnings once (:func:`printed_warnings`)."""
+    warnings once (:func:`printed_warnings`); end a command that Ctrl-C interrupted with
+    one line and exit code 130, whatever exception the interrupt surfaced as
+    (:func:`noting_interrupts`)."""
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            with printed_warnings():
-                return command(*args, **kwargs)
-        except ConfigError as error:
-            raise _fail(error.key, error.message) from None
-        except InfeasibleJobError as error:
-            raise _fail("job", str(error)) from None
-        except KeyboardInterrupt:
-            from relplan.cli.render import error_console
-
-            error_console.print("interrupted", highlight=False)
-            raise typer.Exit(code=INTERRUPTED_EXIT_CODE) from None
+        with noting_interrupts() as noted:
+            try:
+                with printed_warnings():
+                    return command(*args, **kwargs)
+            except ConfigError as error:
+                raise _fail(error.key, error.message) from None
+            except InfeasibleJobError as error:
+                raise _fail("job", str(error)) from None
+            except KeyboardInterrupt:
+                raise _interrupted() from None
+            except Exception:
+                if noted:  # the interrupt, turned into another exception on its way
+                    raise _interrupted() from None
+                raise
 
     return wrapper  # type: ignore[return-value]
 

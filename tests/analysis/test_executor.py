@@ -137,13 +137,14 @@ def _gone(processes: list[psutil.Process]) -> bool:
 
 
 def _long_sweep(tmp_path) -> subprocess.Popen:
-    """A sweep of 4 points of 40,000 trials on two worker processes, in its own session
+    """A sweep of 4 points of 1,000,000 trials (about 10 s) on two worker processes, in its
+    own session
     (so that a signal can reach its whole process group, as Ctrl-C in a terminal does).
     The child gets SIGINT's default disposition itself (Python then installs its
     KeyboardInterrupt handler), whatever this test run inherited (``nohup ... &``
     starts it with SIGINT ignored)."""
     return subprocess.Popen(
-        [sys.executable, "-m", "relplan", "sweep", str(STUDY), "--trials", "40000",
+        [sys.executable, "-m", "relplan", "sweep", str(STUDY), "--trials", "1000000",
          "--workers", "2", "--out", str(tmp_path / "out")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
