@@ -16,13 +16,13 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks import simpy_reference as reference
-from relplan.config.loading import load_config
+from relplan.config.loading import SHIPPED_CONFIGS, load_config
 from relplan.sim.engine import expected_exposure_hours
 from relplan.sim.model import SimulationModel, build_model
 
 REPO = Path(__file__).resolve().parents[1]
 """The repository holding the benchmark."""
-CONFIGS = REPO / "configs"
+CONFIGS = SHIPPED_CONFIGS
 """The shipped configs."""
 BENCHMARK_CONFIGS = REPO / "benchmarks" / "configs"
 """Configs of the benchmark's own cases (``plain-exponential``)."""

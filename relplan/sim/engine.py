@@ -394,9 +394,7 @@ def walk_is_compiled(args: tuple) -> bool:
     """
     job, modes, _window, _streams, state, trace = args
     dispatcher = timeline.walk_kernel(WalkFeatures.of(job, modes, state, trace))
-    slot_range = (0, 0)  # the walk takes the first and stop slots first
-    return is_compiled(dispatcher, signature_of(dispatcher, (*slot_range, *args,
-                                                             timeline.CANCEL)))
+    return is_compiled(dispatcher, signature_of(dispatcher, timeline.empty_walk_call(args)))
 
 
 def walk_block(

@@ -160,8 +160,7 @@ def run_targets(model: SimulationModel) -> list[CompileTarget]:
         job, modes, _window, _streams, state, trace = args
         features = WalkFeatures.of(job, modes, state, trace)
         dispatcher = timeline.walk_kernel(features)
-        slot_range = (0, 0)  # the walk takes the first and stop slots first
-        signature = signature_of(dispatcher, (*slot_range, *args, timeline.CANCEL))
+        signature = signature_of(dispatcher, timeline.empty_walk_call(args))
         targets.append(CompileTarget(kind, "walk_trial_slots", features, dispatcher,
                                      signature))  # fmt: skip
     job, _modes, _window, streams, _state, _trace = args

@@ -1897,6 +1897,29 @@ CANCEL = np.zeros(1, dtype=np.bool_)
 """Set to stop every walk in the process at its next step (see :func:`cancel_walks`)."""
 
 
+def empty_walk_call(args: tuple) -> tuple:
+    """The arguments of a call of the walk that walks no trial, from those of
+    :func:`walk_trials`: their types are those of every call a run makes (to tell, or
+    compile, the walk's signature without walking).
+
+    Parameters
+    ----------
+    args : tuple
+        ``(job, modes, window, streams, state, trace)``.
+
+    Returns
+    -------
+    tuple
+        ``(0, 0, job, modes, window, streams, state, trace, CANCEL)``.
+
+    Examples
+    --------
+    >>> empty_walk_call(("job",))[:3]
+    (0, 0, 'job')
+    """
+    return (0, 0, *args, CANCEL)
+
+
 def cancel_walks() -> None:
     """Stop every walk under way at its next step; they raise KeyboardInterrupt."""
     CANCEL[0] = True
