@@ -1,4 +1,5 @@
-"""Measuring: best-of timers, traced memory, the random-number floor and child processes.
+"""Measuring: best-of and paired timers, traced memory, the random-number floor, child
+processes.
 
 Every other benchmark module times through these, so each figure is taken the same way.
 """
@@ -113,13 +114,42 @@ def peak_traced_bytes(function: Callable[[], Any]) -> int:
     return int(peak - baseline)
 
 
-def floor_seconds(events: int, trials: int, repeats: int = 5, seed: int = 0) -> float:
-    """Time numpy needs to draw the variates a run consumed: 3 per event, 5 per trial.
+def floor_draw(events: int, trials: int, seed: int = 0) -> Callable[[], None]:
+    """A call that draws the variates a run consumed: 3 per event, 5 per trial.
 
     Per failure event an exponential inter-arrival time, a uniform for the failure mode
     and an exponential repair, drawn vectorised from ``numpy.random.default_rng``; per
     trial the four 64-bit words that seed its stream and its first arrival (relplan
     draws exactly these).
+
+    Parameters
+    ----------
+    events : int
+        Failure events of the run.
+    trials : int
+        Trials of the run.
+    seed : int
+        Seed of the generator.
+
+    Returns
+    -------
+    callable
+        Draws them once per call (one thread).
+    """
+    rng = np.random.default_rng(seed)
+
+    def draw() -> None:
+        rng.exponential(size=events)
+        rng.random(events)
+        rng.exponential(size=events)
+        rng.integers(0, 2**64 - 1, size=(trials, 4), dtype=np.uint64, endpoint=True)
+        rng.exponential(size=trials)
+
+    return draw
+
+
+def floor_seconds(events: int, trials: int, repeats: int = 5, seed: int = 0) -> float:
+    """Time numpy needs to draw the variates a run consumed (:func:`floor_draw`).
 
     Parameters
     ----------
@@ -137,17 +167,74 @@ def floor_seconds(events: int, trials: int, repeats: int = 5, seed: int = 0) -> 
     float
         The shortest of ``repeats`` timings, seconds.
     """
-    rng = np.random.default_rng(seed)
-
-    def draw() -> None:
-        rng.exponential(size=events)
-        rng.random(events)
-        rng.exponential(size=events)
-        rng.integers(0, 2**64 - 1, size=(trials, 4), dtype=np.uint64, endpoint=True)
-        rng.exponential(size=trials)
-
-    seconds, _ = best_time(draw, repeats)
+    seconds, _ = best_time(floor_draw(events, trials, seed), repeats)
     return seconds
+
+
+@dataclass(frozen=True)
+class PairedTimes:
+    """Two calls timed in alternation: each round times the reference, then the function.
+
+    On a shared virtual machine the speed of a core moves by tens of percent over
+    seconds (other tenants); timed minutes apart, a run and its reference can each
+    catch a fast or a slow spell. Timed in alternating rounds, both see the same spells:
+    the shortest of each, and the median of the per-round ratios, are then comparable.
+
+    Attributes
+    ----------
+    seconds : float
+        The function's shortest call, seconds.
+    reference_seconds : float
+        The reference's shortest call, seconds.
+    median_ratio : float
+        The median over rounds of the function's time over the reference's in the same
+        round.
+    rounds : int
+        Rounds timed.
+    """
+
+    seconds: float
+    reference_seconds: float
+    median_ratio: float
+    rounds: int
+
+    @property
+    def ratio(self) -> float:
+        """The function's shortest call over the reference's shortest."""
+        return self.seconds / self.reference_seconds
+
+
+def paired_times(
+    function: Callable[[], ResultT], reference: Callable[[], Any], rounds: int
+) -> tuple[PairedTimes, ResultT]:
+    """Time ``function`` and ``reference`` in alternating rounds (see :class:`PairedTimes`).
+
+    Parameters
+    ----------
+    function : callable
+        Called with no arguments, once a round.
+    reference : callable
+        Called with no arguments, once a round, just before ``function``.
+    rounds : int
+        Rounds (at least one).
+
+    Returns
+    -------
+    (PairedTimes, object)
+        The timings and the last call's return value of ``function``.
+    """
+    own, theirs = [], []
+    result = None
+    for _ in range(max(1, rounds)):
+        started = time.perf_counter()
+        reference()
+        theirs.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        result = function()
+        own.append(time.perf_counter() - started)
+    ratios = np.asarray(own) / np.asarray(theirs)
+    times = PairedTimes(min(own), min(theirs), float(np.median(ratios)), len(own))
+    return times, result
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,20 @@ def mib_text(value: float | None) -> str:
     return "-" if value is None else f"{value / 2**20:.1f} MiB"
 
 
+def floor_multiple_text(case: dict[str, Any], suffix: str = "") -> str:
+    """A case's multiple of the random-number floor, shortest against shortest, and the
+    median of the per-round ratios in brackets (``suffix``: ``"_one_thread"`` or "").
+
+    Examples
+    --------
+    >>> floor_multiple_text({"floor_multiple": 2.94, "floor_multiple_median_paired": 3.31})
+    '2.9x (3.3x)'
+    """
+    median = case.get(f"floor_multiple{suffix}_median_paired")
+    shortest = f"{case[f'floor_multiple{suffix}']:.1f}x"
+    return shortest if median is None else f"{shortest} ({median:.1f}x)"
+
+
 def rate_text(value: float) -> str:
     """A rate: no decimals from 100 on, one below."""
     return f"{value:,.0f}" if value >= 100 else f"{value:,.1f}"
@@ -235,7 +249,7 @@ def render(report: dict[str, Any]) -> None:
             "case", "trials\nrelplan/SimPy", "relplan\ntrials/s", "relplan\nevents/s",
             "relplan\nns/event", "SimPy\ntrials/s", "SimPy\nevents/s", "speedup\nper trial",
             "speedup\n1 thread", "peak mem\nrelplan", "peak mem\nSimPy", "floor\n(s)",
-            "relplan\nx floor", "x floor\n1 thread",
+            "relplan\nx floor\n(median)", "x floor\n1 thread\n(median)",
         ):  # fmt: skip
             table.add_column(column, justify="right" if column != "case" else "left")
         for name, case in cases.items():
@@ -254,8 +268,8 @@ def render(report: dict[str, Any]) -> None:
                 f"{mib_text(simpy_case['peak_memory_bytes'])} "
                 f"({simpy_case['peak_memory_trials']} tr)",
                 f"{case['floor_seconds']:.4f}",
-                f"{case['floor_multiple']:.1f}x",
-                f"{case['floor_multiple_one_thread']:.1f}x",
+                floor_multiple_text(case),
+                floor_multiple_text(case, "_one_thread"),
             )
         console.print(table)
 
@@ -449,7 +463,7 @@ def markdown(report: dict[str, Any]) -> str:
         header = (
             "case", "trials relplan / SimPy", "relplan trials/s", "relplan events/s",
             "ns per event", "SimPy trials/s", "speedup per trial", "speedup 1 thread",
-            "floor (s)", "x floor", "x floor 1 thread",
+            "floor (s)", "x floor (median of rounds)", "x floor 1 thread (median of rounds)",
         )  # fmt: skip
         rows = [
             (
@@ -462,8 +476,8 @@ def markdown(report: dict[str, Any]) -> str:
                 f"{case['speedup_per_trial']:,.0f}x",
                 f"{case['speedup_per_trial_one_thread']:,.0f}x",
                 f"{case['floor_seconds']:.4f}",
-                f"{case['floor_multiple']:.1f}x",
-                f"{case['floor_multiple_one_thread']:.1f}x",
+                floor_multiple_text(case),
+                floor_multiple_text(case, "_one_thread"),
             )
             for name, case in cases.items()
         ]

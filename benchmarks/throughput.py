@@ -7,7 +7,9 @@ On each case (:mod:`benchmarks.cases`) it runs, in this one process:
   a user runs it (the worker's walk on every core) and on one thread
   (:func:`one_walk_thread`: cost per core, like the floor and SimPy);
 - the SimPy reference on few trials, time-capped (:func:`run_reference`);
-- the *random-number floor* (:func:`benchmarks.measure.floor_seconds`);
+- the *random-number floor* (:func:`benchmarks.measure.floor_draw`), timed in rounds
+  alternating with relplan's calls (:func:`benchmarks.measure.paired_times`), so both
+  see the same spells of a shared machine's speed;
 
 and reports trials and failure events (interruptions) per second, the speedup per trial,
 peak traced memory, relplan's time as a multiple of the floor, and whether the two models
@@ -33,13 +35,15 @@ from benchmarks.cases import (
     shipped_overrides,
 )
 from benchmarks.levels import CaseSettings
-from benchmarks.measure import best_time, floor_seconds, peak_traced_bytes
+from benchmarks.measure import best_time, floor_draw, paired_times, peak_traced_bytes
 from relplan.sim import timeline
 from relplan.sim.engine import TrialOutcomes, simulate
 
 AGREEMENT_SIGMAS = 4.0
 """Two means agree when they differ by at most this many combined standard errors."""
 MEMORY_METHOD = "tracemalloc peak (Python + numpy allocations during the call)"
+FLOOR_ROUNDS_PER_REPEAT = 3
+"""Rounds of relplan and the floor timed in alternation, per repeat of the level."""
 
 
 def run_reference(
@@ -181,15 +185,21 @@ def benchmark_case(
     case = reference_case_from_model(model)
 
     trials = settings.relplan_trials
-    seconds, outcomes = best_time(lambda: simulate(model, trials, seed, workers=1), repeats)
-    with one_walk_thread():
-        seconds_one_thread, _ = best_time(
-            lambda: simulate(model, trials, seed, workers=1), repeats
-        )
+    outcomes = simulate(model, trials, seed, workers=1)
     events = int(outcome_events(outcomes).sum())
+    # relplan and the floor timed in alternating rounds: both see the machine's spells
+    floor_draws = floor_draw(events, trials)
+    rounds = FLOOR_ROUNDS_PER_REPEAT * repeats
+    paired, outcomes = paired_times(lambda: simulate(model, trials, seed, workers=1),
+                                    floor_draws, rounds)  # fmt: skip
+    with one_walk_thread():
+        paired_one_thread, _ = paired_times(
+            lambda: simulate(model, trials, seed, workers=1), floor_draws, rounds
+        )
+    seconds, seconds_one_thread = paired.seconds, paired_one_thread.seconds
     seconds_all, _ = best_time(lambda: simulate(model, trials, seed, workers=workers_all), repeats)
     memory = peak_traced_bytes(lambda: simulate(model, trials, seed, workers=1))
-    floor = floor_seconds(events, trials)
+    floor = min(paired.reference_seconds, paired_one_thread.reference_seconds)
 
     reference_outcomes, simpy_seconds = run_reference(
         case, settings.simpy_trials, seed, settings.simpy_time_cap_seconds
@@ -224,9 +234,12 @@ def benchmark_case(
         "floor_seconds": floor,
         "floor_variates": 3 * events + trials,
         "floor_multiple": seconds / floor,
+        "floor_multiple_median_paired": paired.median_ratio,
+        "floor_rounds": rounds,
         "walk_threads": timeline.WALK_THREADS,
         "seconds_one_thread": seconds_one_thread,
         "floor_multiple_one_thread": seconds_one_thread / floor,
+        "floor_multiple_one_thread_median_paired": paired_one_thread.median_ratio,
         "speedup_per_trial": simpy_seconds_per_trial / seconds_per_trial,
         "speedup_per_trial_one_thread": simpy_seconds_per_trial / (seconds_one_thread / trials),
         "speedup_per_event": (simpy_seconds / simpy_events) / (seconds / events)

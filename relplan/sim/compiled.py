@@ -22,6 +22,9 @@ all hours, and *job-time* hours of work at full speed (see :mod:`relplan.sim.eng
 from __future__ import annotations
 
 import functools
+import math
+import sys
+import threading
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -457,6 +460,10 @@ class TrialState(NamedTuple):
     ) -> TrialState:  # fmt: skip
         """The state of ``n_trials`` trials before they start: running, nothing done.
 
+        The lists of the spares away and of the degradations in progress hold only
+        their first ``spares_away`` (``spare_domains_away``, ``spare_pool_away``,
+        ``degradation_count``) entries: the rest is not initialised.
+
         Parameters
         ----------
         n_trials : int
@@ -475,55 +482,101 @@ class TrialState(NamedTuple):
             Spare servers of the second tier.
         """
         n = n_trials
-        return cls(
-            phase=np.full(n, RUNNING, dtype=np.int8),
-            exposure_hours=np.zeros(n),
-            phase_start_hours=np.zeros(n),
-            run_progress_hours=np.zeros(n),
-            restart_done_hours=np.zeros(n),
-            restart_hours=np.zeros(n),
-            restart_init_hours=np.zeros(n),
-            committed_checkpoints=np.zeros(n, dtype=np.int64),
-            durable_checkpoint=np.zeros(n, dtype=np.int64),
-            rollback_segment=np.zeros(n, dtype=np.int64),
-            rollback_degraded_hours=np.zeros(n),
-            rollback_stall_hours=np.zeros(n),
-            fast_tier_durable=np.zeros(n, dtype=np.int64),
-            fast_tier_degraded_hours=np.zeros(n),
-            fast_tier_stall_hours=np.zeros(n),
-            idle_hours=np.zeros(n),
-            wall_hours=np.zeros(n),
-            bucket_hours=np.zeros((n, len(BUCKETS))),
-            failures_by_mode=np.zeros((n, n_modes), dtype=np.int64),
-            interruptions_by_mode=np.zeros((n, n_modes), dtype=np.int64),
-            spare_return_hours=np.zeros((n, n_spares)),
-            spares_away=np.zeros(n, dtype=np.int64),
-            spare_domain_return_hours=np.zeros((n, n_spare_domains)),
-            spare_domains_away=np.zeros(n, dtype=np.int64),
-            spares_used=np.zeros(n, dtype=np.int64),
-            spare_pool_return_hours=np.zeros((n, n_spare_pool)),
-            spare_pool_away=np.zeros(n, dtype=np.int64),
-            degradation_end_hours=np.zeros((n, degradation_slots)),
-            degradation_row=np.zeros((n, degradation_slots), dtype=np.int64),
-            degradation_count=np.zeros(n, dtype=np.int64),
-            degradations_by_row=np.zeros((n, 2 * n_modes), dtype=np.int64),
-            overflow=np.zeros(1, dtype=np.bool_),
-            next_maintenance_hours=np.full(n, first_maintenance_hours),
-            maintenances=np.zeros(n, dtype=np.int64),
-            pending_stop=np.zeros(n, dtype=np.int64),
-            evict_at_hours=np.full(n, np.inf),
-            evict_mode=np.zeros(n, dtype=np.int64),
-            evict_repair_hours=np.zeros(n),
-            corruption_found_hours=np.full(n, np.inf),
-            corruption_checkpoint=np.zeros(n, dtype=np.int64),
-            corruption_mode=np.zeros(n, dtype=np.int64),
-            corruption_repair_hours=np.zeros(n),
-            undetected_checkpoint=np.full(n, -1, dtype=np.int64),
-            drains=np.zeros(n, dtype=np.int64),
-            depleted=np.zeros(n, dtype=np.bool_),
-            events_walked=np.zeros(n, dtype=np.int64),
-            too_many_events=np.zeros(1, dtype=np.bool_),
-        )
+        # One allocation per type, carved into the arrays: one block of memory to zero
+        # instead of dozens of small ones, each of which the allocator would hand back
+        # to the system when freed and fault in again for the next block.
+        hours = _carved(np.float64, {
+            "exposure_hours": (n,), "phase_start_hours": (n,), "run_progress_hours": (n,),
+            "restart_done_hours": (n,), "restart_hours": (n,), "restart_init_hours": (n,),
+            "rollback_degraded_hours": (n,), "rollback_stall_hours": (n,),
+            "fast_tier_degraded_hours": (n,), "fast_tier_stall_hours": (n,),
+            "idle_hours": (n,), "wall_hours": (n,), "bucket_hours": (n, len(BUCKETS)),
+            "next_maintenance_hours": (n,),
+            "evict_at_hours": (n,), "evict_repair_hours": (n,),
+            "corruption_found_hours": (n,), "corruption_repair_hours": (n,),
+        })  # fmt: skip
+        counts = _carved(np.int64, {
+            "committed_checkpoints": (n,), "durable_checkpoint": (n,),
+            "rollback_segment": (n,), "fast_tier_durable": (n,),
+            "failures_by_mode": (n, n_modes), "interruptions_by_mode": (n, n_modes),
+            "spares_away": (n,), "spare_domains_away": (n,), "spares_used": (n,),
+            "spare_pool_away": (n,), "degradation_count": (n,),
+            "degradations_by_row": (n, 2 * n_modes),
+            "maintenances": (n,), "pending_stop": (n,), "evict_mode": (n,),
+            "corruption_checkpoint": (n,), "corruption_mode": (n,),
+            "undetected_checkpoint": (n,), "drains": (n,), "events_walked": (n,),
+        })  # fmt: skip
+        flags = _carved(np.bool_, {"overflow": (1,), "depleted": (n,), "too_many_events": (1,)})
+        # lists of which only the first entries count (their lengths are in the counts
+        # above): written before they are read, so not zeroed
+        list_hours = _carved(np.float64, {
+            "spare_return_hours": (n, n_spares),
+            "spare_domain_return_hours": (n, n_spare_domains),
+            "spare_pool_return_hours": (n, n_spare_pool),
+            "degradation_end_hours": (n, degradation_slots),
+        }, zeroed=False)  # fmt: skip
+        list_rows = _carved(np.int64, {"degradation_row": (n, degradation_slots)}, zeroed=False)
+        hours["next_maintenance_hours"][:] = first_maintenance_hours
+        hours["evict_at_hours"][:] = np.inf
+        hours["corruption_found_hours"][:] = np.inf
+        counts["undetected_checkpoint"][:] = -1
+        return cls(phase=np.full(n, RUNNING, dtype=np.int8), **hours, **counts, **flags,
+                   **list_hours, **list_rows)
+
+
+_REUSED_BUFFERS: dict[tuple[str, bool], list[np.ndarray]] = {}
+"""Blocks of memory that earlier blocks' states were carved from, kept for the next ones
+(see :func:`_reused_buffer`), by dtype and whether zeroed: those of the size asked for
+last."""
+_REUSED_BUFFERS_LOCK = threading.Lock()
+REUSED_BUFFERS_PER_KIND = 8
+"""Buffers of one dtype, zeroed or not, kept at most (blocks in flight take one each)."""
+REUSED_BUFFER_MAX_BYTES = 64 * 2**20
+"""Larger buffers are not kept: a state that large is rare, and its zeroing is cheap
+next to its walk."""
+
+
+def _reused_buffer(dtype: type, size: int, zeroed: bool) -> np.ndarray:
+    """A 1-d buffer of ``size`` items, zeroed or not: one an earlier block let go, if any.
+
+    A buffer is free again once nothing but this cache refers to it (every array carved
+    from it is gone: its state and the outcomes that viewed it were dropped). Zeroing a
+    buffer already in memory is a fast fill, where a fresh allocation of a few megabytes
+    is handed back to the system when freed and faults in again page by page (glibc's
+    trimming), about as slow as a block's Python work. Only the buffers of the size
+    asked for last are kept: a run of another size lets the others go.
+    """
+    if size * np.dtype(dtype).itemsize > REUSED_BUFFER_MAX_BYTES:
+        return np.zeros(size, dtype=dtype) if zeroed else np.empty(size, dtype=dtype)
+    key = (np.dtype(dtype).str, zeroed)
+    with _REUSED_BUFFERS_LOCK:
+        kept = _REUSED_BUFFERS.get(key, [])
+        if kept and kept[0].size != size:
+            kept = []
+        _REUSED_BUFFERS[key] = kept
+        for buffer in kept:
+            if sys.getrefcount(buffer) == 3:  # the list, the loop variable, the call
+                if zeroed:
+                    buffer.fill(0)
+                return buffer
+        buffer = np.zeros(size, dtype=dtype) if zeroed else np.empty(size, dtype=dtype)
+        if len(kept) < REUSED_BUFFERS_PER_KIND:
+            kept.append(buffer)
+        return buffer
+
+
+def _carved(dtype: type, shapes: dict[str, tuple[int, ...]],
+            zeroed: bool = True) -> dict[str, np.ndarray]:  # fmt: skip
+    """C-contiguous arrays of the given shapes, zeroed or not, carved one after the other
+    out of one buffer (each an ordinary array to numba: aligned, C-contiguous)."""
+    sizes = [math.prod(shape) for shape in shapes.values()]
+    flat = _reused_buffer(dtype, sum(sizes), zeroed)
+    arrays = {}
+    start = 0
+    for (name, shape), size in zip(shapes.items(), sizes, strict=True):
+        arrays[name] = flat[start : start + size].reshape(shape)
+        start += size
+    return arrays
 
 
 class HeldHours(NamedTuple):

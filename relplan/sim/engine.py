@@ -41,11 +41,10 @@ about :data:`BLOCK_EVENTS` pre-drawn failures.
 from __future__ import annotations
 
 import contextlib
-import itertools
 import math
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -430,17 +429,48 @@ def walk_block(
     DegradationOverflow
         If a trial had more degradations at once than ``state`` has room for.
     """
-    global _first_walk_checked
-    args = (compiled.job, compiled.modes, window, streams, state,
+    args = _walk_arguments(compiled, state, window, streams, trace)
+    with _WALK_LOCK, _first_walk_notice(args):
+        timeline.walk_trials(*args)
+    check_walked(compiled, state)
+
+
+def _walk_arguments(compiled: CompiledModel, state: TrialState, window: EventWindow,
+                    streams: TrialStreams, trace: TraceBuffer | None) -> tuple:  # fmt: skip
+    """The arguments of :func:`relplan.sim.timeline.walk_trials` for one window."""
+    return (compiled.job, compiled.modes, window, streams, state,
             TraceBuffer.off() if trace is None else trace)  # fmt: skip
-    with _WALK_LOCK:
-        notice = contextlib.nullcontext()
-        if not _first_walk_checked:
-            _first_walk_checked = True
-            if not walk_is_compiled(args):
-                notice = compiling_notice()
-        with notice:
-            timeline.walk_trials(*args)
+
+
+def _first_walk_notice(args: tuple) -> contextlib.AbstractContextManager:
+    """Around the first walk of the process: the compile notice if it has to compile
+    (:func:`relplan.sim.compile_notice.compiling_notice`); else, and later, nothing.
+    Called with :data:`_WALK_LOCK` held."""
+    global _first_walk_checked
+    if not _first_walk_checked:
+        _first_walk_checked = True
+        if not walk_is_compiled(args):
+            return compiling_notice()
+    return contextlib.nullcontext()
+
+
+def check_walked(compiled: CompiledModel, state: TrialState) -> None:
+    """Raise if a walk of ``state``'s trials went beyond what it may.
+
+    Parameters
+    ----------
+    compiled : CompiledModel
+        The model packed for compiled code.
+    state : TrialState
+        The block's trials, just walked.
+
+    Raises
+    ------
+    InfeasibleJobError
+        If a trial walked more steps than :attr:`CompiledJob.max_events_per_trial`.
+    DegradationOverflow
+        If a trial had more degradations at once than ``state`` has room for.
+    """
     if state.too_many_events[0]:
         raise InfeasibleJobError(
             f"a trial walked more than {compiled.job.max_events_per_trial:,} failures and "
@@ -534,6 +564,7 @@ def simulate_block(
     window_factor: float = WINDOW_FACTOR,
     on_the_fly: bool = True,
     trace: TraceBuffer | None = None,
+    compiled: CompiledModel | None = None,
 ) -> TrialOutcomes:
     """Simulate one block of trials.
 
@@ -557,6 +588,9 @@ def simulate_block(
     trace : TraceBuffer, optional
         Where to write the timeline of one trial of the block (see
         :func:`relplan.sim.timeline.walk_kernel`); default: none.
+    compiled : CompiledModel, optional
+        ``compile_model(model, on_the_fly)``, when the caller has it already (a run
+        packs its model once for all its blocks); default: packed here.
 
     Returns
     -------
@@ -576,10 +610,12 @@ def simulate_block(
     so the numbers never depend on the room.
     """
     slots = degradation_slots(model)
+    if compiled is None:
+        compiled = compile_model(model, on_the_fly)
     while True:
         try:
             return _simulate_block_with_slots(model, n_trials, seed_sequence, slots,
-                                              window_factor, on_the_fly, trace)  # fmt: skip
+                                              window_factor, compiled, trace)  # fmt: skip
         except DegradationOverflow:
             slots *= 4
             if n_trials * slots > MAX_DEGRADATION_CELLS:
@@ -595,11 +631,35 @@ def simulate_block(
 
 def _simulate_block_with_slots(
     model: SimulationModel, n_trials: int, seed_sequence: np.random.SeedSequence,
-    slots: int, window_factor: float, on_the_fly: bool, trace: TraceBuffer | None,
+    slots: int, window_factor: float, compiled: CompiledModel, trace: TraceBuffer | None,
 ) -> TrialOutcomes:  # fmt: skip
     """:func:`simulate_block` with room for ``slots`` concurrent degradations per trial."""
+    walks = _block_walks(model, n_trials, seed_sequence, slots, window_factor, compiled, trace)
+    request = next(walks)
+    while True:
+        walk_block(*request)
+        try:
+            request = walks.send(None)
+        except StopIteration as done:
+            return done.value
+
+
+WalkRequest = tuple[CompiledModel, TrialState, EventWindow, TrialStreams, "TraceBuffer | None"]
+"""The arguments of :func:`walk_block` for one window of a block."""
+
+
+def _block_walks(
+    model: SimulationModel, n_trials: int, seed_sequence: np.random.SeedSequence,
+    slots: int, window_factor: float, compiled: CompiledModel, trace: TraceBuffer | None,
+) -> Generator[WalkRequest, None, TrialOutcomes]:  # fmt: skip
+    """One block, as the windows it needs walked: yields each window's :data:`WalkRequest`,
+    to be walked (and checked) before the generator is resumed; returns the outcomes.
+
+    The work between walks (seeding, the state, the windows' events, the outcomes) is
+    the caller's thread's: a run can prepare the next block while one is walked
+    (:func:`_blocks_in_order`).
+    """
     job, modes = model.job, model.modes
-    compiled = compile_model(model, on_the_fly)
     trial_seeds, window_seed = seed_sequence.spawn(2)
     rng_state = seed_states(trial_seeds, n_trials)
     rng = np.random.Generator(np.random.PCG64(window_seed))
@@ -619,11 +679,13 @@ def _simulate_block_with_slots(
     retire_after = np.array([m.history.retire_after or 0 for m in tracked], dtype=np.int64)
     column_of_mode = np.cumsum([m.history is not None for m in modes], dtype=np.int64) - 1
     window_modes = list(compiled.window_modes)  # never drawn on the fly
+    tracks_units = any(isinstance(stream, UnitStream) for stream in streams.values())
     # per mode: the failure that removes a unit from the fleet (0: none does)
     remove_at = np.array([m.history.retire_after if m.history is not None
                           and m.history.retire_removes else 0 for m in modes], dtype=np.int64)
 
-    first_window = window_factor * first_window_hours(model)
+    # windows of pre-drawn failures, if any mode has them
+    first_window = window_factor * first_window_hours(model) if streams else math.inf
     step = 0.25 * first_window
     horizon = 0.0
     active = np.arange(n_trials, dtype=np.int64)
@@ -653,11 +715,12 @@ def _simulate_block_with_slots(
             event_mode = np.concatenate(mode_parts)[order]
             event_repair = np.concatenate(repair_parts)[order]
             event_ordinal = np.concatenate(ordinal_parts)[order]
-        else:
+            offsets = np.searchsorted(event_trial, np.append(active, n_trials)).astype(np.int64)
+        else:  # every failure drawn in the walk: one pass, no window events
             event_trial = np.empty(0, dtype=np.int64)
             event_time = event_repair = np.empty(0)
             event_mode = event_ordinal = np.empty(0, dtype=np.int64)
-        offsets = np.searchsorted(event_trial, np.append(active, n_trials)).astype(np.int64)
+            offsets = np.zeros(active.size + 1, dtype=np.int64)
         window = EventWindow(
             active_trials=active,
             offsets=offsets,
@@ -668,9 +731,10 @@ def _simulate_block_with_slots(
             event_removes=(remove_at[event_mode] > 0) & (event_ordinal == remove_at[event_mode])
             if remove_at.any() else np.zeros(0, dtype=np.bool_),
         )
-        window_failures = state.failures_by_mode[:, window_modes].sum(axis=1)
-        walk_block(compiled, state, window, trial_streams, trace)
-        if event_ordinal.any():
+        if tracks_units:
+            window_failures = state.failures_by_mode[:, window_modes].sum(axis=1)
+        yield compiled, state, window, trial_streams, trace
+        if tracks_units and event_ordinal.any():
             # the window's failures each trial reached: the walk booked them
             walked = state.failures_by_mode[:, window_modes].sum(axis=1) - window_failures
             tally_unit_failures(unit_stats, event_trial, column_of_mode[event_mode],
@@ -747,12 +811,12 @@ def concatenate_outcomes(parts: list[TrialOutcomes]) -> TrialOutcomes:
     return collect_outcomes(iter(parts), sum(p.trials for p in parts))
 
 
-def narrow_counts(counts: np.ndarray) -> np.ndarray:
-    """Counts in the smallest signed integer type that holds them (int8 up to int64).
+def count_dtype(counts: np.ndarray) -> np.dtype:
+    """The smallest signed integer type that holds every count (int8 up to int64).
 
     Examples
     --------
-    >>> narrow_counts(np.array([0, 3, 127])).dtype, narrow_counts(np.array([128])).dtype
+    >>> count_dtype(np.array([0, 3, 127])), count_dtype(np.array([128]))
     (dtype('int8'), dtype('int16'))
     """
     top = int(counts.max(initial=0))
@@ -760,13 +824,27 @@ def narrow_counts(counts: np.ndarray) -> np.ndarray:
     for dtype in (np.int8, np.int16, np.int32):
         info = np.iinfo(dtype)
         if info.min <= low and top <= info.max:
-            return counts.astype(dtype, copy=False)
-    return counts.astype(np.int64, copy=False)
+            return np.dtype(dtype)
+    return np.dtype(np.int64)
+
+
+def narrow_counts(counts: np.ndarray) -> np.ndarray:
+    """Counts in the smallest signed integer type that holds them (:func:`count_dtype`).
+
+    Examples
+    --------
+    >>> narrow_counts(np.array([0, 3, 127])).dtype, narrow_counts(np.array([128])).dtype
+    (dtype('int8'), dtype('int16'))
+    """
+    return counts.astype(count_dtype(counts), copy=False)
 
 
 _COUNT_FIELDS = ("maintenances", "failures_by_mode", "interruptions_by_mode", "spares_used",
                  "drains", "unit_stats")  # fmt: skip
-"""Per-trial counts of :class:`TrialOutcomes`, kept in :func:`narrow_counts`' types."""
+"""Per-trial counts of :class:`TrialOutcomes`, kept in :func:`count_dtype`'s types."""
+
+_MODE_FIELDS = ("mode_names", "mode_impacts", "mode_interrupts", "mode_tracks_units")
+"""Per-mode fields of :class:`TrialOutcomes`, the same in every block."""
 
 _VALUE_FIELDS = ("wall_hours", "bucket_hours", "restart_init_hours", "corrupted_final",
                  "depleted")  # fmt: skip
@@ -793,31 +871,29 @@ def collect_outcomes(parts: Iterator[TrialOutcomes], trials: int) -> TrialOutcom
     TrialOutcomes
         One row per trial, in trial order.
     """
-    first = next(parts)
     arrays: dict[str, np.ndarray] = {}
+    modes: dict[str, tuple] = {}
     start = 0
-    for part in itertools.chain([first], parts):
+    for part in parts:
         stop = start + part.trials
         for name in (*_VALUE_FIELDS, *_COUNT_FIELDS):
             block = getattr(part, name)
-            if name in _COUNT_FIELDS:
-                block = narrow_counts(block)
+            # counts go straight into their narrow type (they fit: no copy in between)
+            dtype = count_dtype(block) if name in _COUNT_FIELDS else block.dtype
             kept = arrays.get(name)
             if kept is None:
-                kept = arrays[name] = np.empty((trials, *block.shape[1:]), dtype=block.dtype)
-            elif np.can_cast(kept.dtype, block.dtype) and kept.dtype != block.dtype:
-                kept = arrays[name] = kept.astype(block.dtype)  # widen what came before
+                kept = arrays[name] = np.empty((trials, *block.shape[1:]), dtype=dtype)
+            elif np.can_cast(kept.dtype, dtype) and kept.dtype != dtype:
+                kept = arrays[name] = kept.astype(dtype)  # widen what came before
             kept[start:stop] = block
+        modes = modes or {name: getattr(part, name) for name in _MODE_FIELDS}
         start = stop
+        del part, block  # let the block go before the next one comes
+    if not modes:
+        raise ValueError("no blocks to gather")
     if start != trials:
         raise ValueError(f"the blocks hold {start} trials, not {trials}")
-    return TrialOutcomes(
-        **arrays,
-        mode_names=first.mode_names,
-        mode_impacts=first.mode_impacts,
-        mode_interrupts=first.mode_interrupts,
-        mode_tracks_units=first.mode_tracks_units,
-    )
+    return TrialOutcomes(**arrays, **modes)
 
 
 def simulate(
@@ -857,15 +933,22 @@ def simulate(
     check_feasible(model)
     sizes = block_sizes(trials, block_trials(model))
 
+    compiled = compile_model(model)
+
     def run(block_index: int) -> TrialOutcomes:
-        outcome = simulate_block(model, sizes[block_index], block_seed(seed, block_index))
+        outcome = simulate_block(model, sizes[block_index], block_seed(seed, block_index),
+                                 compiled=compiled)  # fmt: skip
         if progress is not None:
             progress(sizes[block_index])
         return outcome
 
     timeline.allow_walks()
     if workers <= 1 or len(sizes) == 1:
-        return collect_outcomes(map(run, range(len(sizes))), trials)
+        blocks = _pipelined_blocks(model, sizes, seed, compiled, progress)
+        try:
+            return collect_outcomes(blocks, trials)
+        finally:
+            blocks.close()  # an interrupted run stops its walk here
     with ThreadPoolExecutor(max_workers=workers) as pool:
         try:
             return collect_outcomes(_in_order(pool, run, len(sizes), workers), trials)
@@ -873,6 +956,66 @@ def simulate(
             timeline.cancel_walks()
             pool.shutdown(cancel_futures=True)
             raise
+
+
+def _pipelined_blocks(
+    model: SimulationModel, sizes: list[int], seed: int, compiled: CompiledModel,
+    progress: Callable[[int], None] | None,
+) -> Generator[TrialOutcomes, None, None]:  # fmt: skip
+    """The blocks' outcomes in order, from one thread that never waits for the walk idly.
+
+    While the walk's threads walk a window of one block, this thread hands over the last
+    block's outcomes and prepares the next block (its seeds, state and first window), so
+    that work is not added to the walk's time. At most two blocks are held: the one
+    walked and the next. A block's outcomes do not depend on how it is driven; one whose
+    trials overflow their room for degradations is simulated again alone
+    (:func:`simulate_block`). Closing the generator stops a walk under way.
+    """
+    slots = degradation_slots(model)
+
+    def prepare(index: int) -> tuple[Generator[WalkRequest, None, TrialOutcomes], WalkRequest]:
+        walks = _block_walks(model, sizes[index], block_seed(seed, index), slots,
+                             WINDOW_FACTOR, compiled, None)  # fmt: skip
+        return walks, next(walks)
+
+    index = 0
+    walks, request = prepare(0)
+    upcoming = None  # the next block, prepared while this one is walked
+    finished = None  # the last block's outcomes, handed over while this one is walked
+    while True:
+        with _WALK_LOCK:
+            args = _walk_arguments(*request)
+            with _first_walk_notice(args):
+                pending = timeline.start_walk(*args)
+                try:
+                    if finished is not None:
+                        yield finished
+                        finished = None
+                    if upcoming is None and index + 1 < len(sizes):
+                        upcoming = prepare(index + 1)
+                except BaseException:  # Ctrl-C, or the run abandoned: stop the walk first
+                    timeline.cancel_walks()
+                    with contextlib.suppress(KeyboardInterrupt):
+                        timeline.finish_walk(pending)
+                    raise
+                timeline.finish_walk(pending)
+        try:
+            check_walked(compiled, request[1])
+            request = walks.send(None)
+            continue  # the block's next window
+        except DegradationOverflow:
+            finished = simulate_block(model, sizes[index], block_seed(seed, index),
+                                      compiled=compiled)  # fmt: skip
+        except StopIteration as done:
+            finished = done.value
+        walks = request = None  # let the block's state go
+        if progress is not None:
+            progress(sizes[index])
+        index += 1
+        if upcoming is None:
+            yield finished
+            return
+        (walks, request), upcoming = upcoming, None
 
 
 def _in_order(pool: ThreadPoolExecutor, run: Callable[[int], TrialOutcomes], blocks: int,

@@ -50,8 +50,10 @@ features that are off before it types the walk: a config compiles and runs only 
 uses, and numba caches each set of features on disk apart (its cache key holds the
 closed-over values). A plain serial function, it runs without the GIL (with numpy's
 error model: a division by zero gives inf, as in a numba parallel loop);
-:func:`walk_trials` spreads the trials over the cores with Python threads. As the body
-of a ``prange`` loop it compiled about 10 s slower (numba's parallel passes), for no gain
+:func:`walk_trials` spreads the trials over the cores with Python threads, which take
+them a short run at a time from one atomic counter (:mod:`relplan.sim.claims`): a thread
+on a slower core takes fewer, so the threads end together. As the body of a ``prange``
+loop it compiled about 10 s slower (numba's parallel passes), for no gain
 in speed. Only the small scalar helpers of the hot path are inlined into the walk
 (``inline="always"``: segment arithmetic, the slowed-stretch bookkeeping); those that
 take the trials' arrays (the spares away, the slowdown, trace rows, failures while down)
@@ -64,7 +66,9 @@ event. The first compile of ``configs/small.toml`` took 17 s on two idle cores w
 walk per feature set, 21-28 s with every feature in one walk (two measurements each).
 
 Cost per event. While a trial is walked its own entries (phase, clocks, progress,
-checkpoints, bucket hours) are local values, written back when it stops, and a restart
+checkpoints, bucket hours) are local values, written back when it stops (a trial not
+walked yet starts from the initial values without reading them, and one that finished
+writes back only what the outcomes read), and a restart
 that ends before anything else happens is booked in its failure's step (the fast path:
 one step per failure instead of two). What is left per failure is the random draws
 (three uniforms, a logarithm, the alias pick), the crash's bookkeeping and the spares
@@ -80,11 +84,12 @@ from __future__ import annotations
 import functools
 import math
 import os
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import numba
 import numpy as np
 
+from relplan.sim.claims import claim, claim_run
 from relplan.sim.compiled import (
     CORRUPTION,
     DEGRADED,
@@ -905,8 +910,10 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
     Returns
     -------
     numba dispatcher
-        ``walk(first_slot, stop_slot, job, modes, window, streams, state, trace,
-        cancel)``: it walks trials ``window.active_trials[first_slot:stop_slot]``
+        ``walk(next_slot, stop_slot, run_trials, job, modes, window, streams, state,
+        trace, cancel)``: it walks trials ``window.active_trials[next_slot[0]:stop_slot]``,
+        taking them from the shared counter ``next_slot`` with the other threads that
+        call it at once
         (its own docstring says how).
 
     Examples
@@ -928,8 +935,9 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
 
     @numba.njit(cache=True, nogil=True, error_model="numpy")
     def walk_trial_slots(
-        first_slot: int,
+        next_slot: np.ndarray,
         stop_slot: int,
+        run_trials: int,
         job: CompiledJob,
         modes: CompiledModes,
         window: EventWindow,
@@ -938,7 +946,10 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
         trace: TraceBuffer,
         cancel: np.ndarray,
     ) -> None:
-        """Walk trials ``window.active_trials[first_slot:stop_slot]``, one after the other,
+        """Walk trials ``window.active_trials[next_slot[0]:stop_slot]``, a run of
+        ``run_trials`` at a time, taken from the counter
+        ``next_slot`` (shared by every thread walking the window: each trial is walked
+        once, by whichever thread takes it), one after the other,
         until each one's job ends or its exposure reaches ``window.horizon_hours``, updating
         their entries of ``state`` and ``streams``.
 
@@ -956,8 +967,13 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
 
         Parameters
         ----------
-        first_slot, stop_slot : int
-            The trials to walk: ``window.active_trials[first_slot:stop_slot]``.
+        next_slot : numpy.ndarray of int64
+            One entry, shared by the threads: the next slot of ``window.active_trials``
+            not yet taken (advanced atomically, see :func:`relplan.sim.claims.claim`).
+        stop_slot : int
+            The end of the slots to walk.
+        run_trials : int
+            Trials a thread takes at a time (:func:`claim_run`).
         job : CompiledJob
             The job's numbers.
         modes : CompiledModes
@@ -1079,44 +1095,77 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
         max_events = job.max_events_per_trial
         traced = trace.trial
 
-        for slot in range(first_slot, stop_slot):
+        # the slots this thread has taken: [slot, taken_to), a run at a time (claims.py)
+        slot = 0
+        taken_to = 0
+        while True:
+            if slot >= taken_to:
+                slot = claim(next_slot, run_trials)
+                if slot >= stop_slot:
+                    break
+                taken_to = min(slot + run_trials, stop_slot)
             trial = active_trials[slot]
             pointer = offsets[slot]
             end = offsets[slot + 1]
             # The trial's own entries, local values while it is walked and written back
             # when it stops: kept in registers or on the stack, not reloaded from their
             # arrays after every store to another array (the compiler cannot tell that
-            # the arrays do not overlap). ``booked_*``: hours booked to each bucket.
-            phase = phase_by_trial[trial]
-            exposure_hours = exposure_by_trial[trial]
-            phase_start = phase_start_by_trial[trial]
-            run_progress = run_progress_by_trial[trial]
-            restart_done = restart_done_by_trial[trial]
-            restart_length = restart_length_by_trial[trial]
-            restart_init_booked = restart_init_by_trial[trial]
-            committed = committed_by_trial[trial]
-            durable = durable_by_trial[trial]
-            idle = idle_by_trial[trial]
-            wall_hours = wall_hours_by_trial[trial]
-            next_exponential_hours = next_exponential_by_trial[trial]
-            booked_useful = buckets[trial, B_USEFUL]
-            booked_rework = buckets[trial, B_REWORK]
-            booked_checkpoint = buckets[trial, B_CHECKPOINT]
-            booked_detect = buckets[trial, B_DETECT]
-            booked_restart = buckets[trial, B_RESTART]
-            booked_waiting = buckets[trial, B_WAITING]
-            booked_degraded = buckets[trial, B_DEGRADED]
-            booked_stall = buckets[trial, B_STALL]
-            booked_maintenance = buckets[trial, B_MAINTENANCE]
-            slowdown = 1.0
-            if degradation_count[trial] > 0:
-                slowdown = _current_slowdown(trial, degradations_by_row, slowdown_table)
-            # a local value while the trial is walked: passing the state's arrays to a
-            # helper would cost reference-count updates at each call
-            held = HeldHours(rollback_segment[trial], rollback_degraded[trial],
-                             rollback_stall[trial], fast_tier_durable[trial],
-                             fast_tier_degraded[trial], fast_tier_stall[trial])  # fmt: skip
+            # the arrays do not overlap). ``booked_*``: hours booked to each bucket. A
+            # trial not walked yet starts from TrialState.at_start's values without
+            # reading them (fewer cache lines per trial: most trials are walked once).
             steps = events_walked[trial]
+            next_exponential_hours = next_exponential_by_trial[trial]
+            slowdown = 1.0
+            if steps == 0:
+                phase = RUNNING
+                exposure_hours = 0.0
+                phase_start = 0.0
+                run_progress = 0.0
+                restart_done = 0.0
+                restart_length = 0.0
+                restart_init_booked = 0.0
+                committed = 0
+                durable = 0
+                idle = 0.0
+                wall_hours = 0.0
+                booked_useful = 0.0
+                booked_rework = 0.0
+                booked_checkpoint = 0.0
+                booked_detect = 0.0
+                booked_restart = 0.0
+                booked_waiting = 0.0
+                booked_degraded = 0.0
+                booked_stall = 0.0
+                booked_maintenance = 0.0
+                held = HeldHours(0, 0.0, 0.0, 0, 0.0, 0.0)
+            else:
+                phase = phase_by_trial[trial]
+                exposure_hours = exposure_by_trial[trial]
+                phase_start = phase_start_by_trial[trial]
+                run_progress = run_progress_by_trial[trial]
+                restart_done = restart_done_by_trial[trial]
+                restart_length = restart_length_by_trial[trial]
+                restart_init_booked = restart_init_by_trial[trial]
+                committed = committed_by_trial[trial]
+                durable = durable_by_trial[trial]
+                idle = idle_by_trial[trial]
+                wall_hours = wall_hours_by_trial[trial]
+                booked_useful = buckets[trial, B_USEFUL]
+                booked_rework = buckets[trial, B_REWORK]
+                booked_checkpoint = buckets[trial, B_CHECKPOINT]
+                booked_detect = buckets[trial, B_DETECT]
+                booked_restart = buckets[trial, B_RESTART]
+                booked_waiting = buckets[trial, B_WAITING]
+                booked_degraded = buckets[trial, B_DEGRADED]
+                booked_stall = buckets[trial, B_STALL]
+                booked_maintenance = buckets[trial, B_MAINTENANCE]
+                if degradation_count[trial] > 0:
+                    slowdown = _current_slowdown(trial, degradations_by_row, slowdown_table)
+                # a local value while the trial is walked: passing the state's arrays to
+                # a helper would cost reference-count updates at each call
+                held = HeldHours(rollback_segment[trial], rollback_degraded[trial],
+                                 rollback_stall[trial], fast_tier_durable[trial],
+                                 fast_tier_degraded[trial], fast_tier_stall[trial])  # fmt: skip
             while True:
                 steps += 1
                 if steps > max_events:
@@ -1684,8 +1733,11 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                     if not recovery_fails:
                         phase = RUNNING
                         run_progress = 0.0
-                    if has_degradations:  # else none is ever in progress: slowdown stays 1
+                    # (without degradations none is ever in progress: slowdown stays 1)
+                    if has_degradations and degradation_count[trial] > 0:
                         slowdown = _current_slowdown(trial, degradations_by_row, slowdown_table)
+                    elif has_degradations:
+                        slowdown = 1.0
                     if phase != RESTARTING or (has_trace and trial == traced):
                         continue
                     # Fast path: the restart usually ends before anything else happens. Its
@@ -1800,18 +1852,10 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                 degradation_count[trial] = k + 1
                 degradations_by_row[trial, table_row] += 1
                 slowdown = _current_slowdown(trial, degradations_by_row, slowdown_table)
+            # what the outcomes read, and where the trial stands
             phase_by_trial[trial] = phase
-            exposure_by_trial[trial] = exposure_hours
-            phase_start_by_trial[trial] = phase_start
-            run_progress_by_trial[trial] = run_progress
-            restart_done_by_trial[trial] = restart_done
-            restart_length_by_trial[trial] = restart_length
             restart_init_by_trial[trial] = restart_init_booked
-            committed_by_trial[trial] = committed
-            durable_by_trial[trial] = durable
-            idle_by_trial[trial] = idle
             wall_hours_by_trial[trial] = wall_hours
-            next_exponential_by_trial[trial] = next_exponential_hours
             buckets[trial, B_USEFUL] = booked_useful
             buckets[trial, B_REWORK] = booked_rework
             buckets[trial, B_CHECKPOINT] = booked_checkpoint
@@ -1823,12 +1867,22 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
             buckets[trial, B_MAINTENANCE] = booked_maintenance
             events_walked[trial] = steps
             if phase != FINISHED:  # the next window goes on from here
+                exposure_by_trial[trial] = exposure_hours
+                phase_start_by_trial[trial] = phase_start
+                run_progress_by_trial[trial] = run_progress
+                restart_done_by_trial[trial] = restart_done
+                restart_length_by_trial[trial] = restart_length
+                committed_by_trial[trial] = committed
+                durable_by_trial[trial] = durable
+                idle_by_trial[trial] = idle
+                next_exponential_by_trial[trial] = next_exponential_hours
                 rollback_segment[trial] = held.segment
                 rollback_degraded[trial] = held.degraded_hours
                 rollback_stall[trial] = held.stall_hours
                 fast_tier_durable[trial] = held.fast_tier_durable
                 fast_tier_degraded[trial] = held.fast_tier_degraded_hours
                 fast_tier_stall[trial] = held.fast_tier_stall_hours
+            slot += 1
 
     return walk_trial_slots
 
@@ -1843,14 +1897,7 @@ def walk_trials(
 ) -> None:
     """Walk each trial of ``window.active_trials`` until its job ends or its exposure
     reaches ``window.horizon_hours``, on every core, with the walk compiled for the features
-    they use (see :func:`walk_kernel`).
-
-    The trials are cut into one contiguous share per thread (:data:`WALK_THREADS` of
-    them, fewer for a small window), walked by a pool of threads while the calling
-    thread waits, so that Ctrl-C reaches it at once: it sets :data:`CANCEL`, every walk
-    stops at its next step, and the KeyboardInterrupt goes on up. The compiled walk runs
-    without the GIL, and each trial touches only its own entries, so the results do not
-    depend on the cut.
+    they use (see :func:`walk_kernel`): :func:`start_walk`, then :func:`finish_walk`.
 
     Parameters
     ----------
@@ -1872,15 +1919,62 @@ def walk_trials(
     KeyboardInterrupt
         On Ctrl-C, or when another thread has cancelled the walks (:func:`cancel_walks`).
     """
+    finish_walk(start_walk(job, modes, window, streams, state, trace))
+
+
+def start_walk(
+    job: CompiledJob,
+    modes: CompiledModes,
+    window: EventWindow,
+    streams: TrialStreams,
+    state: TrialState,
+    trace: TraceBuffer,
+) -> list[Future[None]]:
+    """Start walking the trials of a window on the walk's threads, and return at once.
+
+    A pool of threads (:data:`WALK_THREADS` of them, fewer for a small window) walks
+    them while the calling thread goes on (it may prepare the next block) and then waits
+    in :func:`finish_walk`, where Ctrl-C reaches it at once. Each thread takes the trials
+    a run at a time from one shared counter (:mod:`relplan.sim.claims`), so a thread on
+    a slower core takes fewer and the threads end together. The compiled walk runs
+    without the GIL, and each trial touches only its own entries, so the results do not
+    depend on which thread walks which trial.
+
+    Parameters
+    ----------
+    job, modes, window, streams, state, trace
+        As for :func:`walk_trials`; none may change until the walk is finished.
+
+    Returns
+    -------
+    list of Future
+        One per thread: pass them to :func:`finish_walk`.
+    """
     trials = window.active_trials.size
     threads = max(1, min(WALK_THREADS, trials // MIN_TRIALS_PER_THREAD))
-    cuts = [share * trials // threads for share in range(threads + 1)]
+    next_slot = np.zeros(1, dtype=np.int64)
     walk = walk_kernel(WalkFeatures.of(job, modes, state, trace))
-    pending = [
-        _walk_pool().submit(walk, cuts[share], cuts[share + 1], job, modes,
+    return [
+        _walk_pool().submit(walk, next_slot, trials, claim_run(trials, threads), job, modes,
                             window, streams, state, trace, CANCEL)
-        for share in range(threads)
+        for _ in range(threads)
     ]  # fmt: skip
+
+
+def finish_walk(pending: list[Future[None]]) -> None:
+    """Wait for a walk that :func:`start_walk` started.
+
+    Parameters
+    ----------
+    pending : list of Future
+        What :func:`start_walk` returned.
+
+    Raises
+    ------
+    KeyboardInterrupt
+        On Ctrl-C while waiting (every walk under way stops at its next step, see
+        :func:`cancel_walks`), or when another thread has cancelled the walks.
+    """
     try:
         for share in pending:
             share.result()
@@ -1910,14 +2004,15 @@ def empty_walk_call(args: tuple) -> tuple:
     Returns
     -------
     tuple
-        ``(0, 0, job, modes, window, streams, state, trace, CANCEL)``.
+        ``(next_slot, 0, 1, job, modes, window, streams, state, trace, CANCEL)``, with
+        ``next_slot`` a fresh counter at 0.
 
     Examples
     --------
-    >>> empty_walk_call(("job",))[:3]
-    (0, 0, 'job')
+    >>> empty_walk_call(("job",))[1:4]
+    (0, 1, 'job')
     """
-    return (0, 0, *args, CANCEL)
+    return (np.zeros(1, dtype=np.int64), 0, 1, *args, CANCEL)
 
 
 def cancel_walks() -> None:

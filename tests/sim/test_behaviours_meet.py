@@ -18,6 +18,7 @@ import pytest
 from relplan.config.loading import load_config
 from relplan.errors import ConfigError, InfeasibleJobError
 from relplan.sim import distributions
+from relplan.sim.compiled import compile_model
 from relplan.sim.engine import check_feasible, simulate, walk_trial
 from relplan.sim.model import SimulationModel, build_model
 from relplan.vocab import BUCKETS
@@ -300,7 +301,7 @@ def test_many_concurrent_degradations_grow_the_room_instead_of_crashing() -> Non
     assert engine.degradation_slots(model) < 250 * 4
     grown = simulate(model, 50, seed=1)
     ample = engine._simulate_block_with_slots(model, 50, engine.block_seed(1, 0), 4096,
-                                              1.2, True, None)  # fmt: skip
+                                              1.2, compile_model(model), None)  # fmt: skip
     assert np.array_equal(grown.wall_hours, ample.wall_hours)
 
 

@@ -4,6 +4,7 @@ targets ahead leaves nothing for the run to compile."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from relplan.config.loading import load_config
@@ -21,15 +22,16 @@ SMALL = CONFIGS / "small.toml"
 def _spy_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[object, tuple]]:
     """Record (dispatcher, argument types) of each compiled call a run makes from Python."""
     calls: list[tuple[object, tuple]] = []
-    real_walk = timeline.walk_trials
+    real_walk = timeline.start_walk
 
-    def walk_trials(job, modes, window, streams, state, trace) -> None:
+    def start_walk(job, modes, window, streams, state, trace):
         dispatcher = timeline.walk_kernel(WalkFeatures.of(job, modes, state, trace))
-        args = (0, 0, job, modes, window, streams, state, trace, timeline.CANCEL)
+        args = (np.zeros(1, dtype=np.int64), window.active_trials.size, 1, job, modes,
+                window, streams, state, trace, timeline.CANCEL)  # as start_walk calls it
         calls.append((dispatcher, signature_of(dispatcher, args)))
-        real_walk(job, modes, window, streams, state, trace)
+        return real_walk(job, modes, window, streams, state, trace)
 
-    monkeypatch.setattr(timeline, "walk_trials", walk_trials)
+    monkeypatch.setattr(timeline, "start_walk", start_walk)
     for name in ("first_arrivals", "segments_time", "completed_segments", "slowed_job_hours"):
         dispatcher = getattr(timeline, name)
 
@@ -61,7 +63,7 @@ def test_every_compiled_call_of_a_run_and_its_trace_is_a_target(
     # the run and its trace did call each kind: the walk, traced and not, and the others
     assert {"walk_trial_slots", "first_arrivals", "segments_time", "completed_segments",
             "slowed_job_hours"} <= kinds  # fmt: skip
-    assert len({id(dispatcher) for dispatcher, signature in calls if len(signature) == 9}) == 2
+    assert len({id(dispatcher) for dispatcher, signature in calls if len(signature) == 10}) == 2
     assert called <= targets, called - targets
 
 
