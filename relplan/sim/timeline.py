@@ -1248,9 +1248,9 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                     stretch = x_next - phase_start
                     progress = run_progress
                     extra = 0.0
-                    if not has_degradations:  # at full speed throughout: no division
+                    if not has_degradations or slowdown == 1.0:  # full speed: no division
                         reached = progress + stretch
-                    elif slowdown == 1.0 or on_fabric:
+                    elif on_fabric:
                         reached = progress + stretch / slowdown
                         extra = stretch * (1.0 - 1.0 / slowdown)
                     else:
