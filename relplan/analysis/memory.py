@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from relplan.errors import ConfigError
 from relplan.sim.compiled import MAX_EVENTS_PER_TRIAL
 from relplan.sim.engine import (
+    BLOCKS_IN_FLIGHT_PER_WORKER,
     block_trials,
     degradation_slots,
     expected_exposure_hours,
@@ -98,7 +99,9 @@ class MemoryEstimate:
     in_flight_per_trial : float
         Bytes of one trial of a block under way: its state and its pre-drawn failures.
     in_flight_trials : int
-        Trials under way at once: the workers times the trials of a block.
+        Trials under way at once: the blocks each worker holds
+        (:data:`relplan.sim.engine.BLOCKS_IN_FLIGHT_PER_WORKER`) times the workers times
+        the trials of a block.
 
     Examples
     --------
@@ -261,7 +264,7 @@ def estimate_memory(
         per_trial=float(per_trial),
         fixed=float(fixed),
         in_flight_per_trial=in_flight_bytes_per_trial(heaviest),
-        in_flight_trials=workers * block_trials(heaviest),
+        in_flight_trials=BLOCKS_IN_FLIGHT_PER_WORKER * workers * block_trials(heaviest),
     )
 
 

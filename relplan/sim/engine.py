@@ -34,8 +34,13 @@ Reproducibility. Trials are cut into canonical blocks of :func:`block_trials` (
 model, the seed and the trial count, never on the number of workers or the machine.
 
 Memory. Blocks are gathered as they finish into one set of compact arrays
-(:func:`collect_outcomes`): a run holds its trials once, and a block in flight at most
-about :data:`BLOCK_EVENTS` pre-drawn failures.
+(:func:`collect_outcomes`): a run holds its trials once, and each of the
+:data:`BLOCKS_IN_FLIGHT_PER_WORKER` blocks a worker has in flight at most about
+:data:`BLOCK_EVENTS` pre-drawn failures.
+
+Work. With one worker the calling thread never waits idly for the walk: while the walk's
+threads walk a block (:func:`relplan.sim.timeline.start_walk`), it hands over the last
+block's outcomes and prepares the next block (:func:`_pipelined_blocks`).
 """
 
 from __future__ import annotations
@@ -82,6 +87,11 @@ BLOCK_EVENTS = 2_000_000
 """Pre-drawn failures one block may hold in flight (expected; a few hundred MB): blocks of
 a model whose trials hold many (a large fleet with lemons) have fewer trials
 (:func:`block_trials`)."""
+
+BLOCKS_IN_FLIGHT_PER_WORKER = 2
+"""Blocks whose state a worker holds at once: the one walked and the next, prepared
+meanwhile (one worker, :func:`_pipelined_blocks`), or the blocks submitted and not yet
+gathered (several, :func:`_in_order`: twice the workers)."""
 
 WINDOW_FACTOR = 1.2
 """The first window of pre-drawn failures as a multiple of :func:`first_window_hours`."""
@@ -1020,12 +1030,13 @@ def _pipelined_blocks(
 
 def _in_order(pool: ThreadPoolExecutor, run: Callable[[int], TrialOutcomes], blocks: int,
               workers: int) -> Iterator[TrialOutcomes]:  # fmt: skip
-    """The blocks' outcomes in order, with at most ``2 x workers`` blocks submitted and not
-    yet collected (so that finished blocks do not pile up in memory)."""
+    """The blocks' outcomes in order, with at most :data:`BLOCKS_IN_FLIGHT_PER_WORKER` x
+    ``workers`` blocks submitted and not yet collected (so that finished blocks do not pile
+    up in memory)."""
     pending: deque[Future[TrialOutcomes]] = deque()
     submitted = 0
     while submitted < blocks or pending:
-        while submitted < blocks and len(pending) < 2 * workers:
+        while submitted < blocks and len(pending) < BLOCKS_IN_FLIGHT_PER_WORKER * workers:
             pending.append(pool.submit(run, submitted))
             submitted += 1
         yield pending.popleft().result()

@@ -141,7 +141,11 @@ WALK_THREADS = max(1, numba.config.NUMBA_NUM_THREADS)
 ``NUMBA_NUM_THREADS`` says otherwise)."""
 
 MIN_TRIALS_PER_THREAD = 64
-"""Fewest trials worth handing to another thread."""
+"""Fewest trials worth handing to another thread (light trials: a few microseconds)..."""
+
+MIN_WINDOW_EVENTS_PER_THREAD = 1_024
+"""...or fewest pre-drawn failures: trials that hold many (a large fleet with lemons, a
+few hundred trials a block) are worth a thread each."""
 
 _array_helper = numba.njit(cache=True, nogil=True, error_model="numpy", _nrt=False)
 """Compile a helper of the walk that takes the trials' arrays and allocates none.
@@ -1932,7 +1936,8 @@ def start_walk(
 ) -> list[Future[None]]:
     """Start walking the trials of a window on the walk's threads, and return at once.
 
-    A pool of threads (:data:`WALK_THREADS` of them, fewer for a small window) walks
+    A pool of threads (:data:`WALK_THREADS` of them, fewer for a window with little to
+    walk: :data:`MIN_TRIALS_PER_THREAD`, :data:`MIN_WINDOW_EVENTS_PER_THREAD`) walks
     them while the calling thread goes on (it may prepare the next block) and then waits
     in :func:`finish_walk`, where Ctrl-C reaches it at once. Each thread takes the trials
     a run at a time from one shared counter (:mod:`relplan.sim.claims`), so a thread on
@@ -1951,7 +1956,9 @@ def start_walk(
         One per thread: pass them to :func:`finish_walk`.
     """
     trials = window.active_trials.size
-    threads = max(1, min(WALK_THREADS, trials // MIN_TRIALS_PER_THREAD))
+    worth = max(trials // MIN_TRIALS_PER_THREAD,
+                window.event_mode.size // MIN_WINDOW_EVENTS_PER_THREAD)  # fmt: skip
+    threads = max(1, min(WALK_THREADS, trials, worth))
     next_slot = np.zeros(1, dtype=np.int64)
     walk = walk_kernel(WalkFeatures.of(job, modes, state, trace))
     return [
