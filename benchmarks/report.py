@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.one_walk import NO_SLOWER_TOLERANCE
 from benchmarks.scaling import SCALING_SERIES
 
 
@@ -48,18 +49,31 @@ def mib_text(value: float | None) -> str:
     return "-" if value is None else f"{value / 2**20:.1f} MiB"
 
 
-def floor_multiple_text(case: dict[str, Any], suffix: str = "") -> str:
-    """A case's multiple of the random-number floor, shortest against shortest, and the
-    median of the per-round ratios in brackets (``suffix``: ``"_one_thread"`` or "").
+def ratio_text(median: float | None, shortest: float, digits: int = 1) -> str:
+    """A ratio of paired timings: the median of the rounds' ratios, then the shortest
+    against the shortest in brackets (only the latter for a report without the median).
 
     Examples
     --------
-    >>> floor_multiple_text({"floor_multiple": 2.94, "floor_multiple_median_paired": 3.31})
-    '2.9x (3.3x)'
+    >>> ratio_text(2.87, 4.03), ratio_text(None, 0.91, 2)
+    ('2.9x (4.0x)', '0.91x')
     """
-    median = case.get(f"floor_multiple{suffix}_median_paired")
-    shortest = f"{case[f'floor_multiple{suffix}']:.1f}x"
-    return shortest if median is None else f"{shortest} ({median:.1f}x)"
+    if median is None:
+        return f"{shortest:.{digits}f}x"
+    return f"{median:.{digits}f}x ({shortest:.{digits}f}x)"
+
+
+def floor_multiple_text(case: dict[str, Any], suffix: str = "") -> str:
+    """A case's multiple of the random-number floor (:func:`ratio_text`; ``suffix``:
+    ``"_one_thread"`` or "").
+
+    Examples
+    --------
+    >>> floor_multiple_text({"floor_multiple": 4.03, "floor_multiple_median_paired": 2.87})
+    '2.9x (4.0x)'
+    """
+    return ratio_text(case.get(f"floor_multiple{suffix}_median_paired"),
+                      case[f"floor_multiple{suffix}"])  # fmt: skip
 
 
 def rate_text(value: float) -> str:
@@ -194,7 +208,8 @@ def one_walk_rows(one_walk: dict[str, Any]) -> list[tuple[str, ...]]:
             f"{row['trials']:,}",
             f"{1e6 * row['seconds_per_trial']:,.2f}",
             f"{1e6 * row['reference_seconds_per_trial']:,.2f}",
-            f"{row['per_trial_vs_reference']:.2f}x",
+            ratio_text(row["per_trial_vs_reference_median"] if "per_trial_vs_reference_median"
+                       in row else None, row["per_trial_vs_reference"], 2),
             verdict_text(row["no_slower"]),
             "yes" if row["same_numbers"] else "NO",
         ))  # fmt: skip
@@ -203,7 +218,8 @@ def one_walk_rows(one_walk: dict[str, Any]) -> list[tuple[str, ...]]:
 
 ONE_WALK_COLUMNS: tuple[str, ...] = (
     "config", "features on", "trials", "own walk\nus/trial", "one walk\nus/trial",
-    "own / one", "no slower", "same\nnumbers",
+    "own / one: median of rounds (shortest)", f"no slower ({NO_SLOWER_TOLERANCE:.0%})",
+    "same\nnumbers",
 )  # fmt: skip
 """Columns of the one-walk table (:func:`one_walk_rows`)."""
 
@@ -249,7 +265,7 @@ def render(report: dict[str, Any]) -> None:
             "case", "trials\nrelplan/SimPy", "relplan\ntrials/s", "relplan\nevents/s",
             "relplan\nns/event", "SimPy\ntrials/s", "SimPy\nevents/s", "speedup\nper trial",
             "speedup\n1 thread", "peak mem\nrelplan", "peak mem\nSimPy", "floor\n(s)",
-            "relplan\nx floor\n(median)", "x floor\n1 thread\n(median)",
+            "relplan\nx floor\n(shortest)", "x floor\n1 thread\n(shortest)",
         ):  # fmt: skip
             table.add_column(column, justify="right" if column != "case" else "left")
         for name, case in cases.items():
@@ -463,7 +479,8 @@ def markdown(report: dict[str, Any]) -> str:
         header = (
             "case", "trials relplan / SimPy", "relplan trials/s", "relplan events/s",
             "ns per event", "SimPy trials/s", "speedup per trial", "speedup 1 thread",
-            "floor (s)", "x floor (median of rounds)", "x floor 1 thread (median of rounds)",
+            "floor (s)", "x floor: median of rounds (shortest)",
+            "x floor 1 thread: median of rounds (shortest)",
         )  # fmt: skip
         rows = [
             (
