@@ -667,7 +667,7 @@ def _block_walks(
 
     The work between walks (seeding, the state, the windows' events, the outcomes) is
     the caller's thread's: a run can prepare the next block while one is walked
-    (:func:`_blocks_in_order`).
+    (:func:`_pipelined_blocks`).
     """
     job, modes = model.job, model.modes
     trial_seeds, window_seed = seed_sequence.spawn(2)
