@@ -169,8 +169,7 @@ LINK_SIDES: tuple[str, ...] = ("server", "fabric")
 """What an incident log's optional ``side`` column may say of a link or optic failure: a
 server's link, or a link between switches."""
 
-COMPILED_KINDS: tuple[str, ...] = ("walk", "traced walk", "first arrivals", "trace segments")
+COMPILED_KINDS: tuple[str, ...] = ("walk", "traced walk", "trace segments")
 """The kinds of compiled function a run calls (``relplan warmup``): the walk of trials of
-the config's features, the same walk writing one trial's timeline (the reports' trace), the
-first arrivals of the trials' random streams, and the segment arithmetic that expands a
-trace (see :mod:`relplan.sim.precompile`)."""
+the config's features, the same walk writing one trial's timeline (the reports' trace), and
+the segment arithmetic that expands a trace (see :mod:`relplan.sim.precompile`)."""

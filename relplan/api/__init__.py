@@ -797,9 +797,9 @@ def warmup(configs: list[ConfigSource] | None = None, overrides: Overrides = Non
     and cached on disk by numba; a config's first run then pauses to compile (about 15 s
     on 2 cores). This compiles, without running a trial, every compiled function the runs
     of the configs call: the walk of each config's features with and without the trace
-    the reports draw, the first arrivals of the random streams and the trace's segment
-    arithmetic, each once (see :func:`relplan.analysis.warmup.warm_up`). What is already
-    compiled is only listed. A live notice counts the seconds while a walk compiles.
+    the reports draw and the trace's segment arithmetic, each once (see
+    :func:`relplan.analysis.warmup.warm_up`). What is already compiled is only listed. A
+    live notice counts the seconds while a walk compiles.
 
     Parameters
     ----------

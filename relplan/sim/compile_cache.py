@@ -50,11 +50,10 @@ def is_compiled(dispatcher: Any, signature: tuple | None) -> bool:
     Examples
     --------
     >>> import numpy as np
-    >>> from relplan.sim import timeline
-    >>> rng_state = np.ones((1, 4), dtype=np.uint64)
-    >>> arrivals = timeline.first_arrivals(rng_state, 0.0)
-    >>> is_compiled(timeline.first_arrivals,
-    ...             signature_of(timeline.first_arrivals, (rng_state, 0.0)))
+    >>> from relplan.sim import rng
+    >>> state = np.ones((1, 4), dtype=np.uint64)
+    >>> variate = rng.uniform(state, 0)
+    >>> is_compiled(rng.uniform, signature_of(rng.uniform, (state, 0)))
     True
     """
     if signature is None:

@@ -455,14 +455,16 @@ class TrialState(NamedTuple):
     @classmethod
     def at_start(
         cls, n_trials: int, n_modes: int, n_spares: int,
-        degradation_slots: int = MAX_DEGRADATIONS, first_maintenance_hours: float = np.inf,
-        n_spare_domains: int = 0, n_spare_pool: int = 0,
+        degradation_slots: int = MAX_DEGRADATIONS, n_spare_domains: int = 0,
+        n_spare_pool: int = 0,
     ) -> TrialState:  # fmt: skip
-        """The state of ``n_trials`` trials before they start: running, nothing done.
+        """The state of ``n_trials`` trials not walked yet.
 
-        The lists of the spares away and of the degradations in progress hold only
-        their first ``spares_away`` (``spare_domains_away``, ``spare_pool_away``,
-        ``degradation_count``) entries: the rest is not initialised.
+        Only :attr:`events_walked` (0: not walked yet) and the two flags are set: the
+        walk sets every other entry of a trial the first time it walks it, where it
+        touches them anyway (:func:`relplan.sim.timeline.walk_kernel`), so a block's
+        state is not written twice. The arrays hold whatever their memory held until
+        then; every trial of a block is walked in its first window.
 
         Parameters
         ----------
@@ -474,17 +476,21 @@ class TrialState(NamedTuple):
             Spare servers in the pool.
         degradation_slots : int
             Room for concurrent degradations per trial.
-        first_maintenance_hours : float
-            Wall-clock time of the first planned maintenance (inf: none).
         n_spare_domains : int
             Whole spare domains in their pool.
         n_spare_pool : int
             Spare servers of the second tier.
+
+        Examples
+        --------
+        >>> state = TrialState.at_start(3, n_modes=2, n_spares=1)
+        >>> state.events_walked.tolist(), state.failures_by_mode.shape
+        ([0, 0, 0], (3, 2))
         """
         n = n_trials
-        # One allocation per type, carved into the arrays: one block of memory to zero
-        # instead of dozens of small ones, each of which the allocator would hand back
-        # to the system when freed and fault in again for the next block.
+        # One allocation per type, carved into the arrays: one block of memory instead
+        # of dozens of small ones, each of which the allocator would hand back to the
+        # system when freed and fault in again for the next block.
         hours = _carved(np.float64, {
             "exposure_hours": (n,), "phase_start_hours": (n,), "run_progress_hours": (n,),
             "restart_done_hours": (n,), "restart_hours": (n,), "restart_init_hours": (n,),
@@ -494,7 +500,11 @@ class TrialState(NamedTuple):
             "next_maintenance_hours": (n,),
             "evict_at_hours": (n,), "evict_repair_hours": (n,),
             "corruption_found_hours": (n,), "corruption_repair_hours": (n,),
-        })  # fmt: skip
+            "spare_return_hours": (n, n_spares),
+            "spare_domain_return_hours": (n, n_spare_domains),
+            "spare_pool_return_hours": (n, n_spare_pool),
+            "degradation_end_hours": (n, degradation_slots),
+        }, zeroed=False)  # fmt: skip
         counts = _carved(np.int64, {
             "committed_checkpoints": (n,), "durable_checkpoint": (n,),
             "rollback_segment": (n,), "fast_tier_durable": (n,),
@@ -504,24 +514,14 @@ class TrialState(NamedTuple):
             "degradations_by_row": (n, 2 * n_modes),
             "maintenances": (n,), "pending_stop": (n,), "evict_mode": (n,),
             "corruption_checkpoint": (n,), "corruption_mode": (n,),
-            "undetected_checkpoint": (n,), "drains": (n,), "events_walked": (n,),
-        })  # fmt: skip
-        flags = _carved(np.bool_, {"overflow": (1,), "depleted": (n,), "too_many_events": (1,)})
-        # lists of which only the first entries count (their lengths are in the counts
-        # above): written before they are read, so not zeroed
-        list_hours = _carved(np.float64, {
-            "spare_return_hours": (n, n_spares),
-            "spare_domain_return_hours": (n, n_spare_domains),
-            "spare_pool_return_hours": (n, n_spare_pool),
-            "degradation_end_hours": (n, degradation_slots),
+            "undetected_checkpoint": (n,), "drains": (n,),
+            "degradation_row": (n, degradation_slots),
         }, zeroed=False)  # fmt: skip
-        list_rows = _carved(np.int64, {"degradation_row": (n, degradation_slots)}, zeroed=False)
-        hours["next_maintenance_hours"][:] = first_maintenance_hours
-        hours["evict_at_hours"][:] = np.inf
-        hours["corruption_found_hours"][:] = np.inf
-        counts["undetected_checkpoint"][:] = -1
-        return cls(phase=np.full(n, RUNNING, dtype=np.int8), **hours, **counts, **flags,
-                   **list_hours, **list_rows)
+        flags = _carved(np.bool_, {"depleted": (n,)}, zeroed=False)
+        walked = _carved(np.int64, {"events_walked": (n,)})
+        return cls(phase=np.empty(n, dtype=np.int8), **hours, **counts, **flags, **walked,
+                   overflow=np.zeros(1, dtype=np.bool_),
+                   too_many_events=np.zeros(1, dtype=np.bool_))  # fmt: skip
 
 
 _REUSED_BUFFERS: dict[tuple[str, bool], list[np.ndarray]] = {}

@@ -544,12 +544,6 @@ def degradation_slots(model: SimulationModel) -> int:
     return int(3 * expected + 12 * math.sqrt(expected) + 16)
 
 
-def first_maintenance_hours(model: SimulationModel) -> float:
-    """Wall-clock time of the first planned maintenance window, hours (inf: none)."""
-    every = model.job.maintenance_every_hours
-    return math.inf if every is None else every
-
-
 def first_window_hours(model: SimulationModel) -> float:
     """Exposure covered by the first window of pre-drawn (non-exponential) failures, hours.
 
@@ -673,16 +667,12 @@ def _block_walks(
     trial_seeds, window_seed = seed_sequence.spawn(2)
     rng_state = seed_states(trial_seeds, n_trials)
     rng = np.random.Generator(np.random.PCG64(window_seed))
-    trial_streams = TrialStreams(
-        rng_state=rng_state,
-        next_exponential_hours=timeline.first_arrivals(
-            rng_state, compiled.modes.exponential_rate_per_hour
-        ),
-    )
+    # the walk draws each trial's first on-the-fly failure when it first walks it
+    trial_streams = TrialStreams(rng_state=rng_state,
+                                 next_exponential_hours=np.empty(n_trials))  # fmt: skip
     streams = {index: _window_stream(modes[index], n_trials, rng)
                for index in compiled.window_modes}  # fmt: skip
-    state = TrialState.at_start(n_trials, len(modes), job.spares, slots,
-                                first_maintenance_hours(model), job.spare_domains,
+    state = TrialState.at_start(n_trials, len(modes), job.spares, slots, job.spare_domains,
                                 job.spare_pool)  # fmt: skip
     tracked = [m for m in modes if m.history is not None]
     unit_stats = np.zeros((n_trials, len(tracked), len(UNIT_STATS)), dtype=np.int64)
@@ -699,6 +689,7 @@ def _block_walks(
     step = 0.25 * first_window
     horizon = 0.0
     active = np.arange(n_trials, dtype=np.int64)
+    window_failures = np.zeros(n_trials, dtype=np.int64)  # walked before the window
     while active.size:
         if not streams:
             horizon = np.inf
@@ -741,15 +732,16 @@ def _block_walks(
             event_removes=(remove_at[event_mode] > 0) & (event_ordinal == remove_at[event_mode])
             if remove_at.any() else np.zeros(0, dtype=np.bool_),
         )
-        if tracks_units:
-            window_failures = state.failures_by_mode[:, window_modes].sum(axis=1)
         yield compiled, state, window, trial_streams, trace
-        if tracks_units and event_ordinal.any():
-            # the window's failures each trial reached: the walk booked them
-            walked = state.failures_by_mode[:, window_modes].sum(axis=1) - window_failures
-            tally_unit_failures(unit_stats, event_trial, column_of_mode[event_mode],
-                                event_ordinal, walked_events(event_trial, walked),
-                                retire_after)  # fmt: skip
+        if tracks_units:
+            walked_to = state.failures_by_mode[:, window_modes].sum(axis=1)
+            if event_ordinal.any():
+                # the window's failures each trial reached: the walk booked them
+                tally_unit_failures(unit_stats, event_trial, column_of_mode[event_mode],
+                                    event_ordinal,
+                                    walked_events(event_trial, walked_to - window_failures),
+                                    retire_after)  # fmt: skip
+            window_failures = walked_to
         active = active[state.phase[active] != FINISHED]
     return _outcomes(state, modes, unit_stats)
 
@@ -798,7 +790,6 @@ def walk_trial(
     if np.any(np.diff(times) < 0):
         raise ValueError("failure times must be increasing")
     state = TrialState.at_start(1, len(model.modes), model.job.spares,
-                                first_maintenance_hours=first_maintenance_hours(model),
                                 n_spare_domains=model.job.spare_domains,
                                 n_spare_pool=model.job.spare_pool)
     window = EventWindow(

@@ -1,13 +1,13 @@
 """What a run of a model calls compiled, and whether numba's cache on disk holds it.
 
-A run calls four kinds of compiled function (each compiled by numba on first use, for its
-argument types, and cached on disk): the walk of trials for the model's features
+A run calls three kinds of compiled function (each compiled by numba on first use, for
+its argument types, and cached on disk): the walk of trials for the model's features
 (:func:`relplan.sim.timeline.walk_kernel`), the same walk writing a trial's timeline (the
-reports and ``relplan timeline`` trace one trial), the first on-the-fly arrivals of each
-trial's stream (:func:`relplan.sim.timeline.first_arrivals`), and the segment arithmetic
-that expands a trace (:mod:`relplan.sim.trace`). The walk's own helpers (the random
-streams' draws, the segment arithmetic, the spares) are compiled into it; the windows of
-pre-drawn failures and the units' cohorts are drawn with numpy, not compiled.
+reports and ``relplan timeline`` trace one trial), and the segment arithmetic that
+expands a trace (:mod:`relplan.sim.trace`). The walk's own helpers (the random streams'
+draws, a trial's first on-the-fly arrival among them, the segment arithmetic, the
+spares) are compiled into it; the windows of pre-drawn failures and the units' cohorts
+are drawn with numpy, not compiled.
 :func:`run_targets` lists them for a model, each with the argument types a run passes;
 :meth:`CompileTarget.compile` compiles one into numba's cache without running anything.
 """
@@ -30,12 +30,12 @@ from relplan.sim.compiled import (
     WalkFeatures,
     compile_model,
 )
-from relplan.sim.engine import degradation_slots, first_maintenance_hours
+from relplan.sim.engine import degradation_slots
 from relplan.sim.model import SimulationModel
 from relplan.sim.rng import seed_states
 from relplan.vocab import COMPILED_KINDS
 
-WALK, TRACED_WALK, FIRST_ARRIVALS, TRACE_SEGMENTS = COMPILED_KINDS
+WALK, TRACED_WALK, TRACE_SEGMENTS = COMPILED_KINDS
 """The kinds of compiled function a run calls (:attr:`CompileTarget.kind`)."""
 
 
@@ -58,7 +58,7 @@ class CompileTarget:
     Attributes
     ----------
     kind : str
-        :data:`WALK`, :data:`TRACED_WALK`, :data:`FIRST_ARRIVALS` or :data:`TRACE_SEGMENTS`.
+        :data:`WALK`, :data:`TRACED_WALK` or :data:`TRACE_SEGMENTS`.
     function : str
         The Python name of the compiled function.
     features : WalkFeatures or None
@@ -111,10 +111,8 @@ def walk_arguments(model: SimulationModel, traced: bool) -> tuple:
     compiled = compile_model(model)
     job = model.job
     state = TrialState.at_start(1, len(model.modes), job.spares, degradation_slots(model),
-                                first_maintenance_hours(model), job.spare_domains,
-                                job.spare_pool)  # fmt: skip
-    # the first arrivals of the stream are not drawn: that would compile their function
-    streams = TrialStreams(seed_states(np.random.SeedSequence(0), 1), np.full(1, np.inf))
+                                job.spare_domains, job.spare_pool)  # fmt: skip
+    streams = TrialStreams(seed_states(np.random.SeedSequence(0), 1), np.empty(1))
     window = EventWindow(
         active_trials=np.zeros(1, dtype=np.int64),
         offsets=np.zeros(2, dtype=np.int64),
@@ -133,8 +131,7 @@ def run_targets(model: SimulationModel) -> list[CompileTarget]:
     """Every compiled function a run of ``model`` calls, with its argument types.
 
     A run calls the walk of the model's features; its report traces one trial (the walk
-    with the trace on, then the segment arithmetic of :mod:`relplan.sim.trace`); every
-    block starts its trials' streams (:func:`relplan.sim.timeline.first_arrivals`).
+    with the trace on, then the segment arithmetic of :mod:`relplan.sim.trace`).
 
     Parameters
     ----------
@@ -144,7 +141,7 @@ def run_targets(model: SimulationModel) -> list[CompileTarget]:
     Returns
     -------
     list of CompileTarget
-        The walk, the traced walk, the first arrivals and the trace's segment functions.
+        The walk, the traced walk and the trace's segment functions.
 
     Examples
     --------
@@ -152,7 +149,7 @@ def run_targets(model: SimulationModel) -> list[CompileTarget]:
     >>> from relplan.sim.model import build_model
     >>> targets = run_targets(build_model(load_config("configs/small.toml")))
     >>> [target.kind for target in targets][:3]
-    ['walk', 'traced walk', 'first arrivals']
+    ['walk', 'traced walk', 'trace segments']
     """
     targets = []
     for kind, traced in ((WALK, False), (TRACED_WALK, True)):
@@ -163,10 +160,8 @@ def run_targets(model: SimulationModel) -> list[CompileTarget]:
         signature = signature_of(dispatcher, timeline.empty_walk_call(args))
         targets.append(CompileTarget(kind, "walk_trial_slots", features, dispatcher,
                                      signature))  # fmt: skip
-    job, _modes, _window, streams, _state, _trace = args
-    rate = compile_model(model).modes.exponential_rate_per_hour
+    job = args[0]
     calls = [
-        (FIRST_ARRIVALS, timeline.first_arrivals, (streams.rng_state, rate)),
         # the trace's calls (relplan.sim.trace): a checkpoint, counts and job-time
         (TRACE_SEGMENTS, timeline.segments_time, (job, 0, 0)),
         (TRACE_SEGMENTS, timeline.completed_segments, (job, 0, 0.0, 0)),

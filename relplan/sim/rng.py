@@ -55,13 +55,11 @@ def _rotl(x: np.uint64, k: np.uint64) -> np.uint64:
     return (x << k) | (x >> (_U64 - k))
 
 
-@numba.njit(cache=True, nogil=True)
-def next_u64(state: np.ndarray, row: int) -> np.uint64:
-    """Advance row ``row`` of ``state`` and return the next 64 random bits."""
-    s0 = state[row, 0]
-    s1 = state[row, 1]
-    s2 = state[row, 2]
-    s3 = state[row, 3]
+@numba.njit(inline="always")
+def _step(
+    s0: np.uint64, s1: np.uint64, s2: np.uint64, s3: np.uint64
+) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64, np.uint64]:
+    """One step of xoshiro256**: the next 64 random bits and the four words after it."""
     result = _rotl(s1 * _U5, _U7) * _U9
     t = s1 << _U17
     s2 ^= s0
@@ -70,6 +68,19 @@ def next_u64(state: np.ndarray, row: int) -> np.uint64:
     s0 ^= s3
     s2 ^= t
     s3 = _rotl(s3, _U45)
+    return result, s0, s1, s2, s3
+
+
+@numba.njit(inline="always")
+def _unit_interval(bits: np.uint64) -> float:
+    """The top 53 of 64 random bits as a variate in the open interval (0, 1)."""
+    return ((bits >> _U11) + 0.5) * _TWO_TO_MINUS_53
+
+
+@numba.njit(cache=True, nogil=True)
+def next_u64(state: np.ndarray, row: int) -> np.uint64:
+    """Advance row ``row`` of ``state`` and return the next 64 random bits."""
+    result, s0, s1, s2, s3 = _step(state[row, 0], state[row, 1], state[row, 2], state[row, 3])
     state[row, 0] = s0
     state[row, 1] = s1
     state[row, 2] = s2
@@ -80,7 +91,47 @@ def next_u64(state: np.ndarray, row: int) -> np.uint64:
 @numba.njit(cache=True, nogil=True)
 def uniform(state: np.ndarray, row: int) -> float:
     """A uniform variate in the open interval (0, 1)."""
-    return ((next_u64(state, row) >> _U11) + 0.5) * _TWO_TO_MINUS_53
+    return _unit_interval(next_u64(state, row))
+
+
+@numba.njit(inline="always")
+def load_words(state: np.ndarray, row: int) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64]:
+    """Row ``row`` of ``state`` as four words, for :func:`uniform_from_words`.
+
+    A walk keeps a trial's stream in these local words while it walks the trial (in
+    registers, where the compiler cannot keep array entries: a store to any other
+    array might overwrite them) and stores them back with :func:`store_words`.
+    """
+    return state[row, 0], state[row, 1], state[row, 2], state[row, 3]
+
+
+@numba.njit(inline="always")
+def store_words(state: np.ndarray, row: int,
+                words: tuple[np.uint64, np.uint64, np.uint64, np.uint64]) -> None:  # fmt: skip
+    """Write four words taken by :func:`load_words` back to row ``row`` of ``state``."""
+    state[row, 0] = words[0]
+    state[row, 1] = words[1]
+    state[row, 2] = words[2]
+    state[row, 3] = words[3]
+
+
+@numba.njit(inline="always")
+def uniform_from_words(
+    words: tuple[np.uint64, np.uint64, np.uint64, np.uint64],
+) -> tuple[float, tuple[np.uint64, np.uint64, np.uint64, np.uint64]]:
+    """:func:`uniform` on a stream held in four words: the variate and the words after it.
+
+    The same numbers as :func:`uniform` on the row the words came from.
+
+    Examples
+    --------
+    >>> state = seed_states(np.random.SeedSequence(1), 1)
+    >>> u, after = uniform_from_words(tuple(state[0]))  # four numpy.uint64
+    >>> bool(u == uniform(state, 0)), bool(np.all(np.array(after, dtype=np.uint64) == state[0]))
+    (True, True)
+    """
+    result, s0, s1, s2, s3 = _step(words[0], words[1], words[2], words[3])
+    return _unit_interval(result), (s0, s1, s2, s3)
 
 
 @numba.njit(cache=True)

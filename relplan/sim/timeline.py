@@ -124,7 +124,13 @@ from relplan.sim.compiled import (
     TrialStreams,
     WalkFeatures,
 )
-from relplan.sim.rng import duration_from_uniform, uniform
+from relplan.sim.rng import (
+    duration_from_uniform,
+    load_words,
+    store_words,
+    uniform,
+    uniform_from_words,
+)
 
 B_USEFUL, B_REWORK, B_CHECKPOINT, B_DETECT, B_RESTART, B_WAITING, B_DEGRADED, B_STALL = range(8)
 B_MAINTENANCE = 8
@@ -698,29 +704,6 @@ def _current_slowdown(
     return worst
 
 
-@numba.njit(cache=True, nogil=True)
-def first_arrivals(rng_state: np.ndarray, rate: float) -> np.ndarray:
-    """First failure time on the exposure clock of each trial's Poisson stream.
-
-    Parameters
-    ----------
-    rng_state : numpy.ndarray of uint64
-        Shape (trials, 4): the trials' xoshiro256** states, advanced by one draw each.
-    rate : float
-        The stream's failures per hour of exposure (0: no stream).
-
-    Returns
-    -------
-    numpy.ndarray of float
-        One time per trial, hours (inf without a stream).
-    """
-    out = np.full(rng_state.shape[0], np.inf)
-    if rate > 0.0:
-        for trial in range(rng_state.shape[0]):
-            out[trial] = -math.log(uniform(rng_state, trial)) / rate
-    return out
-
-
 @numba.njit(cache=True)
 def _segments_to_stop(
     job: CompiledJob, start_index: int, progress: float, most: int, durable_only: bool
@@ -1117,10 +1100,36 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
             # the arrays do not overlap). ``booked_*``: hours booked to each bucket. A
             # trial not walked yet starts from TrialState.at_start's values without
             # reading them (fewer cache lines per trial: most trials are walked once).
+            # ``words``: the trial's random stream, held in registers while it is walked.
             steps = events_walked[trial]
-            next_exponential_hours = next_exponential_by_trial[trial]
+            words = load_words(rng_state, trial)
             slowdown = 1.0
             if steps == 0:
+                # A fresh trial: its entries of the state are set here, where the walk
+                # touches them anyway (TrialState.at_start leaves them as they come), and
+                # its stream's first failure is drawn first.
+                next_exponential_hours = np.inf
+                if exponential_rate > 0.0:
+                    u, words = uniform_from_words(words)
+                    next_exponential_hours = -math.log(u) / exponential_rate
+                for column in range(n_modes):
+                    failures_by_mode[trial, column] = 0
+                    interruptions_by_mode[trial, column] = 0
+                for column in range(degradations_by_row.shape[1]):
+                    degradations_by_row[trial, column] = 0
+                degradation_count[trial] = 0
+                spares_away[trial] = 0
+                spare_domains_away[trial] = 0
+                pool_away[trial] = 0
+                spares_used[trial] = 0
+                maintenances[trial] = 0
+                drains[trial] = 0
+                depleted[trial] = False
+                pending_stop[trial] = NO_STOP
+                next_maintenance[trial] = maintenance_every  # the first window (inf: none)
+                evict_at[trial] = np.inf
+                corruption_found[trial] = np.inf
+                undetected[trial] = -1
                 phase = RUNNING
                 exposure_hours = 0.0
                 phase_start = 0.0
@@ -1143,6 +1152,7 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                 booked_maintenance = 0.0
                 held = HeldHours(0, 0.0, 0.0, 0, 0.0, 0.0)
             else:
+                next_exponential_hours = next_exponential_by_trial[trial]
                 phase = phase_by_trial[trial]
                 exposure_hours = exposure_by_trial[trial]
                 phase_start = phase_start_by_trial[trial]
@@ -1391,19 +1401,19 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                     # A failure at e_fail: take it from its source.
                     if e_exp <= e_win:
                         # Walker's alias method: one uniform picks a column, its fraction the mode
-                        pick = uniform(rng_state, trial) * exponential_modes.size
+                        u, words = uniform_from_words(words)
+                        pick = u * exponential_modes.size
                         column = min(int(pick), exponential_modes.size - 1)
                         if pick - column < exponential_probability[column]:
                             mode = exponential_modes[column]
                         else:
                             mode = exponential_alias[column]
+                        u, words = uniform_from_words(words)
                         repair = duration_from_uniform(
-                            repair_kind[mode], repair_scale_hours[mode], repair_shape[mode],
-                            uniform(rng_state, trial),
+                            repair_kind[mode], repair_scale_hours[mode], repair_shape[mode], u
                         )
-                        next_exponential_hours = e_exp - math.log(
-                            uniform(rng_state, trial)
-                        ) / exponential_rate
+                        u, words = uniform_from_words(words)
+                        next_exponential_hours = e_exp - math.log(u) / exponential_rate
                     else:
                         mode = event_mode[pointer]
                         repair = event_repair_hours[pointer]
@@ -1447,7 +1457,8 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                         if phase == RUNNING:
                             before += completed_segments(job, start_index, run_progress,
                                                          left)  # fmt: skip
-                        if uniform(rng_state, trial) < mode_detect_probability[mode]:
+                        u, words = uniform_from_words(words)
+                        if u < mode_detect_probability[mode]:
                             if corruption_found[trial] == np.inf:  # else: an earlier one covers it
                                 corruption_found[trial] = e_fail + mode_detect_hours[mode]
                                 corruption_checkpoint[trial] = before
@@ -1666,6 +1677,7 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                         wait < np.inf
                     ):
                         events_walked[trial] = steps
+                        store_words(rng_state, trial, words)  # the helper draws from it
                         wait += _idle_failures(
                             trial, e_fail + idle, detect + planned + wait, modes, rng_state,
                             failures_by_mode, degradation_end, degradation_row, degradation_count,
@@ -1674,6 +1686,7 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                             events_walked, max_events, cancel,
                         )  # fmt: skip
                         steps = events_walked[trial]
+                        words = load_words(rng_state, trial)
                     # without failures during recovery the restart is off the exposure clock
                     recover = 0.0 if recovery_fails else restart_length
                     down = e_fail + idle
@@ -1871,6 +1884,7 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
             buckets[trial, B_MAINTENANCE] = booked_maintenance
             events_walked[trial] = steps
             if phase != FINISHED:  # the next window goes on from here
+                store_words(rng_state, trial, words)
                 exposure_by_trial[trial] = exposure_hours
                 phase_start_by_trial[trial] = phase_start
                 run_progress_by_trial[trial] = run_progress

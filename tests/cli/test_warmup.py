@@ -104,7 +104,7 @@ def test_after_warmup_a_run_and_its_trace_compile_nothing(minimal_config_file: P
     assert cold["compiled_now"] == len(cold["functions"])  # an empty cache: all of them
     assert all(row["seconds"] > 0 for row in cold["functions"])
     assert {row["kind"] for row in cold["functions"]} == {
-        "walk", "traced walk", "first arrivals", "trace segments"}  # fmt: skip
+        "walk", "traced walk", "trace segments"}  # fmt: skip
     run = subprocess.run(
         [sys.executable, "-c", _RUN_AFTER_WARMUP, str(minimal_config_file)],
         capture_output=True, text=True, env=env, cwd=REPO, check=True, timeout=600,

@@ -80,23 +80,63 @@ def test_threads_and_runs_do_not_change_the_numbers(
 
 
 def test_a_state_reuses_only_buffers_nothing_holds() -> None:
-    first = TrialState.at_start(50, 3, 2, 4, first_maintenance_hours=7.0)
+    first = TrialState.at_start(50, 3, 2, 4)
     first.wall_hours[:] = 1.5
     first.failures_by_mode[:] = 9
-    held = TrialState.at_start(50, 3, 2, 4, first_maintenance_hours=7.0)
+    held = TrialState.at_start(50, 3, 2, 4)
     assert not np.shares_memory(held.wall_hours, first.wall_hours)  # first still holds it
     buffer = id(first.wall_hours.base)
     del first
-    again = TrialState.at_start(50, 3, 2, 4, first_maintenance_hours=7.0)
+    again = TrialState.at_start(50, 3, 2, 4)
     assert id(again.wall_hours.base) == buffer  # let go, so taken again
-    # and as at the start: zeroed, with the initial values that are not zero
-    assert not again.wall_hours.any() and not again.failures_by_mode.any()
-    assert np.all(again.next_maintenance_hours == 7.0)
-    assert np.all(again.evict_at_hours == np.inf)
-    assert np.all(again.undetected_checkpoint == -1)
+    # not walked yet: the walk sets the rest when it first walks each trial
+    assert not again.events_walked.any()
+    assert not again.overflow.any() and not again.too_many_events.any()
     for array in again:
         assert array.flags.c_contiguous and array.flags.aligned
         assert numba.typeof(array).layout == "C"
+
+
+UNWALKED = ("events_walked", "overflow", "too_many_events")
+"""What TrialState.at_start sets; the walk sets every other entry of a fresh trial."""
+
+FEATURES = {
+    "as shipped": [],
+    "horizon, maintenance, corruption, idle failures, spare pool": [
+        "job.horizon=25d", "maintenance.every=5d", "maintenance.duration=2h",
+        "failures.hbm.impact=corruption", "job.idle_failures=true", "job.spare_pool=10",
+        "job.spare_pool_swap=20min"],
+    "fail-slow, dual ToR, drains, fast tier": [
+        "failures.host.impact=slow", "network.dual_tor=true", 'job.drain="at-checkpoint"',
+        "network.storage_on_fabric=true",
+        'job.checkpoint.fast={interval="15min", write="5s"}'],
+    "retired units, maintenance first": [
+        "job.failures_during_recovery=false", "job.spares=0", "job.horizon=14d",
+        "maintenance.every=7d", "maintenance.duration=4h", "failures.gpu.retire_after=2"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("overrides", FEATURES.values(), ids=FEATURES.keys())
+def test_a_fresh_trial_reads_nothing_its_state_held(
+    monkeypatch: pytest.MonkeyPatch, overrides: list[str]
+) -> None:
+    model = build_model(load_config(CONFIGS / "small.toml", overrides))
+    expected = engine.simulate_block(model, 300, engine.block_seed(4, 0))
+    at_start = TrialState.at_start.__func__
+
+    def with_junk(cls: type[TrialState], *args: object, **kwargs: object) -> TrialState:
+        """A state whose memory holds junk, as a reused buffer may, but what at_start sets."""
+        state = at_start(cls, *args, **kwargs)
+        for name, array in state._asdict().items():
+            if name not in UNWALKED:
+                array[...] = np.nan if array.dtype.kind == "f" else 77
+        return state
+
+    monkeypatch.setattr(TrialState, "at_start", classmethod(with_junk))
+    walked = engine.simulate_block(model, 300, engine.block_seed(4, 0))
+    for name in OUTPUTS:
+        assert np.array_equal(np.asarray(getattr(walked, name)),
+                              np.asarray(getattr(expected, name))), name  # fmt: skip
 
 
 def test_outcomes_kept_across_blocks_are_not_overwritten() -> None:

@@ -32,7 +32,7 @@ def _spy_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[object, tuple]]:
         return real_walk(job, modes, window, streams, state, trace)
 
     monkeypatch.setattr(timeline, "start_walk", start_walk)
-    for name in ("first_arrivals", "segments_time", "completed_segments", "slowed_job_hours"):
+    for name in ("segments_time", "completed_segments", "slowed_job_hours"):
         dispatcher = getattr(timeline, name)
 
         def spy(*args, _dispatcher=dispatcher):
@@ -61,7 +61,7 @@ def test_every_compiled_call_of_a_run_and_its_trace_is_a_target(
     called = {(id(dispatcher), signature) for dispatcher, signature in calls}
     kinds = {getattr(dispatcher, "py_func", dispatcher).__name__ for dispatcher, _ in calls}
     # the run and its trace did call each kind: the walk, traced and not, and the others
-    assert {"walk_trial_slots", "first_arrivals", "segments_time", "completed_segments",
+    assert {"walk_trial_slots", "segments_time", "completed_segments",
             "slowed_job_hours"} <= kinds  # fmt: skip
     assert len({id(dispatcher) for dispatcher, signature in calls if len(signature) == 10}) == 2
     assert called <= targets, called - targets
@@ -88,7 +88,7 @@ def test_a_plain_python_function_has_nothing_to_compile() -> None:
 
     assert signature_of(plain, (1,)) is None
     assert is_compiled(plain, None)
-    target = CompileTarget("first arrivals", "plain", None, plain, None)
+    target = CompileTarget("trace segments", "plain", None, plain, None)
     assert target.is_compiled()
     target.compile()  # does nothing
 
@@ -97,12 +97,11 @@ def test_a_numba_function_not_compiled_for_new_types_would_compile() -> None:
     """The check can say no: argument types never compiled, here or on disk."""
     import numpy as np
 
+    from relplan.sim import rng
     from relplan.sim.compile_cache import is_compiled
 
     rng_state = np.ones((1, 4), dtype=np.uint64)
-    timeline.first_arrivals(rng_state, 0.0)
-    assert is_compiled(timeline.first_arrivals,
-                       signature_of(timeline.first_arrivals, (rng_state, 0.0)))  # fmt: skip
+    rng.uniform(rng_state, 0)
+    assert is_compiled(rng.uniform, signature_of(rng.uniform, (rng_state, 0)))
     fortran = np.asfortranarray(np.ones((3, 4), dtype=np.uint64))  # another array layout
-    assert not is_compiled(timeline.first_arrivals,
-                           signature_of(timeline.first_arrivals, (fortran, 0.0)))  # fmt: skip
+    assert not is_compiled(rng.uniform, signature_of(rng.uniform, (fortran, 0)))
