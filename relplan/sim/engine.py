@@ -742,6 +742,8 @@ def _block_walks(
                                     walked_events(event_trial, walked_to - window_failures),
                                     retire_after)  # fmt: skip
             window_failures = walked_to
+        if horizon == np.inf:  # walked to their end (check_walked raised otherwise)
+            break
         active = active[state.phase[active] != FINISHED]
     return _outcomes(state, modes, unit_stats)
 

@@ -1115,8 +1115,9 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                 for column in range(n_modes):
                     failures_by_mode[trial, column] = 0
                     interruptions_by_mode[trial, column] = 0
-                for column in range(degradations_by_row.shape[1]):
-                    degradations_by_row[trial, column] = 0
+                if has_degradations:  # read only by degraded, elastic and slow modes
+                    for column in range(degradations_by_row.shape[1]):
+                        degradations_by_row[trial, column] = 0
                 degradation_count[trial] = 0
                 spares_away[trial] = 0
                 spare_domains_away[trial] = 0
