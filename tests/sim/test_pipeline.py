@@ -80,3 +80,33 @@ def test_closing_a_run_stops_its_walk_and_the_next_run_is_whole(
     blocks.close()
     assert timeline.CANCEL[0]  # the walk under way was told to stop, and waited for
     _assert_same(engine.simulate(model, 1_000, 3), _one_by_one(model, 1_000, 3))
+
+
+def test_start_walk_returns_once_its_threads_have_started(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A thread needs the GIL to start the compiled walk: a caller that went on to Python
+    work at once (preparing the next block) could hold it while the walk waited, so
+    start_walk returns only once every thread has started."""
+    import threading
+    import time
+
+    model = build_model(load_config(CONFIGS / "small.toml"))
+    request = next(engine._block_walks(model, 2_000, engine.block_seed(1, 0),
+                                       engine.degradation_slots(model), engine.WINDOW_FACTOR,
+                                       compile_model(model), None))  # fmt: skip
+    started: list[float] = []
+    real_share = timeline._walk_share
+
+    def late_share(walk: object, signal: threading.Semaphore, *args: object) -> None:
+        time.sleep(0.2)  # a thread slow to start
+        started.append(time.perf_counter())
+        real_share(walk, signal, *args)
+
+    monkeypatch.setattr(timeline, "_walk_share", late_share)
+    monkeypatch.setattr(timeline, "WALK_THREADS", 2)
+    pending = timeline.start_walk(*engine._walk_arguments(*request))
+    returned = time.perf_counter()
+    timeline.finish_walk(pending)
+    assert len(started) == 2 and max(started) <= returned
+    assert np.all(request[1].events_walked > 0)
