@@ -290,7 +290,9 @@ class TrialStreams(NamedTuple):
     rng_state : numpy.ndarray of uint64
         Shape (trials, 4): xoshiro256** states (see :mod:`relplan.sim.rng`).
     next_exponential_hours : numpy.ndarray of float
-        Exposure time of each trial's next on-the-fly failure, hours (inf: none).
+        Exposure time of each trial's next on-the-fly failure, hours (inf: none). The
+        walk draws a trial's first one when it first walks it, and reads the entry only
+        for a trial it walked before, so a block's entries need no initial values.
     """
 
     rng_state: np.ndarray
