@@ -288,15 +288,20 @@ class TrialStreams(NamedTuple):
     Attributes
     ----------
     rng_state : numpy.ndarray of uint64
-        Shape (trials, 4): xoshiro256** states (see :mod:`relplan.sim.rng`).
+        Shape (trials, 4): xoshiro256** states (see :mod:`relplan.sim.rng`), where a
+        walk leaves each trial's stream for the next window.
     next_exponential_hours : numpy.ndarray of float
-        Exposure time of each trial's next on-the-fly failure, hours (inf: none). The
-        walk draws a trial's first one when it first walks it, and reads the entry only
-        for a trial it walked before, so a block's entries need no initial values.
+        Exposure time of each trial's next on-the-fly failure, hours (inf: none).
+    key : numpy.uint64
+        The block's stream key (:func:`relplan.sim.rng.stream_key`): the walk seeds a
+        trial's stream from it and the trial's row (:func:`relplan.sim.rng.trial_words`)
+        and draws its first failure when it first walks it, and reads the two arrays
+        only for a trial it walked before, so a block's entries need no initial values.
     """
 
     rng_state: np.ndarray
     next_exponential_hours: np.ndarray
+    key: np.uint64 = np.uint64(0)
 
 
 class TrialState(NamedTuple):

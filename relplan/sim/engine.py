@@ -74,7 +74,7 @@ from relplan.sim.compiled import (
 )
 from relplan.sim.events import RenewalStream
 from relplan.sim.model import FailureMode, SimulationModel
-from relplan.sim.rng import seed_states
+from relplan.sim.rng import seed_states, stream_key
 from relplan.vocab import UNIT_STATS
 
 _WALK_LOCK = threading.Lock()
@@ -665,11 +665,12 @@ def _block_walks(
     """
     job, modes = model.job, model.modes
     trial_seeds, window_seed = seed_sequence.spawn(2)
-    rng_state = seed_states(trial_seeds, n_trials)
     rng = np.random.Generator(np.random.PCG64(window_seed))
-    # the walk draws each trial's first on-the-fly failure when it first walks it
-    trial_streams = TrialStreams(rng_state=rng_state,
-                                 next_exponential_hours=np.empty(n_trials))  # fmt: skip
+    # the walk seeds each trial's stream and draws its first on-the-fly failure when it
+    # first walks it
+    trial_streams = TrialStreams(rng_state=np.empty((n_trials, 4), dtype=np.uint64),
+                                 next_exponential_hours=np.empty(n_trials),
+                                 key=stream_key(trial_seeds))  # fmt: skip
     streams = {index: _window_stream(modes[index], n_trials, rng)
                for index in compiled.window_modes}  # fmt: skip
     state = TrialState.at_start(n_trials, len(modes), job.spares, slots, job.spare_domains,
@@ -804,7 +805,7 @@ def walk_trial(
         event_removes=np.zeros(0, dtype=np.bool_) if removes is None
         else np.asarray(removes, dtype=np.bool_),
     )
-    streams = TrialStreams(seed_states(np.random.SeedSequence(0), 1), np.full(1, np.inf))
+    streams = TrialStreams(seed_states(np.uint64(0), 1), np.full(1, np.inf))
     walk_block(compile_model(model, on_the_fly=False), state, window, streams, trace)
     return _outcomes(state, model.modes)
 
@@ -822,13 +823,19 @@ def count_dtype(counts: np.ndarray) -> np.dtype:
     >>> count_dtype(np.array([0, 3, 127])), count_dtype(np.array([128]))
     (dtype('int8'), dtype('int16'))
     """
-    top = int(counts.max(initial=0))
-    low = int(counts.min(initial=0))
-    for dtype in (np.int8, np.int16, np.int32):
-        info = np.iinfo(dtype)
-        if info.min <= low and top <= info.max:
-            return np.dtype(dtype)
+    if counts.size == 0:
+        return _NARROW_INTEGERS[0][0]
+    top = int(counts.max())
+    low = int(counts.min())
+    for dtype, smallest, largest in _NARROW_INTEGERS:
+        if smallest <= low and top <= largest:
+            return dtype
     return np.dtype(np.int64)
+
+
+_NARROW_INTEGERS = tuple((np.dtype(t), int(np.iinfo(t).min), int(np.iinfo(t).max))
+                         for t in (np.int8, np.int16, np.int32))  # fmt: skip
+"""The integer types :func:`count_dtype` narrows to, with their bounds, narrowest first."""
 
 
 def narrow_counts(counts: np.ndarray) -> np.ndarray:

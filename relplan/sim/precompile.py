@@ -112,7 +112,7 @@ def walk_arguments(model: SimulationModel, traced: bool) -> tuple:
     job = model.job
     state = TrialState.at_start(1, len(model.modes), job.spares, degradation_slots(model),
                                 job.spare_domains, job.spare_pool)  # fmt: skip
-    streams = TrialStreams(seed_states(np.random.SeedSequence(0), 1), np.empty(1))
+    streams = TrialStreams(seed_states(np.uint64(0), 1), np.empty(1))
     window = EventWindow(
         active_trials=np.zeros(1, dtype=np.int64),
         offsets=np.zeros(2, dtype=np.int64),

@@ -128,8 +128,11 @@ from relplan.sim.compiled import (
 )
 from relplan.sim.rng import (
     duration_from_uniform,
+    exponential,
+    exponential_from_words,
     load_words,
     store_words,
+    trial_words,
     uniform,
     uniform_from_words,
 )
@@ -801,7 +804,7 @@ def _idle_failures(
     rate = modes.exponential_rate_per_hour
     columns = modes.exponential_modes.size
     extra = 0.0
-    t = -math.log(uniform(rng_state, trial)) / rate
+    t = exponential(rng_state, trial) / rate
     while True:
         restart_wall = down_wall + down_hours + extra
         need = 0.0
@@ -839,7 +842,7 @@ def _idle_failures(
                                        spare_domain_return_hours, spare_domains_away,
                                        spares_used, restart_wall, repair)  # fmt: skip
                 need = max(need, wait)
-            t += -math.log(uniform(rng_state, trial)) / rate
+            t += exponential(rng_state, trial) / rate
         if need <= 0.0:
             return extra
         extra += need
@@ -1045,6 +1048,7 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
         depleted = state.depleted
         horizon = window.horizon_hours
         rng_state = streams.rng_state
+        stream_key = streams.key
         next_exponential_by_trial = streams.next_exponential_hours
         phase_by_trial = state.phase
         exposure_by_trial = state.exposure_hours
@@ -1104,16 +1108,16 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
             # reading them (fewer cache lines per trial: most trials are walked once).
             # ``words``: the trial's random stream, held in registers while it is walked.
             steps = events_walked[trial]
-            words = load_words(rng_state, trial)
             slowdown = 1.0
             if steps == 0:
                 # A fresh trial: its entries of the state are set here, where the walk
                 # touches them anyway (TrialState.at_start leaves them as they come), and
                 # its stream's first failure is drawn first.
+                words = trial_words(stream_key, trial)
                 next_exponential_hours = np.inf
                 if exponential_rate > 0.0:
-                    u, words = uniform_from_words(words)
-                    next_exponential_hours = -math.log(u) / exponential_rate
+                    gap, words = exponential_from_words(words)
+                    next_exponential_hours = gap / exponential_rate
                 for column in range(n_modes):
                     failures_by_mode[trial, column] = 0
                     interruptions_by_mode[trial, column] = 0
@@ -1155,6 +1159,7 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                 booked_maintenance = 0.0
                 held = HeldHours(0, 0.0, 0.0, 0, 0.0, 0.0)
             else:
+                words = load_words(rng_state, trial)
                 next_exponential_hours = next_exponential_by_trial[trial]
                 phase = phase_by_trial[trial]
                 exposure_hours = exposure_by_trial[trial]
@@ -1415,8 +1420,8 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                         repair = duration_from_uniform(
                             repair_kind[mode], repair_scale_hours[mode], repair_shape[mode], u
                         )
-                        u, words = uniform_from_words(words)
-                        next_exponential_hours = e_exp - math.log(u) / exponential_rate
+                        gap, words = exponential_from_words(words)
+                        next_exponential_hours = e_exp + gap / exponential_rate
                     else:
                         mode = event_mode[pointer]
                         repair = event_repair_hours[pointer]

@@ -660,7 +660,7 @@ def test_a_trial_past_the_event_bound_stops_the_run() -> None:
     window = EventWindow(np.zeros(1, dtype=np.int64), np.array([0, 8], dtype=np.int64),
                          np.array(times), np.zeros(8, dtype=np.int64), np.full(8, 0.05),
                          np.inf)  # fmt: skip
-    streams = TrialStreams(seed_states(np.random.SeedSequence(0), 1), np.full(1, np.inf))
+    streams = TrialStreams(seed_states(np.uint64(0), 1), np.full(1, np.inf))
     with pytest.raises(InfeasibleJobError, match="5 failures and repairs"):
         walk_block(small, state, window, streams)
     assert state.too_many_events[0]

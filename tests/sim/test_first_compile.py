@@ -57,7 +57,7 @@ def test_a_walk_is_compiled_for_what_ran_and_not_for_new_argument_types() -> Non
     compiled = compile_model(model, on_the_fly=False)
     window = EventWindow(np.zeros(1, dtype=np.int64), np.array([0, 0], dtype=np.int64),
                          np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(0), np.inf)
-    streams = TrialStreams(seed_states(np.random.SeedSequence(0), 1), np.full(1, np.inf))
+    streams = TrialStreams(seed_states(np.uint64(0), 1), np.full(1, np.inf))
     state = TrialState.at_start(1, len(model.modes), model.job.spares)
     args = (compiled.job, compiled.modes, window, streams, state, TraceBuffer.off())
     assert walk_is_compiled(args)
