@@ -9,3 +9,10 @@ Examples
 """
 
 __version__ = "0.2.0"
+
+NUMBERS_VERSION = 2
+"""The version of the numbers a seed gives: bumped by every change that moves a result for
+the same config, seed and trials (a change of the random draws, of the walk's order of
+draws), so that points stored by an older engine (:mod:`relplan.analysis.store`) are not
+mixed with new ones. 2: exponential gaps by a ziggurat, trial streams seeded by
+SplitMix64 in the walk."""

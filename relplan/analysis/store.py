@@ -2,7 +2,9 @@
 
 Each finished point is written at once, in its own SQLite transaction, into
 ``points.sqlite`` in the output folder, keyed by a digest of what fixes its numbers: the
-resolved config's digest, the seed, the trial count and what kind of point it is. A
+resolved config's digest, the seed, the trial count, what kind of point it is and the
+version of the engine's numbers (:data:`relplan.version.NUMBERS_VERSION`, so a point an
+older engine stored is computed again, never mixed with new ones). A
 rerun with the same folder reuses every finished point and computes only the others; a
 run killed at any moment (even by SIGKILL) loses no committed point and leaves the store
 readable, because SQLite commits atomically through its journal (WAL mode). Why SQLite
@@ -30,12 +32,15 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from relplan.version import NUMBERS_VERSION
+
 STORE_NAME = "points.sqlite"
 """The store's file name in an output folder."""
 
 
 def point_key(config_sha256: str, seed: int, trials: int, kind: str) -> str:
-    """The key of a point: a SHA-256 of its config digest, seed, trials and kind.
+    """The key of a point: a SHA-256 of its config digest, seed, trials and kind, and of
+    :data:`relplan.version.NUMBERS_VERSION`.
 
     Examples
     --------
@@ -44,7 +49,7 @@ def point_key(config_sha256: str, seed: int, trials: int, kind: str) -> str:
     >>> point_key("0" * 64, 1, 100, "sweep") == point_key("0" * 64, 2, 100, "sweep")
     False
     """
-    text = json.dumps([config_sha256, int(seed), int(trials), kind])
+    text = json.dumps([config_sha256, int(seed), int(trials), kind, NUMBERS_VERSION])
     return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -1,13 +1,20 @@
-"""Per-trial random streams for compiled code: xoshiro256** seeded by numpy's SeedSequence.
+"""Per-trial random streams for compiled code: xoshiro256** seeded by SplitMix64 from a
+block key (itself from numpy's SeedSequence), and the variates the walk draws from them.
 
-Each trial owns four 64-bit words of state, so a trial's numbers depend only on the
-seed and the trial's place in its block, never on which thread runs it or on what
-other trials draw. The exposure-clock failure stream of a trial is therefore the same
-for every checkpoint interval: common random numbers for free.
+Each trial owns four 64-bit words of state, the SplitMix64 words of its place in its
+block (:func:`trial_words`), so a trial's numbers depend only on the seed and that place,
+never on which thread runs it or on what other trials draw. The exposure-clock failure
+stream of a trial is therefore the same for every checkpoint interval: common random
+numbers for free. Exponential gaps come from a ziggurat (:func:`exponential_from_words`),
+which needs a logarithm for about one draw in 2,000; durations by inversion of one
+uniform (:func:`duration_from_uniform`).
 
-Reference: Blackman and Vigna, "Scrambled linear pseudorandom number generators",
-ACM TOMS 47(4), 2021 (xoshiro256**). The inverse normal CDF is Acklam's rational
-approximation refined by one Halley step (full double precision).
+References: Blackman and Vigna, "Scrambled linear pseudorandom number generators",
+ACM TOMS 47(4), 2021 (xoshiro256**, seeded by SplitMix64); Steele, Lea and Flood, "Fast
+splittable pseudorandom number generators", OOPSLA 2014 (SplitMix64); Marsaglia and
+Tsang, "The ziggurat method for generating random variables", J. Stat. Softw. 5(8), 2000.
+The inverse normal CDF is Acklam's rational approximation refined by one Halley step
+(full double precision).
 """
 
 from __future__ import annotations
@@ -267,7 +274,7 @@ _U8_MASK = np.uint64(ZIGGURAT_LAYERS - 1)
 def _exponential_slow(
     layer: int, x: float, words: tuple[np.uint64, np.uint64, np.uint64, np.uint64],
 ) -> tuple[float, tuple[np.uint64, np.uint64, np.uint64, np.uint64]]:
-    """The ziggurat's rare cases (about 1.1% of draws): the tail, a wedge, a new try."""
+    """The ziggurat's rare cases (about 2.2% of draws): the tail, a wedge, a new try."""
     while True:
         if layer == 0:  # beyond the tail's start: memoryless, r plus an exponential
             u, words = uniform_from_words(words)
@@ -293,7 +300,7 @@ def exponential_from_words(
     after it.
 
     One 64-bit draw: its low 8 bits pick one of 256 layers of equal area under
-    ``exp(-x)``, its top 53 bits a point across the layer; about 98.9% of draws lie under
+    ``exp(-x)``, its top 53 bits a point across the layer; about 97.8% of draws lie under
     the curve with one integer comparison and are returned. The rest take a wedge test,
     the tail or a new try (:func:`_exponential_slow`), so a variate takes one draw of the
     stream or, rarely, more. Exact in distribution (to the 53-bit grid), with no

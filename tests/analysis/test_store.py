@@ -43,6 +43,21 @@ def test_points_are_stored_and_reused(tmp_path) -> None:
     assert point_key("ab" * 32, 0, 11, "sweep") != key
 
 
+def test_points_of_an_older_engine_are_not_reused(tmp_path, monkeypatch) -> None:
+    """A point stored before the engine's numbers moved (NUMBERS_VERSION) is computed
+    again: its key differs."""
+    from relplan.analysis import store as store_module
+
+    old = point_key("ab" * 32, 0, 10, "sweep")
+    with PointStore(tmp_path / STORE_NAME) as store:
+        store.put(old, {"goodput": 0.5})
+    monkeypatch.setattr(store_module, "NUMBERS_VERSION", store_module.NUMBERS_VERSION + 1)
+    new = point_key("ab" * 32, 0, 10, "sweep")
+    assert new != old
+    with PointStore(tmp_path / STORE_NAME) as store:
+        assert store.get(new) is None and store.get(old) == {"goodput": 0.5}
+
+
 def _stored(path) -> int:
     try:
         with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as connection:
