@@ -39,7 +39,8 @@ Impacts of a failure:
 
 Failures come from two sources, merged in time: exponential modes drawn on the fly
 from each trial's own xoshiro256** stream (a Poisson superposition: per event a gap from
-the ziggurat, a uniform for the mode and one for the repair), and pre-drawn, sorted window events of non-exponential modes.
+the ziggurat, a uniform for the mode and one for the repair), and pre-drawn, sorted
+window events of non-exponential modes.
 
 Compilation. The trials are walked by the function :func:`walk_kernel` returns for the
 features a model uses (:class:`relplan.sim.compiled.WalkFeatures`): a trace, a calendar
