@@ -218,7 +218,8 @@ def tornado_figure(result: dict[str, Any]) -> Figure:
         axes.xaxis.set_major_formatter(
             lambda x, _pos: _plain(format_money(x, currency_of(result))))
     axes.set_xlabel(_plain(objective_label(result) + " of the best portfolio"))
-    axes.set_title("each input from low to high, the others at midpoints; blue: the "
+    # two lines: beside long input names, one line ran past the figure's right edge
+    axes.set_title("each input from low to high, the others at midpoints;\nblue: the "
                    "objective rises with it, red: falls", fontsize=8)
     ends = [value for row in rows for value in (row["objective_low"], row["objective_high"])]
     if ends:
