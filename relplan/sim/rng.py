@@ -270,6 +270,20 @@ _ZIGGURAT_WIDTHS, _ZIGGURAT_THRESHOLDS, _ZIGGURAT_DENSITIES = ziggurat_tables()
 _U8_MASK = np.uint64(ZIGGURAT_LAYERS - 1)
 
 
+@numba.njit(inline="always")
+def _ziggurat_point(
+    words: tuple[np.uint64, np.uint64, np.uint64, np.uint64],
+) -> tuple[int, float, bool, tuple[np.uint64, np.uint64, np.uint64, np.uint64]]:
+    """One try of the ziggurat: the layer (the draw's low 8 bits), the point ``x`` across
+    it (its top 53 bits), whether ``x`` lies under the curve with no test, and the words
+    after the draw."""
+    bits, s0, s1, s2, s3 = _step(words[0], words[1], words[2], words[3])
+    layer = int(bits & _U8_MASK)
+    j = bits >> _U11
+    return (layer, float(j) * _ZIGGURAT_WIDTHS[layer], j < _ZIGGURAT_THRESHOLDS[layer],
+            (s0, s1, s2, s3))  # fmt: skip
+
+
 @numba.njit(cache=True, nogil=True)
 def _exponential_slow(
     layer: int, x: float, words: tuple[np.uint64, np.uint64, np.uint64, np.uint64],
@@ -283,12 +297,8 @@ def _exponential_slow(
         u, words = uniform_from_words(words)
         if low + u * (_ZIGGURAT_DENSITIES[layer + 1] - low) < math.exp(-x):
             return x, words  # under the curve, in the wedge
-        bits, s0, s1, s2, s3 = _step(words[0], words[1], words[2], words[3])
-        words = (s0, s1, s2, s3)
-        layer = int(bits & _U8_MASK)
-        j = bits >> _U11
-        x = float(j) * _ZIGGURAT_WIDTHS[layer]
-        if j < _ZIGGURAT_THRESHOLDS[layer]:
+        layer, x, under, words = _ziggurat_point(words)
+        if under:
             return x, words
 
 
@@ -314,12 +324,8 @@ def exponential_from_words(
     >>> bool(x > 0.0)
     True
     """
-    bits, s0, s1, s2, s3 = _step(words[0], words[1], words[2], words[3])
-    words = (s0, s1, s2, s3)
-    layer = int(bits & _U8_MASK)
-    j = bits >> _U11
-    x = float(j) * _ZIGGURAT_WIDTHS[layer]
-    if j < _ZIGGURAT_THRESHOLDS[layer]:
+    layer, x, under, words = _ziggurat_point(words)
+    if under:
         return x, words
     return _exponential_slow(layer, x, words)
 
