@@ -30,20 +30,20 @@ _U45 = np.uint64(45)
 _U7 = np.uint64(7)
 _U5 = np.uint64(5)
 _U9 = np.uint64(9)
+_U1 = np.uint64(1)
 _U2 = np.uint64(2)
 _U3 = np.uint64(3)
-_U64 = np.uint64(64)
-_TWO_TO_MINUS_53 = 1.0 / 9007199254740992.0
-
-
-_GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
-_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX_2 = np.uint64(0x94D049BB133111EB)
-_U1 = np.uint64(1)
 _U4 = np.uint64(4)
 _U27 = np.uint64(27)
 _U30 = np.uint64(30)
 _U31 = np.uint64(31)
+_U64 = np.uint64(64)
+_TWO_TO_MINUS_53 = 1.0 / 9007199254740992.0
+
+# SplitMix64 (Steele, Lea and Flood 2014): its increment and the multipliers of its mix
+_GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX_2 = np.uint64(0x94D049BB133111EB)
 
 
 def stream_key(seed_sequence: np.random.SeedSequence) -> np.uint64:
