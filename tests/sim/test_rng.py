@@ -24,10 +24,11 @@ from relplan.sim.rng import (
 
 
 @numba.njit(cache=True)
-def _draw(state: np.ndarray, row: int, count: int) -> np.ndarray:
+def _draw(state: np.ndarray, row: int, count: int, exponentials: bool = False) -> np.ndarray:
+    """``count`` uniforms (or standard exponentials) from row ``row`` of ``state``."""
     out = np.empty(count)
     for i in range(count):
-        out[i] = uniform(state, row)
+        out[i] = exponential(state, row) if exponentials else uniform(state, row)
     return out
 
 
@@ -51,14 +52,6 @@ def test_uniforms_are_uniform_and_rows_independent() -> None:
     assert 0.0 < first.min() and first.max() < 1.0
     assert stats.kstest(first, "uniform").pvalue > 1e-3
     assert abs(np.corrcoef(first, second)[0, 1]) < 0.02
-
-
-@numba.njit(cache=True)
-def _exponentials(state: np.ndarray, row: int, count: int) -> np.ndarray:
-    out = np.empty(count)
-    for i in range(count):
-        out[i] = exponential(state, row)
-    return out
 
 
 @numba.njit(cache=True)
@@ -109,7 +102,7 @@ def test_ziggurat_exponentials_are_exponential() -> None:
     Kolmogorov-Smirnov test, a chi-square over 400 bins (the wedges and layer edges), and
     the share beyond the tail's start, exp(-r)."""
     state = seed_states(stream_key(np.random.SeedSequence(5)), 1)
-    draws = _exponentials(state, 0, 2_000_000)
+    draws = _draw(state, 0, 2_000_000, exponentials=True)
     n = draws.size
     assert abs(draws.mean() - 1.0) < 4 / np.sqrt(n)
     assert abs(draws.var() - 1.0) < 4 * np.sqrt(8 / n)  # var of (x - 1)^2 is 8
