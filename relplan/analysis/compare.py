@@ -2,8 +2,10 @@
 
 A comparison runs every scenario with the same trials and seed, so each sees the same
 failures on the exposure clock, and reports goodput, wall time, GPU-hours lost and saved
-against the first; with a ``[budget]`` in the first config also each scenario's hardware
-charge, the value of what it loses, its net value and break-even GPU-hour value.
+against the first (wall hours x GPUs); with a ``[budget]`` in the first config also each
+scenario's hardware charge, the value of what it loses, its net value (the value of the
+GPU-hours saved minus the extra hardware charge, :mod:`relplan.cluster.budget`) and
+break-even GPU-hour value.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from relplan.analysis.executor import (
 from relplan.analysis.provenance import config_digest
 from relplan.analysis.scenarios import run_scenario
 from relplan.analysis.store import PointStore, point_key
-from relplan.cluster.budget import ScenarioCost, net_value, scenario_cost
+from relplan.cluster.budget import ScenarioCost, net_value, scenario_cost, switches_for_ports
 from relplan.config.loading import load_config
 from relplan.config.schema import BudgetConfig, RelplanConfig
 from relplan.errors import ConfigError
@@ -111,7 +113,8 @@ def _run_compared(config: RelplanConfig, budget: BudgetConfig | None, trials: in
                          summary["wall_hours"]["mean"], summary["gpu_hours_lost"]["mean"])
     row.update({"hardware_price": cost.hardware_price,
                 "hardware_charge": cost.hardware_charge,
-                "lost_value": cost.lost_value, "total_cost": cost.total})
+                "lost_value": cost.lost_value, "total_cost": cost.total,
+                "switches_for_ports": switches_for_ports(result.model.inventory)})
     return row, list(astuple(cost))
 
 
@@ -183,10 +186,13 @@ def compare_scenarios(
         ``gpu_hours_saved_vs_first`` (the first scenario's ``gpu_hours`` less this one's:
         failures and speed both count, and so do more or fewer GPUs) and, with a budget,
         ``hardware_price``,
-        ``hardware_charge``, ``lost_value``, ``total_cost``, ``net_value``,
+        ``hardware_charge``, ``lost_value``, ``total_cost``, ``switches_for_ports``
+        (tier -> switches priced in because the fabric lacks ports,
+        :func:`relplan.cluster.budget.switches_for_ports`), ``gpu_hours_saved`` (the
+        same as ``gpu_hours_saved_vs_first``: what the net value counts), ``net_value``,
         ``extra_hardware_charge``, ``break_even_gpu_hour_value`` (see
         :func:`relplan.cluster.budget.net_value`: the one definition, shared with
-        ``plan``).
+        ``plan`` and ``sweep``).
 
     Raises
     ------
@@ -201,8 +207,9 @@ def compare_scenarios(
     seed = seed if seed is not None else settings.seed
     workers = default_workers(workers if workers is not None else configured_workers(configs[0]))
     budget = configs[0].budget
-    # "cost2": a stored cost holds the wall hours it is charged for (older ones do not)
-    kind = "compare" if budget is None else f"compare:cost2:{config_digest(budget)}"
+    # "cost3": a stored cost holds the wall hours it is charged for and its GPU-hours, and
+    # its price the switches its ports need (older ones do not)
+    kind = "compare" if budget is None else f"compare:cost3:{config_digest(budget)}"
     names = [scenario_name(spec, config) for spec, config in zip(scenarios, configs,
                                                                   strict=True)]  # fmt: skip
     keys = [point_key(config_digest(config), seed, trials, kind) for config in configs]

@@ -10,8 +10,9 @@ of the hardware its job holds beyond the base's (inventory difference at the bas
 The objective is one of :data:`relplan.config.plan.PLAN_OBJECTIVES`:
 
 - ``net_value`` (more is better): the value of the GPU-hours saved against the base
+  (wall hours x GPUs, so a slower or faster healthy step and more or fewer GPUs count)
   minus the extra hardware charge, per trial then averaged; the one definition,
-  :func:`relplan.cluster.budget.net_value_of`, shared with ``compare``;
+  :func:`relplan.cluster.budget.net_value_of`, shared with ``compare`` and ``sweep``;
 - ``goodput`` (more is better): mean goodput;
 - ``wall_hours`` (less is better): mean wall time;
 - ``gpu_hours_lost`` (less is better): mean GPU-hours lost;
@@ -24,9 +25,21 @@ The objective is one of :data:`relplan.config.plan.PLAN_OBJECTIVES`:
   extra hardware cost (the base scores 0; an option that costs nothing is refused).
 
 Every portfolio carries the figures behind its objective whatever the objective
-(:data:`PORTFOLIO_FIGURES`): goodput with its CI, mean wall hours, GPU-hours lost,
-healthy step time, and, with a ``[budget]``, the hardware charge, the value lost and
-the net value.
+(:data:`PORTFOLIO_FIGURES`): goodput with its CI, mean and P95 wall hours, GPU-hours
+lost and spent, healthy step time, and, with a ``[budget]``, the hardware charge, the
+value lost and the net value.
+
+A design whose switches lack ports (dual-ToR doubling the leaves under spines that were
+full) is priced with the switches it would need
+(:func:`relplan.cluster.budget.switches_for_ports`), as in ``compare``; when the base
+config has no price for those switches (no ``[budget]``, or none for the tier), an
+option level that needs them is left out, with a warning naming the port budget, and a
+plan left with no option is refused (:func:`fit_plan_to_fabric`).
+
+Beside the best portfolio the plan names its runner-up: the rival that wins most often
+over the uncertain draws (without draws, or when none beats the best, the second best
+within the budget), how often it beats the best, and a tornado ranked by the decision:
+the best's lead over the runner-up with each uncertain input at its low and high end.
 
 The search is exhaustive up to ``plan.exhaustive_limit`` portfolios; beyond, a local
 search (greedy steps from the base, then single-option moves until none improves, from
@@ -41,8 +54,9 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -54,16 +68,23 @@ from relplan.analysis.executor import (
     configured_workers,
     default_workers,
 )
+from relplan.analysis.preflight import warn_configs
 from relplan.analysis.provenance import config_digest, provenance_record
 from relplan.analysis.results import Z_95
 from relplan.analysis.scenarios import run_scenario
 from relplan.analysis.store import PointStore, point_key
-from relplan.cluster.budget import hardware_price, net_value_of, priced_cost
-from relplan.cluster.topology import build_inventory
+from relplan.cluster.budget import (
+    gpu_hours_saved,
+    hardware_price,
+    net_value_of,
+    priced_cost,
+    switches_for_ports,
+)
+from relplan.cluster.topology import build_inventory, check_port_budget
 from relplan.config.loading import parse_config
-from relplan.config.plan import PLAN_OBJECTIVES, Plan, Portfolio
-from relplan.config.schema import BudgetConfig
-from relplan.errors import ConfigError
+from relplan.config.plan import PLAN_OBJECTIVES, Plan, PlanOption, Portfolio
+from relplan.config.schema import BudgetConfig, RelplanConfig
+from relplan.errors import ConfigError, RelplanWarning
 from relplan.units import format_money
 
 MIN_TRIALS = 2
@@ -71,19 +92,26 @@ MIN_TRIALS = 2
 between trials."""
 
 PORTFOLIO_FIGURES: tuple[str, ...] = (
-    "goodput", "goodput_ci95", "wall_hours", "gpu_hours_lost", "step_time_s", "work_hours",
-    "hardware_charge", "extra_hardware_charge", "lost_value", "net_value",
+    "goodput", "goodput_ci95", "wall_hours", "wall_hours_p95", "gpu_hours_lost",
+    "step_time_s", "work_hours", "job_gpus", "gpu_hours", "gpu_hours_saved",
+    "switches_for_ports", "hardware_charge", "extra_hardware_charge", "lost_value",
+    "net_value",
 )  # fmt: skip
 """What every evaluated portfolio carries beside its objective: mean goodput and its 95%
-CI, mean wall hours, mean GPU-hours lost, the healthy step time in seconds (the
-simulation model's step; None without one), the failure-free hours (with work in steps
-or tokens, steps times the design's own step), and with a ``[budget]`` the
-hardware charge (the whole price, option prices included, spread over ``amortization``
-and charged for the mean wall time), the extra charge against the base, the value of
-the GPU-hours lost and the net value against the base (None without a budget)."""
+CI, mean and 95th-percentile wall hours, mean GPU-hours lost, the healthy step time in
+seconds (the simulation model's step; None without one), the failure-free hours (with
+work in steps or tokens, steps times the design's own step), the job's GPUs, the mean
+GPU-hours the run holds (wall x GPUs) and those saved against the base, the switches
+added because the fabric lacks ports (tier -> count,
+:func:`relplan.cluster.budget.switches_for_ports`), and with a ``[budget]`` the hardware
+charge (the whole price, option prices and added switches included, spread over
+``amortization`` and charged for the mean wall time), the extra charge against the
+base, the value of the GPU-hours lost and the net value against the base (None without
+a budget)."""
 
-STORE_KIND = "plan2"
-"""The store's kind for a portfolio run (``plan2``: the run holds goodput and step time)."""
+STORE_KIND = "plan3"
+"""The store's kind for a portfolio run (``plan3``: the run holds its job's GPUs, which
+net value needs, and the switches its ports need; ``plan2`` runs lack them)."""
 
 
 @dataclass(frozen=True)
@@ -370,30 +398,35 @@ def portfolio_run(document: dict[str, Any], overrides: list[str], budget: Budget
     dict
         ``wall``, ``lost`` (GPU-hours) and ``goodput`` (lists, one entry per trial, as
         :meth:`relplan.analysis.results.SimulationResult.trials_frame` has them),
-        ``price`` (currency; 0 without a budget), ``step_time_s`` (the design's healthy
-        step, seconds; None without a step time) and ``work_hours`` (its failure-free
-        hours: with work in steps or tokens, steps times its own step).
+        ``price`` (currency, the switches its ports need included; 0 without a budget),
+        ``gpus`` (the job's GPUs), ``switches`` (tier -> switches added for the ports the
+        fabric lacks), ``step_time_s`` (the design's healthy step, seconds; None without
+        a step time) and ``work_hours`` (its failure-free hours: with work in steps or
+        tokens, steps times its own step).
     """
     config = parse_config(document, overrides)
     result = run_scenario(config, trials, seed, "plan", progress=progress)
     table = result.trials_frame()
-    price = hardware_price(config, result.model.inventory, budget) if budget is not None else 0.0
+    inventory = result.model.inventory
+    price = hardware_price(config, inventory, budget) if budget is not None else 0.0
     step_hours = result.model.step_hours
     return {"wall": table["wall_hours"].tolist(), "lost": table["gpu_hours_lost"].tolist(),
             "goodput": table["goodput"].tolist(), "price": float(price),
+            "gpus": int(config.job.gpus), "switches": switches_for_ports(inventory),
             "step_time_s": step_hours * 3600.0 if step_hours is not None else None,
             "work_hours": float(result.model.job.work_hours)}  # fmt: skip
 
 
-def _objective_per_trial(objective: str, plan: Plan, run: dict[str, np.ndarray],
-                         base: dict[str, np.ndarray], cost: float, price: float,
+def _objective_per_trial(objective: str, plan: Plan, run: dict[str, Any],
+                         base: dict[str, Any], cost: float, price: float,
                          names: list[str]) -> np.ndarray:  # fmt: skip
     """The objective of each trial (``p95_wall_hours``: the wall time, whose 95th
     percentile is taken)."""
     budget = plan.base.budget
     if objective == "net_value":
         assert budget is not None  # load_plan checks it
-        return net_value_of(base["lost"] - run["lost"], cost, run["wall"], budget)
+        saved = gpu_hours_saved(base["wall"], base["gpus"], run["wall"], run["gpus"])
+        return net_value_of(saved, cost, run["wall"], budget)
     if objective == "goodput":
         return run["goodput"]
     if objective in ("wall_hours", "p95_wall_hours"):
@@ -402,7 +435,7 @@ def _objective_per_trial(objective: str, plan: Plan, run: dict[str, np.ndarray],
         return run["lost"]
     if objective == "cost_per_useful_gpu_hour":
         assert budget is not None
-        useful_gpu_hours = run["wall"] * run["goodput"] * plan.base.job.gpus
+        useful_gpu_hours = run["wall"] * run["goodput"] * run["gpus"]
         return price * run["wall"] / budget.amortization / useful_gpu_hours
     if objective == "goodput_per_dollar":
         if not names:
@@ -415,12 +448,16 @@ def _objective_per_trial(objective: str, plan: Plan, run: dict[str, np.ndarray],
     raise AssertionError(objective)  # the schema allows only PLAN_OBJECTIVES
 
 
+def _columns(stored: dict[str, Any]) -> dict[str, Any]:
+    """A stored run's per-trial lists as arrays, with its job's GPUs."""
+    columns = {name: np.asarray(stored[name], dtype=float) for name in ("wall", "lost", "goodput")}
+    return {**columns, "gpus": int(stored["gpus"])}
+
+
 def _evaluate(plan: Plan, portfolio: Portfolio, stored: dict[str, Any],
               stored_base: dict[str, Any]) -> Evaluation:  # fmt: skip
     """A portfolio's objective, its gain over the base and the figures behind them."""
-    columns = ("wall", "lost", "goodput")
-    run = {name: np.asarray(stored[name], dtype=float) for name in columns}
-    base = {name: np.asarray(stored_base[name], dtype=float) for name in columns}
+    run, base = _columns(stored), _columns(stored_base)
     objective = plan.spec.objective
     sense = PLAN_OBJECTIVES[objective]
     names = plan.names(portfolio)
@@ -441,22 +478,28 @@ def _evaluate(plan: Plan, portfolio: Portfolio, stored: dict[str, Any],
     goodput, goodput_ci = _mean_ci(run["goodput"])
     wall_hours = float(np.mean(run["wall"]))
     gpu_hours_lost = float(np.mean(run["lost"]))
+    saved = float(np.mean(gpu_hours_saved(base["wall"], base["gpus"], run["wall"],
+                                          run["gpus"])))  # fmt: skip
     figures: dict[str, Any] = {
         "goodput": goodput, "goodput_ci95": list(goodput_ci), "wall_hours": wall_hours,
+        "wall_hours_p95": float(np.quantile(run["wall"], 0.95)),
         "gpu_hours_lost": gpu_hours_lost, "step_time_s": stored.get("step_time_s"),
-        "work_hours": stored.get("work_hours"),
+        "work_hours": stored.get("work_hours"), "job_gpus": run["gpus"],
+        "gpu_hours": wall_hours * run["gpus"], "gpu_hours_saved": saved,
+        "switches_for_ports": dict(stored.get("switches") or {}),
         "hardware_charge": None, "extra_hardware_charge": None, "lost_value": None,
         "net_value": None,
     }  # fmt: skip
     budget = plan.base.budget
     if budget is not None:
-        money = priced_cost(price, budget, wall_hours, gpu_hours_lost)
+        money = priced_cost(price, budget, wall_hours, gpu_hours_lost, run["gpus"])
         figures.update({
             "hardware_charge": money.hardware_charge,
             "extra_hardware_charge": cost * wall_hours / budget.amortization,
             "lost_value": money.lost_value,
-            "net_value": float(np.mean(net_value_of(base["lost"] - run["lost"], cost,
-                                                    run["wall"], budget))),
+            "net_value": float(np.mean(net_value_of(
+                gpu_hours_saved(base["wall"], base["gpus"], run["wall"], run["gpus"]),
+                cost, run["wall"], budget))),
         })  # fmt: skip
     return Evaluation(portfolio, names, float(cost), value, ci, gain, figures)
 
@@ -482,7 +525,7 @@ def _quantile_ci(values: np.ndarray, q: float) -> tuple[float, tuple[float, floa
 def run_plan(plan: Plan, trials: int | None = None, seed: int | None = None,
              workers: int | None = None, progress: Progress | None = None,
              store: PointStore | None = None, client: Any = None,
-             pool: PointPool | None = None) -> dict[str, Any]:  # fmt: skip
+             pool: PointPool | None = None, fitted: bool = False) -> dict[str, Any]:  # fmt: skip
     """Search a plan's portfolios, pick the best within its budget, attribute its gain and
     test the recommendation against the uncertain inputs.
 
@@ -510,6 +553,9 @@ def run_plan(plan: Plan, trials: int | None = None, seed: int | None = None,
         Where the portfolios run, already made (see
         :meth:`relplan.analysis.executor.PointPool.start`); used instead of ``workers``
         and ``client``.
+    fitted : bool
+        The plan has been through :func:`fit_plan_to_fabric` already (its warnings
+        given); else it is, first.
 
     Notes
     -----
@@ -526,18 +572,21 @@ def run_plan(plan: Plan, trials: int | None = None, seed: int | None = None,
         (:func:`plan_assumptions`), ``portfolios`` (every evaluated one: ``options``,
         ``hardware_cost``, ``objective``, ``ci95``, ``gain`` and the
         :data:`PORTFOLIO_FIGURES`), ``frontier`` (the same without ``gain``, by cost),
-        ``best`` (the same without ``ci95``, plus ``marginal``: per option bought, what
-        removing it from the best costs, in the objective's unit), ``attribution`` (label
-        -> Shapley value, adding up to the best's gain), ``uncertainty`` (see
-        :func:`uncertainty_report`; empty without uncertain inputs) and ``provenance``
-        (:func:`plan_provenance`).
+        ``base`` (the base portfolio, the same keys) and ``base_goodput``, ``best`` (the
+        same without ``ci95``, plus ``marginal``: per option bought, what removing it
+        from the best costs, in the objective's unit), ``runner_up`` (the portfolio
+        keys, plus ``chosen_by``, ``lead`` and ``p_beats_best``; see
+        :func:`uncertainty_report`; None when nothing else is affordable),
+        ``attribution`` (label -> Shapley value, adding up to the best's gain),
+        ``uncertainty`` (see :func:`uncertainty_report`; empty without uncertain inputs)
+        and ``provenance`` (:func:`plan_provenance`).
     """
     if pool is not None:
-        return _run_plan(plan, trials, seed, pool, progress, store)
+        return _run_plan(plan, trials, seed, pool, progress, store, fitted)
     if workers is None:
         workers = default_workers(configured_workers(plan.base))
     with PointPool(workers, client) as made:
-        return _run_plan(plan, trials, seed, made, progress, store)
+        return _run_plan(plan, trials, seed, made, progress, store, fitted)
 
 
 def plan_settings(plan: Plan, trials: int | None = None, seed: int | None = None,
@@ -607,6 +656,126 @@ def check_options_affordable(plan: Plan) -> None:
                                          f"{format_money(cheapest)}): nothing to choose")
 
 
+def _single(plan: Plan, index: int, level: int) -> Portfolio:
+    """The portfolio that buys one level of one option."""
+    return tuple(level if i == index else -1 for i in range(len(plan.options)))
+
+
+def _switch_words(switches: dict[str, int], budget: BudgetConfig | None) -> str:
+    """``41 more spine switches ($2.46M)``: switches added for ports, with their price."""
+    currency = budget.currency if budget is not None else ""
+    parts = []
+    for tier, count in switches.items():
+        price = budget.prices.get(tier, 0.0) * count if budget is not None else 0.0
+        parts.append(f"{count:,} more {tier} switch{'es' if count != 1 else ''} "
+                     f"({format_money(price, currency)})")  # fmt: skip
+    return " and ".join(parts)
+
+
+def fit_plan_to_fabric(plan: Plan) -> Plan:
+    """Check a plan's base and each option level alone before anything runs, as
+    ``compare`` checks its scenarios: give their config warnings (the port budget among
+    them) and the speed warning (:func:`relplan.analysis.preflight.warn_configs`), and
+    fit the options to the fabric's ports.
+
+    The rule for a fabric short of ports (a tier whose switches need more ports than
+    they have, :func:`relplan.cluster.topology.check_port_budget`): every portfolio is
+    priced with the switches that would supply them
+    (:func:`relplan.cluster.budget.switches_for_ports`, at the base's ``[budget]`` price
+    of the tier), and a warning names each option level that adds some. When the base
+    config cannot price them (no ``[budget]``, or no price for the tier), an option level
+    that needs more of them than the base is left out of the plan, with a warning naming
+    its port budget.
+
+    Returns
+    -------
+    Plan
+        The plan, without the option levels left out (the same object when none is).
+
+    Raises
+    ------
+    ConfigError
+        Naming ``plan.options`` when every option level is left out: each option, and
+        the ports its switches are short.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from relplan.config.plan import load_plan
+    >>> plan = load_plan("studies/redundancy-plan-seed-moe.toml")
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     fitted = fit_plan_to_fabric(plan)
+    >>> fitted is plan  # priced, not left out
+    True
+    >>> [str(w.message).split(" for ")[0] for w in caught
+    ...  if "dual-ToR: no drain is priced" in str(w.message)]  # doctest: +NORMALIZE_WHITESPACE
+    ['port budget: plan option dual-ToR: no drain is priced with 64 more leaf switches
+      ($2.56M) and 41 more spine switches ($2.46M)']
+    """
+    budget = plan.base.budget
+    base_switches = switches_for_ports(build_inventory(plan.base))
+    labelled: list[tuple[str, RelplanConfig]] = [("plan base", plan.base)]
+    notes: list[RelplanWarning] = []
+    if base_switches and budget is not None:
+        notes.append(RelplanWarning("port budget", f"the plan's base is priced with "
+                                                   f"{_switch_words(base_switches, budget)} "
+                                                   "for the ports its fabric lacks"))
+    kept: list[list[int]] = []
+    refused: list[str] = []
+    for index, option in enumerate(plan.options):
+        levels = []
+        for level, name in enumerate(option.level_names()):
+            config = plan.config(_single(plan, index, level))
+            inventory = build_inventory(config)
+            switches = switches_for_ports(inventory)
+            beyond = {tier: count for tier, count in switches.items()
+                      if count > base_switches.get(tier, 0)}  # fmt: skip
+            unpriced = [tier for tier in beyond
+                        if budget is None or budget.prices.get(tier, 0.0) <= 0.0]  # fmt: skip
+            if unpriced:
+                short = "; ".join(line for line in check_port_budget(inventory)
+                                  if line.split(":")[0] in beyond)  # fmt: skip
+                why = ("the base config has no [budget]" if budget is None else
+                       f"budget.prices has no price for {' or '.join(unpriced)} switches")
+                refused.append(f"{name} ({short})")
+                notes.append(RelplanWarning("port budget", f"plan option {name} is left out: "
+                                                           f"{short}, and {why} to price "
+                                                           "the switches it needs"))
+                continue
+            levels.append(level)
+            labelled.append((f"plan option {name}", config))
+            if beyond:
+                notes.append(RelplanWarning("port budget", f"plan option {name} is priced with "
+                                                           f"{_switch_words(switches, budget)}"
+                                                           " for the ports its fabric lacks"))
+        kept.append(levels)
+    warn_configs(labelled, stacklevel=3)
+    for note in notes:
+        warnings.warn(note, stacklevel=3)
+    if not any(kept):
+        raise ConfigError("plan.options", "every option needs switch ports the fabric lacks, "
+                                          "with no price for the switches: "
+                                          + "; ".join(refused))  # fmt: skip
+    if all(len(levels) == len(option.level_overrides())
+           for levels, option in zip(kept, plan.options, strict=True)):  # fmt: skip
+        return plan
+    options = [_option_levels(option, levels)
+               for option, levels in zip(plan.options, kept, strict=True) if levels]  # fmt: skip
+    return replace(plan, spec=plan.spec.model_copy(update={"options": options}))
+
+
+def _option_levels(option: PlanOption, levels: list[int]) -> PlanOption:
+    """An option with only the given levels (their labels and prices kept)."""
+    if option.set or len(levels) == len(option.level_overrides()):
+        return option
+    prices = option.level_prices()
+    names = option.level_labels or ["; ".join(level) for level in option.levels]
+    return PlanOption(label=option.label, levels=[option.levels[i] for i in levels],
+                      level_labels=[names[i] for i in levels],
+                      price=[prices[i] for i in levels])  # fmt: skip
+
+
 def plan_assumptions(plan: Plan) -> dict[str, Any]:
     """The money assumptions a plan's figures rest on: ``currency``, ``gpu_hour_value``,
     ``amortization_hours``, ``prices`` (per component class) and ``option_prices`` (per
@@ -634,9 +803,12 @@ def plan_assumptions(plan: Plan) -> dict[str, Any]:
 
 
 def _run_plan(plan: Plan, trials: int | None, seed: int | None, pool: PointPool,
-              progress: Progress | None, store: PointStore | None) -> dict[str, Any]:  # fmt: skip
+              progress: Progress | None, store: PointStore | None,
+              fitted: bool = False) -> dict[str, Any]:  # fmt: skip
     spec = plan.spec
     trials, seed = plan_settings(plan, trials, seed)
+    if not fitted:
+        plan = fit_plan_to_fabric(plan)
     check_options_affordable(plan)
     run = PlanRun(plan, trials, seed, pool, progress, store)
     levels = [len(option.level_overrides()) for option in plan.options]
@@ -671,6 +843,9 @@ def _run_plan(plan: Plan, trials: int | None, seed: int | None, pool: PointPool,
     marginal = {plan.options[i].level_names()[best.portfolio[i]]:
                 best.gain - coalition_gain(frozenset(bought) - {i})
                 for i in bought}  # fmt: skip
+    base = run.evaluate(plan.empty())
+    second = runner_up_within(evaluated, best, spec.budget, run.sense)
+    uncertainty, rival = _uncertainty(run, frontier, best, second)
     result: dict[str, Any] = {
         "plan": spec.name or plan.path.stem,
         "question": spec.question,
@@ -685,13 +860,44 @@ def _run_plan(plan: Plan, trials: int | None, seed: int | None, pool: PointPool,
         "assumptions": plan_assumptions(plan),
         "portfolios": [e.as_dict() for e in sorted(evaluated, key=lambda e: e.hardware_cost)],
         "frontier": [{k: v for k, v in e.as_dict().items() if k != "gain"} for e in frontier],
+        "base": base.as_dict(),
+        "base_goodput": base.figures["goodput"],
         "best": {**{k: v for k, v in best.as_dict().items() if k != "ci95"},
                  "marginal": marginal},
+        "runner_up": rival,
         "attribution": attribution,
-        "uncertainty": uncertainty_report(run, frontier, best),
+        "uncertainty": uncertainty,
         "provenance": plan_provenance(plan, run.trials, run.seed),
     }
     return result
+
+
+def lead_of(sense: str, best: float, rival: float) -> float:
+    """How much better ``best`` is than ``rival`` under ``sense`` (negative: the rival
+    wins), in the objective's unit.
+
+    Examples
+    --------
+    >>> lead_of("max", 5.0, 3.0), lead_of("min", 5.0, 3.0)
+    (2.0, -2.0)
+    """
+    return best - rival if sense == "max" else rival - best
+
+
+def runner_up_within(evaluations: Iterable[Evaluation], best: Evaluation,
+                     budget: float | None, sense: str) -> Evaluation | None:  # fmt: skip
+    """The best portfolio within the budget other than ``best`` (None when none is left).
+
+    Examples
+    --------
+    >>> e = lambda c, o: Evaluation((c,), [], c, o, (o, o), o)
+    >>> plans = [e(0, 0), e(1, 5), e(3, 9)]
+    >>> runner_up_within(plans, best_within(plans, 2.0, "max"), 2.0, "max").objective
+    0
+    """
+    others = [e for e in evaluations if e.portfolio != best.portfolio
+              and (budget is None or e.hardware_cost <= budget + 1e-9)]  # fmt: skip
+    return best_within(others, None, sense) if others else None
 
 
 def plan_provenance(plan: Plan, trials: int, seed: int) -> dict[str, Any]:
@@ -712,10 +918,10 @@ def plan_provenance(plan: Plan, trials: int, seed: int) -> dict[str, Any]:
 
 
 def rival_portfolios(plan: Plan, best: Portfolio, frontier: list[Portfolio]) -> list[Portfolio]:
-    """The portfolios the recommendation is tested against under uncertain draws: the
-    frontier, and every portfolio one option away from the best (an option dropped,
-    added or at another level), so that a cheaper best is also tested against keeping
-    what the base has.
+    """The portfolios the recommendation is tested against under uncertain draws: those
+    of ``frontier`` (the frontier, and the runner-up), and every portfolio one option
+    away from the best (an option dropped, added or at another level), so that a cheaper
+    best is also tested against keeping what the base has.
 
     Examples
     --------
@@ -732,9 +938,20 @@ def rival_portfolios(plan: Plan, best: Portfolio, frontier: list[Portfolio]) -> 
     return [*dict.fromkeys([*frontier, *moves])]
 
 
-def uncertainty_report(run: PlanRun, frontier: list[Evaluation],
-                       best: Evaluation) -> dict[str, Any]:  # fmt: skip
+def uncertainty_report(run: PlanRun, frontier: list[Evaluation], best: Evaluation,
+                       runner_up: Evaluation | None = None) -> dict[str, Any]:  # fmt: skip
     """Re-evaluate the frontier under Latin-hypercube draws of the uncertain inputs.
+
+    Parameters
+    ----------
+    run : PlanRun
+        The plan's evaluations.
+    frontier : list of Evaluation
+        Its Pareto frontier.
+    best : Evaluation
+        The recommended portfolio.
+    runner_up : Evaluation, optional
+        The second best within the budget (:func:`runner_up_within`), tested too.
 
     Returns
     -------
@@ -742,13 +959,41 @@ def uncertainty_report(run: PlanRun, frontier: list[Evaluation],
         Empty without uncertain inputs; else ``samples``, ``p_best_stays_best`` (share of
         draws in which the recommended portfolio is still the best affordable one among
         its rivals, :func:`rival_portfolios`), ``rivals`` (how many),
-        ``p_gain_positive`` (share in which it still beats the base), and
-        ``tornado``: per input, the recommended portfolio's objective at the input's low
-        and high ends (the others at their midpoints) and the swing, largest first.
+        ``p_gain_positive`` (share in which it still beats the base), ``winners`` (each
+        portfolio that is the best affordable one in some draw: ``options`` and
+        ``share`` of the draws, most first), ``runner_up`` (the options of the rival
+        that wins most often, else the second best), ``p_runner_up_beats_best`` (share of
+        draws in which it beats the recommended portfolio), and ``tornado``: per input,
+        with the input at its low and high end (the others at their midpoints), the
+        recommended portfolio's objective (``objective_low``, ``objective_high``,
+        ``swing``) and 95th-percentile wall time (``wall_hours_p95_low``,
+        ``wall_hours_p95_high``), the runner-up's (``runner_up_low``, ``runner_up_high``,
+        ``runner_up_wall_hours_p95_low``, ``runner_up_wall_hours_p95_high``) and the
+        recommended one's lead over it (``lead_low``, ``lead_high``: negative, the
+        runner-up wins there; ``lead_swing``, ``flips``: whether the lead changes sign
+        at an end), ranked by ``lead_swing``: the change in the decision, largest first.
     """
+    return _uncertainty(run, frontier, best, runner_up)[0]
+
+
+def _uncertainty(run: PlanRun, frontier: list[Evaluation], best: Evaluation,
+                 second: Evaluation | None) -> tuple[dict[str, Any],
+                                                     dict[str, Any] | None]:  # fmt: skip
+    """:func:`uncertainty_report`, and the runner-up's figures (``runner_up`` of
+    :func:`run_plan`)."""
+    sense = run.sense
     inputs = run.plan.uncertainty.inputs
+
+    def rival_figures(rival: Evaluation | None, chosen_by: str,
+                      beats: float | None) -> dict[str, Any] | None:  # fmt: skip
+        if rival is None:
+            return None
+        return {**rival.as_dict(), "chosen_by": chosen_by,
+                "lead": lead_of(sense, best.objective, rival.objective),
+                "p_beats_best": beats}  # fmt: skip
+
     if not inputs:
-        return {}
+        return {}, rival_figures(second, "objective", None)
     from scipy.stats import qmc
 
     keys = list(inputs)
@@ -762,23 +1007,69 @@ def uncertainty_report(run: PlanRun, frontier: list[Evaluation],
         middle = tuple(f"{k}={inputs[k].value_at(0.5)}" for k in keys if k != key)
         ends.append(((*middle, f"{key}={inputs[key].value_at(0.0)}"),
                      (*middle, f"{key}={inputs[key].value_at(1.0)}")))  # fmt: skip
-    rivals = rival_portfolios(run.plan, best.portfolio, [e.portfolio for e in frontier])
+    rivals = rival_portfolios(run.plan, best.portfolio,
+                              [e.portfolio for e in frontier]
+                              + ([second.portfolio] if second is not None else []))
     run.prefetch([*((p, extra) for extra in extras for p in rivals),
                   *((best.portfolio, end) for pair in ends for end in pair)])  # fmt: skip
     stays, positive = 0, 0
+    chosen: list[Portfolio] = []
     for extra in extras:
         evaluations = [run.evaluate(p, extra) for p in rivals]
-        chosen = best_within(evaluations, run.plan.spec.budget, run.sense)
-        stays += chosen.portfolio == best.portfolio
+        winner = best_within(evaluations, run.plan.spec.budget, sense)
+        chosen.append(winner.portfolio)
+        stays += winner.portfolio == best.portfolio
         positive += run.evaluate(best.portfolio, extra).gain > 0
+    counts = {p: chosen.count(p) for p in dict.fromkeys(chosen)}
+    winners = sorted(counts, key=lambda p: -counts[p])
+    challengers = [p for p in winners if p != best.portfolio]
+    runner_up, chosen_by = second, "objective"
+    if challengers:  # the rival that wins most often; the better at the base's values
+        top = max(counts[p] for p in challengers)
+        tied = [run.evaluate(p) for p in challengers if counts[p] == top]
+        runner_up = best_within(tied, None, sense)
+        chosen_by = "uncertain draws"
+    beats = None
+    if runner_up is not None:
+        beats = sum(better(sense, run.evaluate(runner_up.portfolio, extra).objective,
+                           run.evaluate(best.portfolio, extra).objective)
+                    for extra in extras) / samples  # fmt: skip
+        run.prefetch([(runner_up.portfolio, end) for pair in ends for end in pair])
     tornado = []
     for key, (low_end, high_end) in zip(keys, ends, strict=True):
         low = run.evaluate(best.portfolio, low_end)
         high = run.evaluate(best.portfolio, high_end)
-        tornado.append({"input": key, "low": str(inputs[key].low),
-                        "high": str(inputs[key].high), "objective_low": low.objective,
-                        "objective_high": high.objective,
-                        "swing": abs(high.objective - low.objective)})  # fmt: skip
-    tornado.sort(key=lambda row: -row["swing"])
-    return {"samples": samples, "p_best_stays_best": stays / samples, "rivals": len(rivals),
-            "p_gain_positive": positive / samples, "tornado": tornado}
+        row: dict[str, Any] = {"input": key, "low": str(inputs[key].low),
+                               "high": str(inputs[key].high), "objective_low": low.objective,
+                               "objective_high": high.objective,
+                               "swing": abs(high.objective - low.objective),
+                               "wall_hours_p95_low": low.figures["wall_hours_p95"],
+                               "wall_hours_p95_high": high.figures["wall_hours_p95"],
+                               "runner_up_low": None, "runner_up_high": None,
+                               "runner_up_wall_hours_p95_low": None,
+                               "runner_up_wall_hours_p95_high": None,
+                               "lead_low": None, "lead_high": None, "lead_swing": 0.0,
+                               "flips": False}  # fmt: skip
+        if runner_up is not None:
+            rival_low = run.evaluate(runner_up.portfolio, low_end)
+            rival_high = run.evaluate(runner_up.portfolio, high_end)
+            lead_low = lead_of(sense, low.objective, rival_low.objective)
+            lead_high = lead_of(sense, high.objective, rival_high.objective)
+            lead = lead_of(sense, best.objective, runner_up.objective)
+            row.update({"runner_up_low": rival_low.objective,
+                        "runner_up_high": rival_high.objective,
+                        "runner_up_wall_hours_p95_low": rival_low.figures["wall_hours_p95"],
+                        "runner_up_wall_hours_p95_high": rival_high.figures["wall_hours_p95"],
+                        "lead_low": lead_low, "lead_high": lead_high,
+                        "lead_swing": abs(lead_high - lead_low),
+                        "flips": (lead_low < 0.0) != (lead < 0.0)
+                        or (lead_high < 0.0) != (lead < 0.0)})  # fmt: skip
+        tornado.append(row)
+    tornado.sort(key=lambda row: (-row["lead_swing"], -row["swing"]))
+    names = run.plan.names
+    report = {"samples": samples, "p_best_stays_best": stays / samples, "rivals": len(rivals),
+              "p_gain_positive": positive / samples,
+              "winners": [{"options": names(p), "share": counts[p] / samples} for p in winners],
+              "runner_up": names(runner_up.portfolio) if runner_up is not None else None,
+              "p_runner_up_beats_best": beats, "tornado": tornado}  # fmt: skip
+    return report, rival_figures(runner_up, chosen_by, beats)

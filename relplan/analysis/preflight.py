@@ -83,10 +83,65 @@ def warn_config(config: RelplanConfig, where: str = "",
     return given
 
 
+def speed_warning(labelled: Sequence[tuple[str, RelplanConfig]],
+                  step_hours: Sequence[float | None]) -> RelplanWarning | None:  # fmt: skip
+    """The warning that scenarios' healthy step times differ while their work is in hours.
+
+    With ``job.work`` every scenario trains the same hours whatever its step time, so a
+    design that slows the step (a thinner network, dual-ToR's longer paths) or speeds it
+    (more GPUs) shows no difference in wall time, GPU-hours or net value; with
+    ``job.steps`` or ``job.tokens`` the hours follow each design's own step.
+
+    Parameters
+    ----------
+    labelled : sequence of (str, RelplanConfig)
+        Each config with what names it.
+    step_hours : sequence of float or None
+        Each one's healthy step, hours (``SimulationModel.step_hours``; None without one).
+
+    Returns
+    -------
+    RelplanWarning or None
+        Keyed ``job.work``, naming the fastest and the slowest step; None when the step
+        times agree (within one part in a million), or no config with a step time has
+        its work in hours.
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> config = load_config("configs/airesim-default.toml")  # work in hours
+    >>> print(speed_warning([("scenario a", config), ("scenario b", config)],
+    ...                     [5.0 / 3600, 6.0 / 3600]).message)  # doctest: +NORMALIZE_WHITESPACE
+    the healthy step time differs between them (5.000 s at scenario a to 6.000 s at
+    scenario b, +20.00%) but the work is in hours (job.work): each trains the same hours, so the
+    speed difference is not counted in wall time, GPU-hours or net value; give the work
+    as job.steps or job.tokens
+    """
+    timed = [(label, config, step) for (label, config), step
+             in zip(labelled, step_hours, strict=True) if step is not None]  # fmt: skip
+    if len(timed) < 2 or not any(config.job.work is not None for _, config, _ in timed):
+        return None
+    fastest = min(timed, key=lambda item: item[2])
+    slowest = max(timed, key=lambda item: item[2])
+    if slowest[2] - fastest[2] <= 1e-6 * slowest[2]:
+        return None
+    return RelplanWarning(
+        "job.work",
+        f"the healthy step time differs between them ({fastest[2] * 3600:.3f} s at "
+        f"{fastest[0]} to {slowest[2] * 3600:.3f} s at {slowest[0]}, "
+        f"{slowest[2] / fastest[2] - 1.0:+.2%}) but the work is in "
+        "hours (job.work): each trains the same hours, so the speed difference is not "
+        "counted in wall time, GPU-hours or net value; give the work as job.steps or "
+        "job.tokens",
+    )  # fmt: skip
+
+
 def warn_configs(labelled: Sequence[tuple[str, RelplanConfig]],
                  stacklevel: int = 2) -> list[RelplanWarning]:  # fmt: skip
-    """Give the warnings of several configs, one per key: the first one met, and how many
-    other scenarios or points share the key.
+    """Give the warnings of several configs, one per key (one per switch tier's shortfall
+    for the port budget): the first one met, and how many other scenarios or points
+    share it; then the speed warning (:func:`speed_warning`) when their healthy step
+    times differ while their work is in hours.
 
     Parameters
     ----------
@@ -111,20 +166,30 @@ def warn_configs(labelled: Sequence[tuple[str, RelplanConfig]],
     >>> given[0].message.endswith("(scenario a and 1 more)")
     True
     """
-    first: dict[str, tuple[RelplanWarning, str]] = {}
-    others: dict[str, int] = {}
+    first: dict[tuple[str, str], tuple[RelplanWarning, str]] = {}
+    others: dict[tuple[str, str], int] = {}
+    steps = []
     for label, config in labelled:
-        for warning in warnings_of(config):
-            if warning.key in first:
-                others[warning.key] += 1
+        model = build_model(config)
+        steps.append(model.step_hours)
+        problems = check_port_budget(model.inventory)
+        for warning in config_warnings(config, model.job_mtti_hours, problems):
+            # a port budget per tier: one tier short must not hide another
+            group = (warning.key, warning.message.split(":")[0]
+                     if warning.key == "port budget" else "")  # fmt: skip
+            if group in first:
+                others[group] += 1
             else:
-                first[warning.key], others[warning.key] = (warning, label), 0
+                first[group], others[group] = (warning, label), 0
     given = []
-    for key, (warning, label) in first.items():
-        more = others[key]
+    for group, (warning, label) in first.items():
+        more = others[group]
         given.append(RelplanWarning(
-            key, f"{warning.message} ({label}{f' and {more} more' if more else ''})"
+            warning.key, f"{warning.message} ({label}{f' and {more} more' if more else ''})"
         ))  # fmt: skip
+    speed = speed_warning(labelled, steps)
+    if speed is not None:
+        given.append(speed)
     for warning in given:
         warnings.warn(warning, stacklevel=stacklevel + 1)
     return given

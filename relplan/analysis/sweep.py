@@ -51,7 +51,10 @@ from relplan.analysis.provenance import config_digest
 from relplan.analysis.results import summarize
 from relplan.analysis.scenarios import run_scenario
 from relplan.analysis.store import PointStore, point_key
+from relplan.cluster.budget import net_value, scenario_cost
+from relplan.cluster.topology import build_inventory
 from relplan.config.loading import parse_config
+from relplan.config.schema import RelplanConfig
 from relplan.config.study import Study
 from relplan.vocab import METRIC_LABELS, METRICS
 
@@ -127,15 +130,16 @@ def run_study(
         One row per point, in study order: ``label``, the axis values, ``config_sha256``
         (the digest of the point's resolved config), and per metric its mean, CI, P5, P50
         and P95 (``<metric>``, ``<metric>_ci95_low``, ``<metric>_ci95_high``,
-        ``<metric>_p5``, ``<metric>_p50``, ``<metric>_p95``).
+        ``<metric>_p5``, ``<metric>_p50``, ``<metric>_p95``); with a ``[budget]`` in the
+        first point's config also the :data:`MONEY_COLUMNS` against the first point.
     """
     spec = study.spec
     trials = trials or spec.trials
     points = study.points()
     if workers is None:
         workers = default_workers(configured_workers(study.config(points[0][2])))
-    keys = [point_key(config_digest(study.config(overrides)), spec.seed, trials, "sweep")
-            for _, _, overrides in points]  # fmt: skip
+    configs = [study.config(overrides) for _, _, overrides in points]
+    keys = [point_key(config_digest(config), spec.seed, trials, "sweep") for config in configs]
     rows: list[dict[str, Any] | None] = [
         store.get(key) if store is not None else None for key in keys
     ]
@@ -160,7 +164,56 @@ def run_study(
     records = []
     for (label, values, _), row in zip(points, rows, strict=True):
         records.append({"label": label, **{k: v for k, v in values.items()}, **row})
-    return pd.DataFrame(records)
+    return pd.DataFrame(priced_points(configs, records))
+
+
+MONEY_COLUMNS: tuple[str, ...] = (
+    "gpu_hours", "gpu_hours_saved_vs_first", "hardware_price", "hardware_charge",
+    "lost_value", "total_cost", "gpu_hours_saved", "extra_hardware_charge", "net_value",
+    "break_even_gpu_hour_value",
+)  # fmt: skip
+"""The columns a study whose first point has a ``[budget]`` adds to each point, priced as
+``compare`` prices a scenario against the first (:mod:`relplan.cluster.budget`): its mean
+wall hours x GPUs and the GPU-hours it saves against the first point, the price of the
+hardware its job holds (the switches its ports need included), that price charged for
+its mean wall time, the value of the GPU-hours it loses, their total, and against the
+first point the GPU-hours saved (the same as ``gpu_hours_saved_vs_first``), the extra
+hardware charge, the net value and the break-even GPU-hour value (None when it saves
+no GPU-hours)."""
+
+
+def priced_points(configs: list[RelplanConfig],
+                  records: list[dict[str, Any]]) -> list[dict[str, Any]]:  # fmt: skip
+    """Each point's row with the :data:`MONEY_COLUMNS` against the first point, priced at
+    the first point's ``[budget]``; the rows as they are without one.
+
+    Parameters
+    ----------
+    configs : list of RelplanConfig
+        Each point's resolved config, in study order.
+    records : list of dict
+        Each point's row (``wall_hours``, ``gpu_hours_lost``: means).
+
+    Returns
+    -------
+    list of dict
+        New rows.
+    """
+    budget = configs[0].budget if configs else None
+    if budget is None:
+        return records
+    costs = [scenario_cost(config, build_inventory(config), budget, float(row["wall_hours"]),
+                           float(row["gpu_hours_lost"]))
+             for config, row in zip(configs, records, strict=True)]  # fmt: skip
+    priced = []
+    for cost, row in zip(costs, records, strict=True):
+        gain = net_value(costs[0], cost, budget)
+        priced.append({**row, "gpu_hours": cost.gpu_hours,
+                       "gpu_hours_saved_vs_first": gain["gpu_hours_saved"],
+                       "hardware_price": cost.hardware_price,
+                       "hardware_charge": cost.hardware_charge, "lost_value": cost.lost_value,
+                       "total_cost": cost.total, **gain})  # fmt: skip
+    return priced
 
 
 def answer_sentence(study: Study, results: pd.DataFrame, trials: int) -> str:

@@ -51,7 +51,7 @@ def render_plan(result: dict[str, Any], answer: str, console: Console | None = N
     """
 
     from relplan.cli import render
-    from relplan.output.plan_text import MONEY_SHOWN
+    from relplan.output.plan_text import MONEY_SHOWN, input_words, lead_rows
     from relplan.units import format_money
 
     out = console if console is not None else render.console
@@ -67,6 +67,7 @@ def render_plan(result: dict[str, Any], answer: str, console: Console | None = N
     table.add_column("portfolio", justify="left", overflow="fold")
     table.add_column("cost", justify="right", no_wrap=True)
     table.add_column("goodput", justify="right", no_wrap=True)
+    table.add_column("P95 h", justify="right", no_wrap=True)
     table.add_column("objective [95% CI]", justify="right", no_wrap=True)
     frontier = result["frontier"]
 
@@ -87,6 +88,7 @@ def render_plan(result: dict[str, Any], answer: str, console: Console | None = N
         mark = " *" if point["options"] == best["options"] else ""
         cells = [" + ".join(point["options"]) + mark if point["options"] else "base" + mark,
                  money(point["hardware_cost"]), f"{point['goodput']:.4f}",
+                 hours(point.get("wall_hours_p95")),
                  f"{shown(point['objective'])} [{shown(point['ci95'][0])}, "
                  f"{shown(point['ci95'][1])}]"]  # fmt: skip
         if varies:
@@ -97,6 +99,11 @@ def render_plan(result: dict[str, Any], answer: str, console: Console | None = N
         ((step, work),) = speeds
         out.print(f"every portfolio of the frontier: healthy step {step} s, {work} "
                   "failure-free hours", highlight=False, markup=False)  # fmt: skip
+    base = result.get("base")
+    if base:
+        out.print(f"base: goodput {base['goodput']:.4f}, wall {base['wall_hours']:,.1f} h "
+                  f"(P95 {hours(base.get('wall_hours_p95'))} h)", highlight=False,
+                  markup=False)  # fmt: skip
     if result["attribution"]:
         worth = render.compact_table("What each option of the best (*) is worth", min_width=60)
         worth.add_column("option", overflow="fold")
@@ -107,6 +114,17 @@ def render_plan(result: dict[str, Any], answer: str, console: Console | None = N
             worth.add_row(label, shown(value),
                           shown(marginal[label]) if label in marginal else "-")
         out.print(worth)
+    leads = lead_rows(result)
+    if leads:
+        decides = render.compact_table("What decides it: the best's lead over the runner-up",
+                                       min_width=60)  # fmt: skip
+        decides.add_column("input (low to high)", overflow="fold")
+        decides.add_column("lead at low", justify="right", no_wrap=True)
+        decides.add_column("lead at high", justify="right", no_wrap=True)
+        for row in leads:
+            decides.add_row(input_words(row["input"], row["low"], row["high"]),
+                            shown(row["lead_low"]), shown(row["lead_high"]))
+        out.print(decides)
     out.print(answer, highlight=False, markup=False, soft_wrap=False)
 
 
@@ -137,16 +155,18 @@ def plan_command(
 
     Every portfolio runs on the same failure streams. Prints the Pareto frontier of
     hardware cost against the objective, the best portfolio within the budget, each
-    option's Shapley value inside it, and how often it stays best when the uncertain
-    inputs are drawn. --set applies to every portfolio, after the plan's own set; a key
-    an option or an uncertain input sets cannot be overridden (exit 2). The number of
-    portfolios is told at once with a rough estimate; an exhaustive search of more than
+    option's Shapley value inside it, the base's goodput, the runner-up and how often it
+    wins when the uncertain inputs are drawn, and which input moves the best's lead over
+    it most. A fabric short of switch ports is priced with the switches it needs; without
+    a price for them, the options that need them are left out (none left: exit 2). --set
+    applies to every portfolio, after the plan's own set; a key an option or an uncertain
+    input sets cannot be overridden (exit 2). The number of portfolios is told at once with a rough estimate; an exhaustive search of more than
     100,000 needs --yes. With --out, each portfolio is stored the moment it finishes
     (points.sqlite), and a rerun reuses them (--fresh ignores them).
     """
     import math
 
-    from relplan.analysis.plan import plan_settings, run_plan
+    from relplan.analysis.plan import fit_plan_to_fabric, plan_settings, run_plan
     from relplan.cli.render import error_console
     from relplan.config.plan import load_plan
     from relplan.output.files import check_output_dir, to_json
@@ -155,6 +175,7 @@ def plan_command(
 
     plan = load_plan(plan_path, overrides or [])
     trials, seed = plan_settings(plan, trials, seed, "--trials")
+    plan = fit_plan_to_fabric(plan)  # its warnings, and the options the fabric refuses
     if out is not None:
         check_output_dir(out)
     per_portfolio = trials
@@ -170,7 +191,8 @@ def plan_command(
         # how many portfolio runs the search needs is known only as it goes
         with points_progress("planning", None, per_portfolio,
                              not as_json and error_console.is_terminal) as advance:  # fmt: skip
-            result = run_plan(plan, trials, seed, progress=advance, store=store, pool=pool)
+            result = run_plan(plan, trials, seed, progress=advance, store=store, pool=pool,
+                              fitted=True)
         note_reused(store, None, "portfolio runs")
     result["source"] = str(plan_path)
     answer = plan_answer(result)

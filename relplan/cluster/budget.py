@@ -2,21 +2,32 @@
 
 Each scenario (a config) is charged for the hardware its job holds: the job's footprint
 plus its spare servers, each unit's price spread over ``amortization`` and charged for the
-job's mean wall time. Its failures cost the GPU-hours they lose, at ``gpu_hour_value``.
+job's mean wall time. A switch tier whose switches lack ports (``relplan inventory``'s
+port budget) is priced with the switches that would supply them
+(:func:`switches_for_ports`).
 
-Net value has one definition, here (:func:`net_value_of`), shared by ``compare`` and
-``plan``. Against a reference scenario, with ``L`` the GPU-hours lost, ``P`` the price of
-the hardware the job holds (for a plan, plus the options' own prices), ``W`` the
-scenario's wall time, ``v`` the GPU-hour value and ``A`` the amortization::
+Net value has one definition, here (:func:`net_value_of`), shared by ``compare``,
+``plan`` and ``sweep``. Against a reference scenario (the first one, the plan's base),
+with ``W`` a scenario's wall time, ``G`` its GPUs, ``P`` the price of the hardware its
+job holds (for a plan, plus the options' own prices), ``v`` the GPU-hour value and ``A``
+the amortization::
 
-    net_value = (L_reference - L) * v  -  (P - P_reference) * W / A
+    gpu_hours_saved = W_reference x G_reference - W x G
+    net_value       = gpu_hours_saved x v  -  (P - P_reference) x W / A
 
-The first term is the value of the GPU-hours saved; the second the extra hardware
-charge: the extra price spread over its service life, charged for the hours the
-scenario holds it. A shorter wall time is credited once, in the first term (lost
-GPU-hours are the job's GPUs times its wall time beyond the work); the reference's
-hardware charge for running longer is not credited again. A scenario pays for itself
-when its net value is positive; its break-even is the GPU-hour value at which it is zero.
+The first term is the value of the GPU-hours saved: wall time times GPUs, so fewer
+failures, a faster healthy step (with the work in ``job.steps`` or ``job.tokens``) and
+fewer GPUs all count, and a slower step or more GPUs count against. The second is the
+extra hardware charge: the extra price spread over its service life, charged for the
+hours the scenario holds it. A shorter wall time is credited once, in the first term;
+the reference's hardware charge for running longer is not credited again. A scenario
+pays for itself when its net value is positive; its break-even is the GPU-hour value at
+which the net value is zero, ``extra_hardware_charge / gpu_hours_saved`` (when it saves
+GPU-hours: above that value it pays).
+
+With the work in hours (``job.work``) every scenario trains the same hours, so a slower
+step costs nothing: ``compare``, ``sweep`` and ``plan`` warn when the scenarios'
+healthy step times differ then (:func:`relplan.analysis.preflight.speed_warning`).
 """
 
 from __future__ import annotations
@@ -37,7 +48,8 @@ class ScenarioCost:
     Attributes
     ----------
     hardware_price : float
-        Price of the hardware the job holds (footprint and spare servers), currency.
+        Price of the hardware the job holds (footprint, spare servers and the switches
+        its ports need), currency.
     hardware_charge : float
         That price spread over its service life, charged for the job's mean wall time.
     gpu_hours_lost : float
@@ -48,6 +60,8 @@ class ScenarioCost:
         ``hardware_charge + lost_value``.
     wall_hours : float
         The job's mean wall time the charge is for, hours.
+    gpu_hours : float
+        Mean wall hours x the job's GPUs: what net value compares.
     """
 
     hardware_price: float
@@ -56,10 +70,55 @@ class ScenarioCost:
     lost_value: float
     total: float
     wall_hours: float
+    gpu_hours: float
+
+
+def switches_for_ports(inventory: Inventory) -> dict[str, int]:
+    """The switches a job's fabric lacks, per tier: the rule that prices a design whose
+    switches are short of ports.
+
+    A tier whose switches each need ``n`` ports but have ``k`` (``n > k``) is given
+    enough switches of its kind to supply the job's share of the ports:
+    ``ceil(S x n / k) - S`` more, with ``S`` the tier's switches in the job's footprint
+    (for spines: more spines that take the leaves' uplinks spread over more switches; for
+    leaves: more leaves, each with fewer servers). The simulation runs the fabric as
+    configured; only its price grows.
+
+    Parameters
+    ----------
+    inventory : Inventory
+        From :func:`relplan.cluster.topology.build_inventory`.
+
+    Returns
+    -------
+    dict
+        Tier (a component class: ``leaf``, ``spine``, ``core``) -> switches to add; only
+        the tiers short of ports.
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> from relplan.cluster.topology import build_inventory
+    >>> switches_for_ports(build_inventory(load_config("configs/llama3-16k.toml")))
+    {}
+    >>> dual = load_config("configs/llama3-16k.toml", ["network.dual_tor=true"])
+    >>> switches_for_ports(build_inventory(dual))  # 768 ports needed per 576-port spine
+    {'spine': 22}
+    """
+    extra = {}
+    for row in inventory.port_budget:
+        if row.fits or row.ports_available <= 0:
+            continue
+        held = inventory.job_units(row.tier)
+        needed = math.ceil(held * row.ports_needed / row.ports_available)
+        if needed > held:
+            extra[row.tier] = needed - held
+    return extra
 
 
 def hardware_price(config: RelplanConfig, inventory: Inventory, budget: BudgetConfig) -> float:
-    """Price of the hardware a job holds: its footprint plus its spare servers.
+    """Price of the hardware a job holds: its footprint, its spare servers and the
+    switches its ports need (:func:`switches_for_ports`).
 
     Parameters
     ----------
@@ -74,6 +133,14 @@ def hardware_price(config: RelplanConfig, inventory: Inventory, budget: BudgetCo
     -------
     float
         The price, currency.
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> from relplan.cluster.topology import build_inventory
+    >>> config = load_config("configs/small.toml")
+    >>> f"{hardware_price(config, build_inventory(config), config.budget):,.0f}"
+    '24,836,800'
     """
     prices = budget.prices
     total = sum(prices.get(c.component, 0.0) * c.job_units for c in inventory.components)
@@ -83,7 +150,9 @@ def hardware_price(config: RelplanConfig, inventory: Inventory, budget: BudgetCo
         + config.cluster.gpus_per_server * prices.get("gpu", 0.0)
         + nics * prices.get("nic", 0.0)
     )
-    return total + inventory.spare_servers * spare_server
+    switches = sum(prices.get(tier, 0.0) * count
+                   for tier, count in switches_for_ports(inventory).items())  # fmt: skip
+    return total + inventory.spare_servers * spare_server + switches
 
 
 def scenario_cost(
@@ -98,7 +167,7 @@ def scenario_cost(
     Parameters
     ----------
     config, inventory : RelplanConfig, Inventory
-        The scenario.
+        The scenario (its job's GPUs turn wall hours into GPU-hours).
     budget : BudgetConfig
         Prices, amortization and the GPU-hour value (shared by the scenarios compared).
     wall_hours_mean : float
@@ -111,26 +180,54 @@ def scenario_cost(
     ScenarioCost
     """
     return priced_cost(hardware_price(config, inventory, budget), budget, wall_hours_mean,
-                       gpu_hours_lost_mean)  # fmt: skip
+                       gpu_hours_lost_mean, config.job.gpus)  # fmt: skip
 
 
 def priced_cost(price: float, budget: BudgetConfig, wall_hours_mean: float,
-                gpu_hours_lost_mean: float) -> ScenarioCost:  # fmt: skip
-    """The cost of a job holding hardware of ``price`` for ``wall_hours_mean`` and losing
-    ``gpu_hours_lost_mean`` GPU-hours (see the module docstring).
+                gpu_hours_lost_mean: float, job_gpus: int) -> ScenarioCost:  # fmt: skip
+    """The cost of a job of ``job_gpus`` GPUs holding hardware of ``price`` for
+    ``wall_hours_mean`` and losing ``gpu_hours_lost_mean`` GPU-hours (see the module
+    docstring).
 
     Examples
     --------
     >>> from relplan.config.schema import BudgetConfig
     >>> cost = priced_cost(1000.0, BudgetConfig(gpu_hour_value=2.0, amortization="100h"),
-    ...                    50.0, 10.0)
-    >>> cost.hardware_charge, cost.lost_value, cost.total
-    (500.0, 20.0, 520.0)
+    ...                    50.0, 10.0, 8)
+    >>> cost.hardware_charge, cost.lost_value, cost.total, cost.gpu_hours
+    (500.0, 20.0, 520.0, 400.0)
     """
     charge = price * wall_hours_mean / budget.amortization
     lost_value = gpu_hours_lost_mean * budget.gpu_hour_value
     return ScenarioCost(price, charge, gpu_hours_lost_mean, lost_value, charge + lost_value,
-                        wall_hours_mean)  # fmt: skip
+                        wall_hours_mean, wall_hours_mean * job_gpus)  # fmt: skip
+
+
+def gpu_hours_saved(reference_wall_hours: Any, reference_gpus: int, wall_hours: Any,
+                    gpus: int) -> Any:  # fmt: skip
+    """GPU-hours a scenario saves against a reference: the difference of wall hours x
+    GPUs, so fewer failures, a faster step and fewer GPUs all count.
+
+    Parameters
+    ----------
+    reference_wall_hours, wall_hours : float or numpy.ndarray
+        The reference's and the scenario's wall time (per trial, or means), hours.
+    reference_gpus, gpus : int
+        Their jobs' GPUs.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        GPU-hours; elementwise for arrays.
+
+    Examples
+    --------
+    >>> gpu_hours_saved(100.0, 8, 90.0, 8)  # 10 hours sooner on 8 GPUs
+    80.0
+    >>> gpu_hours_saved(100.0, 8, 90.0, 10)  # sooner, but on more GPUs
+    -100.0
+    """
+    return reference_wall_hours * reference_gpus - wall_hours * gpus
 
 
 def net_value_of(gpu_hours_saved: Any, extra_hardware_price: float, wall_hours: Any,
@@ -141,7 +238,8 @@ def net_value_of(gpu_hours_saved: Any, extra_hardware_price: float, wall_hours: 
     Parameters
     ----------
     gpu_hours_saved : float or numpy.ndarray
-        Reference's GPU-hours lost minus the scenario's (per trial, or means).
+        The reference's wall hours x GPUs minus the scenario's (per trial, or means;
+        :func:`gpu_hours_saved`).
     extra_hardware_price : float
         The scenario's hardware price minus the reference's, currency.
     wall_hours : float or numpy.ndarray
@@ -172,22 +270,25 @@ def net_value(reference: ScenarioCost, scenario: ScenarioCost, budget: BudgetCon
     Returns
     -------
     dict
-        ``gpu_hours_saved``, ``extra_hardware_charge`` (the extra price charged for the
+        ``gpu_hours_saved`` (the reference's mean wall hours x GPUs minus the
+        scenario's), ``extra_hardware_charge`` (the extra price charged for the
         scenario's wall time), ``net_value`` (:func:`net_value_of`; positive: it pays for
         itself) and ``break_even_gpu_hour_value`` (the GPU-hour value at which the net
-        value is zero; None when it saves nothing).
+        value is zero, above which it pays; None when it saves no GPU-hours).
 
     Examples
     --------
     >>> from relplan.config.schema import BudgetConfig
     >>> budget = BudgetConfig(gpu_hour_value=3.0, amortization="1000h")
-    >>> base = priced_cost(1e6, budget, 1.2, 500.0)
-    >>> better = priced_cost(1.2e6, budget, 1.0, 400.0)
+    >>> base = priced_cost(1e6, budget, 1.2, 500.0, 500)      # 600 GPU-hours
+    >>> better = priced_cost(1.2e6, budget, 1.0, 400.0, 500)  # 500 GPU-hours
     >>> figures = net_value(base, better, budget)
-    >>> figures["extra_hardware_charge"], figures["net_value"]
-    (200.0, 100.0)
+    >>> figures["gpu_hours_saved"], figures["extra_hardware_charge"], figures["net_value"]
+    (100.0, 200.0, 100.0)
+    >>> figures["break_even_gpu_hour_value"]
+    2.0
     """
-    saved = reference.gpu_hours_lost - scenario.gpu_hours_lost
+    saved = reference.gpu_hours - scenario.gpu_hours
     extra_price = scenario.hardware_price - reference.hardware_price
     extra = extra_price * scenario.wall_hours / budget.amortization
     break_even = extra / saved if saved > 0 else None

@@ -185,23 +185,30 @@ def attribution_figure(result: dict[str, Any]) -> Figure:
 
 
 def tornado_figure(result: dict[str, Any]) -> Figure:
-    """The recommended portfolio's objective at each uncertain input's low and high end
-    (the others at their midpoints), the widest swing on top.
+    """What decides the plan: the recommended portfolio's lead over the runner-up at
+    each uncertain input's low and high end (the others at their midpoints), the widest
+    swing on top; left of zero the runner-up wins. Without a runner-up, the recommended
+    portfolio's own objective at each end.
 
     Examples
     --------
-    >>> result = {"plan": "p", "objective": "net_value", "uncertainty": {"tornado": [
+    >>> result = {"plan": "p", "objective": "net_value", "runner_up": {"options": ["b"]},
+    ...           "uncertainty": {"tornado": [
     ...     {"input": "x", "low": "1", "high": "2", "objective_low": 1.0,
-    ...      "objective_high": 3.0, "swing": 2.0}]}}
+    ...      "objective_high": 3.0, "swing": 2.0, "lead_low": -1.0, "lead_high": 2.0,
+    ...      "lead_swing": 3.0}]}}
     >>> len(tornado_figure(result).axes)
     1
     """
     rows = list(reversed(result["uncertainty"]["tornado"]))
-    figure = new_figure(8.0, 1.4 + 0.5 * max(len(rows), 1))
+    by_lead = bool(rows) and all(row.get("lead_low") is not None for row in rows)
+    low_key, high_key = ("lead_low", "lead_high") if by_lead else ("objective_low",
+                                                                    "objective_high")
+    figure = new_figure(8.0, 1.6 + 0.5 * max(len(rows), 1))
     axes = figure.add_subplot()
     style_axes(axes)
     for index, row in enumerate(rows):
-        low, high = row["objective_low"], row["objective_high"]
+        low, high = row[low_key], row[high_key]
         axes.barh(index, high - low, left=low, height=0.55,
                   color="#1f5fa8" if high >= low else "#d1495b")  # fmt: skip
         for text, value, other in ((row["low"], low, high), (row["high"], high, low)):
@@ -217,14 +224,25 @@ def tornado_figure(result: dict[str, Any]) -> Figure:
     if result["objective"] in MONEY_SHOWN:
         axes.xaxis.set_major_formatter(
             lambda x, _pos: _plain(format_money(x, currency_of(result))))
-    axes.set_xlabel(_plain(objective_label(result) + " of the best portfolio"))
-    # two lines: beside long input names, one line ran past the figure's right edge
-    axes.set_title("each input from low to high, the others at midpoints;\nblue: the "
-                   "objective rises with it, red: falls", fontsize=8)
-    ends = [value for row in rows for value in (row["objective_low"], row["objective_high"])]
+    ends = [value for row in rows for value in (row[low_key], row[high_key])]
+    if by_lead:
+        rival = _name((result.get("runner_up") or {}).get("options", []))
+        axes.axvline(0.0, color="#555555", linewidth=1.0, linestyle="--")
+        axes.set_xlabel(_plain(f"{objective_label(result)}: the best portfolio's lead over "
+                               f"the runner-up,\n{rival}"), fontsize=8)
+        axes.set_title("each input from low to high, the others at midpoints; left of the "
+                       "dashed line the runner-up wins;\nblue: the lead grows with the "
+                       "input, red: shrinks", fontsize=8)  # fmt: skip
+        ends.append(0.0)
+    else:
+        axes.set_xlabel(_plain(objective_label(result) + " of the best portfolio"))
+        # two lines: beside long input names, one line ran past the figure's right edge
+        axes.set_title("each input from low to high, the others at midpoints;\nblue: the "
+                       "objective rises with it, red: falls", fontsize=8)
     if ends:
         span = (max(ends) - min(ends)) or abs(max(ends)) or 1.0
         axes.set_xlim(min(ends) - 0.3 * span, max(ends) + 0.3 * span)
-    figure.suptitle(f"Which input moves the answer most — {result['plan']}",
+    figure.suptitle(f"Which input moves the decision most — {result['plan']}"
+                    if by_lead else f"Which input moves the answer most — {result['plan']}",
                     fontweight="bold")  # fmt: skip
     return figure

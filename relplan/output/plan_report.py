@@ -16,9 +16,13 @@ from relplan.output.plan_plots import attribution_figure, frontier_figure, torna
 from relplan.output.plan_text import (
     MONEY_SHOWN,
     currency_of,
+    decision_text,
     input_words,
+    lead_rows,
     objective_label,
     objective_text,
+    portfolio_name,
+    runner_up_text,
 )
 from relplan.output.plots import provenance_footer, save_figure
 from relplan.output.report import write_report
@@ -28,6 +32,7 @@ PORTFOLIO_COLUMNS: tuple[str, ...] = (
     "options", "hardware_cost", "objective", "ci95_low", "ci95_high", "gain", "goodput",
     "goodput_ci95_low", "goodput_ci95_high", "wall_hours", "gpu_hours_lost", "step_time_s",
     "work_hours", "hardware_charge", "extra_hardware_charge", "lost_value", "net_value",
+    "wall_hours_p95", "job_gpus", "gpu_hours", "gpu_hours_saved",
 )  # fmt: skip
 """The columns of ``portfolios.csv``, one row per portfolio evaluated."""
 
@@ -82,7 +87,8 @@ def plan_answer(result: dict[str, Any]) -> str:
         sentence += (f"; it stays the best in {uncertainty['p_best_stays_best']:.0%} of "
                      f"{uncertainty['samples']} draws of the uncertain inputs and beats the "
                      f"base in {uncertainty['p_gain_positive']:.0%}")  # fmt: skip
-    return sentence + "."
+    rival = runner_up_text(result)
+    return sentence + "." + (f" {rival[0].upper()}{rival[1:]}." if rival else "")
 
 
 def plan_document(result: dict[str, Any], answer: str, files: list[Path]) -> dict[str, Any]:
@@ -120,9 +126,13 @@ def _assumptions_text(result: dict[str, Any]) -> str:
             f"wall time over that (amortization). Unit prices (budget.prices): {prices}. "
             f"Options' own prices beyond the hardware the inventory shows: {options}. The "
             f"job holds {assumptions['job_gpus']:,} GPUs. Net value = value of the GPU-hours "
-            "saved against the base at gpu_hour_value, minus the extra hardware price "
-            "charged for the portfolio's wall time; the shorter wall time of a better "
-            "design is credited once, through the GPU-hours it saves.")
+            "saved against the base at gpu_hour_value (the base's wall hours x GPUs less "
+            "the portfolio's: fewer failures, a faster healthy step and fewer GPUs all "
+            "count), minus the extra hardware price charged for the portfolio's wall time; "
+            "the shorter wall time of a better design is credited once, through the "
+            "GPU-hours it saves. A fabric whose switches lack ports is priced with the "
+            "switches that would supply them (ceil(S x needed / available) - S more of the "
+            "tier's S switches, at the tier's price).")
 
 
 def _uncertainty_text(result: dict[str, Any]) -> str:
@@ -131,19 +141,45 @@ def _uncertainty_text(result: dict[str, Any]) -> str:
     text = (f"Every figure is a mean over {trials} trials with a 95% confidence interval "
             "(the frontier's error bars); portfolios are paired on common failure "
             "streams, so differences between them are tighter than each interval.")
+    rival = runner_up_text(result)
     if not uncertainty:
-        return text + " No uncertain inputs were given: the answer holds at the base's values."
+        return (text + " No uncertain inputs were given: the answer holds at the base's "
+                "values." + (f" At those values {rival}." if rival else ""))  # fmt: skip
+    winners = "; ".join(f"{portfolio_name(w['options'])} {w['share']:.0%}"
+                        for w in uncertainty.get("winners", []))  # fmt: skip
+    text += (f" Drawn {uncertainty['samples']} times over the uncertain inputs (Latin "
+             f"hypercube), the recommended portfolio stays the best affordable one of "
+             f"{uncertainty.get('rivals', 'the frontier')} rivals (the frontier, the "
+             f"runner-up and every portfolio one option away from the best) in "
+             f"{uncertainty['p_best_stays_best']:.0%} of draws and beats the base "
+             f"in {uncertainty['p_gain_positive']:.0%}"
+             + (f"; the best of each draw: {winners}" if winners else "") + ".")
+    if rival:
+        text += f" {rival[0].upper()}{rival[1:]}."
+    leads = lead_rows(result)
+    if leads:
+        rows = "; ".join(
+            f"{input_words(row['input'], row['low'], row['high'])}: lead "
+            f"{objective_text(result, row['lead_low'])} to "
+            f"{objective_text(result, row['lead_high'])} (the best "
+            f"{objective_text(result, row['objective_low'])} to "
+            f"{objective_text(result, row['objective_high'])}, P95 wall "
+            f"{row['wall_hours_p95_low']:,.1f} to {row['wall_hours_p95_high']:,.1f} h; the "
+            f"runner-up {objective_text(result, row['runner_up_low'])} to "
+            f"{objective_text(result, row['runner_up_high'])}, P95 wall "
+            f"{row['runner_up_wall_hours_p95_low']:,.1f} to "
+            f"{row['runner_up_wall_hours_p95_high']:,.1f} h)"
+            for row in leads)  # fmt: skip
+        return (f"{text} What decides it: the tornado ranks each input by how much its "
+                "ends (the others at midpoints) move the recommended portfolio's lead "
+                f"over the runner-up, the decision rather than the best's own value; "
+                f"{decision_text(result)}. Per input, low end to high: {rows}.")
     rows = "; ".join(f"{input_words(row['input'], row['low'], row['high'])}: "
                      f"{objective_text(result, row['objective_low'])} to "
                      f"{objective_text(result, row['objective_high'])}"
                      for row in uncertainty["tornado"])  # fmt: skip
-    return (f"{text} Drawn {uncertainty['samples']} times over the uncertain inputs (Latin "
-            f"hypercube), the recommended portfolio stays the best affordable one of "
-            f"{uncertainty.get('rivals', 'the frontier')} rivals (the frontier and every "
-            f"portfolio one option away from it) in "
-            f"{uncertainty['p_best_stays_best']:.0%} of draws and beats the base "
-            f"in {uncertainty['p_gain_positive']:.0%}. Its objective with each input at its "
-            f"low and high end (the others at midpoints): {rows}.")
+    return (f"{text} Its objective with each input at its low and high end (the others "
+            f"at midpoints): {rows}.")
 
 
 def write_plan_outputs(result: dict[str, Any], directory: Path, answer: str | None = None,
@@ -200,6 +236,7 @@ def write_plan_outputs(result: dict[str, Any], directory: Path, answer: str | No
         "hardware cost": format_money(p["hardware_cost"], currency),
         "goodput": f"{p['goodput']:.4f}",
         "wall h": f"{p['wall_hours']:,.1f}",
+        "wall P95 h": _hours(p.get("wall_hours_p95")),
         "failure-free h": _hours(p.get("work_hours")),
         "step s": _seconds(p.get("step_time_s")),
         "GPU-h lost": format_money(p["gpu_hours_lost"]),
@@ -216,13 +253,20 @@ def write_plan_outputs(result: dict[str, Any], directory: Path, answer: str | No
                                or [{"option": "(nothing bought)", "Shapley value": "0",
                                     "removing it costs": "0"}])  # fmt: skip
     step = result["best"].get("step_time_s")
+    base = result.get("base") or {}
+    base_words = (f" The base runs at goodput {base['goodput']:.4f}, {base['wall_hours']:,.1f} h "
+                  f"of wall time on average (P95 {_hours(base.get('wall_hours_p95'))} h)."
+                  if base.get("goodput") is not None else "")  # fmt: skip
+    best_p95 = result["best"].get("wall_hours_p95")
     sections = [
         ("Setup", f"{result['evaluated']} of {result['portfolio_count']} portfolios evaluated "
                   f"({result['search']} search), {result['trials']} trials each on common "
                   f"failure streams (seed {result['seed']}); objective "
                   f"{result['objective']} ({objective_label(result)})"
                   + (f"; healthy step time of the best portfolio {step:.3g} s" if step else "")
-                  + "."),
+                  + "." + base_words
+                  + (f" The best portfolio's P95 wall time is {best_p95:,.1f} h."
+                     if best_p95 is not None else "")),
         ("Assumptions", _assumptions_text(result)),
         ("How to read what each option is worth",
          "An option's Shapley value is its share of the best portfolio's gain, averaged "

@@ -66,3 +66,32 @@ def test_compare_in_steps_prices_the_slower_step() -> None:
     assert thin["gpu_hours_saved_vs_first"] == pytest.approx(
         -20_000 * (steps[1] - steps[0]) * 5000)
     assert thin["gpu_hours_saved_vs_first"] < -5e4  # the slower step costs GPU-hours
+
+
+def test_net_value_of_a_slower_design_is_its_gpu_hours_at_their_value_to_the_cent() -> None:
+    """The seed MoE job in steps with 4:1 leaves (20 of a leaf's 80 uplinks): the
+    All-to-All and expert gradients crawl, the healthy step grows by about 60% and so do
+    the wall hours. Its net value is the GPU-hours it saves against 1:1 (wall hours x
+    GPUs, negative here) at gpu_hour_value, minus its extra hardware charge (negative:
+    fewer uplinks), worked out from the row's own figures; the GPU-hours lost alone would
+    have put it millions of dollars higher."""
+    moe = CONFIGS / "seed-moe-10k.toml"
+    settings = ("job.steps=513735",)
+    scenarios = [ScenarioSpec(moe, settings),
+                 parse_variant("four-to-one: network.uplinks_per_leaf=20", moe, list(settings))]
+    first, thin = compare_scenarios(scenarios, trials=12, seed=3, workers=1)["scenarios"]
+    budget = load_config(moe).budget
+    gpus = load_config(moe).job.gpus
+    assert thin["step_time_s"] > 1.2 * first["step_time_s"]  # a slower healthy step
+    saved = first["wall_hours"] * gpus - thin["wall_hours"] * gpus
+    extra = (thin["hardware_price"] - first["hardware_price"]) * thin["wall_hours"] / (
+        budget.amortization)
+    assert extra < 0  # 4:1 leaves are cheaper
+    by_hand = saved * budget.gpu_hour_value - extra
+    assert abs(thin["net_value"] - by_hand) < 0.005
+    assert abs(thin["extra_hardware_charge"] - extra) < 0.005
+    assert abs(thin["gpu_hours_saved"] - saved) < 1e-6 * abs(saved)
+    assert thin["gpu_hours_saved_vs_first"] == pytest.approx(thin["gpu_hours_saved"])
+    lost_only = (first["gpu_hours_lost"] - thin["gpu_hours_lost"]) * budget.gpu_hour_value - extra
+    assert thin["net_value"] < lost_only - 1e6  # the slower step is counted
+    assert thin["break_even_gpu_hour_value"] is None  # it saves no GPU-hours

@@ -63,16 +63,17 @@ BOTH_AB = 1.0
 
 
 def _mocked(monkeypatch) -> None:
-    """Replace the simulations: every trial loses 100 - savings GPU-hours, wall 1 h, and
-    the inventory price is the base's (the options' costs are their own prices)."""
+    """Replace the simulations: every trial runs 1 h of wall time on 100 - savings GPUs
+    (so it spends 100 - savings GPU-hours) and loses 100 - savings GPU-hours, and the
+    inventory price is the base's (the options' costs are their own prices)."""
 
     def per_trial(self, portfolio, extra):
         bought = {i for i, level in enumerate(portfolio) if level >= 0}
         saved = sum(SAVED[i] for i in bought) + (BOTH_AB if {0, 1} <= bought else 0.0)
         lost = np.full(self.trials, 100.0 - saved) + np.linspace(-1, 1, self.trials)
-        return {"wall": np.ones(self.trials), "lost": lost,
+        return {"wall": np.ones(self.trials), "lost": lost, "gpus": int(100 - saved),
                 "goodput": np.full(self.trials, 0.5 + 0.01 * saved), "price": 0.0,
-                "step_time_s": None}
+                "step_time_s": None, "switches": {}}
 
     monkeypatch.setattr(PlanRun, "_per_trial", per_trial)
     monkeypatch.setattr(PlanRun, "prefetch", lambda self, pairs: None)  # nothing to run
@@ -405,12 +406,13 @@ def test_each_objective_by_hand(tmp_path, monkeypatch) -> None:
     assert per_dollar["best"]["options"] == ["A"]
     assert per_dollar["best"]["objective"] == pytest.approx(0.03 / 100)
     # the hardware charge per useful GPU-hour: price x wall / amortization over wall x
-    # goodput x GPUs; the base's inventory is priced 0 here, so the base is cheapest
+    # goodput x GPUs (A alone: 97 GPUs); the base's inventory is priced 0 here, so the
+    # base is cheapest
     plan = _objective_plan(tmp_path, "cost_per_useful_gpu_hour")
     cost = run_plan(plan)
     (alone,) = [p for p in cost["portfolios"] if p["options"] == ["A"]]
-    amortization, gpus = plan.base.budget.amortization, plan.base.job.gpus
-    assert alone["objective"] == pytest.approx(100.0 / amortization / (0.53 * gpus))
+    amortization = plan.base.budget.amortization
+    assert alone["objective"] == pytest.approx(100.0 / amortization / (0.53 * 97))
     assert cost["best"]["options"] == []
     wall = run_plan(_objective_plan(tmp_path, "wall_hours"))
     assert wall["best"]["objective"] == pytest.approx(1.0)
