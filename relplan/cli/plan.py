@@ -160,9 +160,10 @@ def plan_command(
     it most. A fabric short of switch ports is priced with the switches it needs; without
     a price for them, the options that need them are left out (none left: exit 2). --set
     applies to every portfolio, after the plan's own set; a key an option or an uncertain
-    input sets cannot be overridden (exit 2). The number of portfolios is told at once with a rough estimate; an exhaustive search of more than
-    100,000 needs --yes. With --out, each portfolio is stored the moment it finishes
-    (points.sqlite), and a rerun reuses them (--fresh ignores them).
+    input sets cannot be overridden (exit 2). The number of portfolios is told at once
+    with a rough estimate; an exhaustive search of more than 100,000 needs --yes. With
+    --out, each portfolio is stored the moment it finishes (points.sqlite), and a rerun
+    reuses them (--fresh ignores them).
     """
     import math
 
