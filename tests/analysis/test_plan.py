@@ -500,3 +500,143 @@ def test_the_terminal_table_shows_each_portfolios_speed_only_when_it_differs() -
         assert ("step s" in text) == columns
         assert ("every portfolio of the frontier: healthy step 5.000 s" in text) != columns
         assert max(len(line) for line in text.splitlines()) <= 80
+
+
+def _years(extra: tuple[str, ...], key: str, nominal: float) -> float:
+    """The years an uncertain draw gives ``key`` (``nominal`` when it does not draw it)."""
+    for item in extra:
+        name, _, value = item.partition("=")
+        if name == key:
+            return float(value.strip('"').rstrip("y"))
+    return nominal
+
+
+def test_the_plan_names_its_runner_up_and_ranks_the_tornado_by_the_decision(
+        tmp_path, monkeypatch) -> None:  # fmt: skip
+    """A hand-checked plan (prices 100, 200, 400, limit 350, 1 GPU-hour = 2.5 in
+    small.toml) whose runs are replaced: on 100 GPUs, each portfolio spends 100 - saved
+    GPU-hours, with A saving 3 + (host MTBF - 10 years), B 2 + 1.5 x (GPU MTBF - 6 years),
+    1 more for A with B, C 5. At the midpoints (GPU 6y, host 20y) A+B saves 16 and A 13:
+    A+B is best, A the runner-up. A+B beats A by B's saving + 1, so A wins the draws
+    with a GPU MTBF below 4 years: one of 4 Latin-hypercube draws (one per quarter of
+    2-10y). The host MTBF moves A+B's own net value most (6 to 26 GPU-hours, 20 x 2.5)
+    but A's with it, so the decision not at all; the GPU MTBF moves A+B by 12 and its
+    lead over A from -3 to +9 GPU-hours: it decides, and ranks first."""
+    gpu, host = "failures.gpu.lifetime.mtbf", "failures.host.lifetime.mtbf"
+
+    def saved_by(portfolio, extra) -> float:
+        a, b, c = (level >= 0 for level in portfolio)
+        save_a = 3.0 + (_years(extra, host, 20.0) - 10.0)
+        save_b = 2.0 + 1.5 * (_years(extra, gpu, 6.0) - 6.0)
+        return a * save_a + b * save_b + (a and b) * 1.0 + c * 5.0
+
+    def per_trial(self, portfolio, extra):
+        saved = saved_by(portfolio, extra)
+        return {"wall": np.full(self.trials, (100.0 - saved) / 100.0),
+                "lost": np.full(self.trials, 100.0 - saved), "gpus": 100,
+                "goodput": np.full(self.trials, 0.5 + 0.01 * saved), "price": 0.0,
+                "step_time_s": None, "switches": {}}
+
+    monkeypatch.setattr(PlanRun, "_per_trial", per_trial)
+    monkeypatch.setattr(PlanRun, "prefetch", lambda self, pairs: None)
+    extra = (f'[plan.uncertainty]\nsamples = 4\n"{gpu}" = {{ low = "2y", high = "10y" }}\n'
+             f'"{host}" = {{ low = "10y", high = "30y" }}\n')
+    plan = load_plan(_plan_file(tmp_path, extra=extra))
+    value, amortization = plan.base.budget.gpu_hour_value, plan.base.budget.amortization
+
+    def net(saved: float, cost: float) -> float:  # the net value against the base
+        return saved * value - cost * (100.0 - saved) / 100.0 / amortization
+
+    result = run_plan(plan)
+    assert result["best"]["options"] == ["A", "B"]
+    assert result["base"]["options"] == [] and result["base_goodput"] == pytest.approx(0.5)
+    for portfolio in result["portfolios"]:  # every trial alike: P95 = the wall time
+        assert portfolio["wall_hours_p95"] == pytest.approx(portfolio["wall_hours"])
+    rival = result["runner_up"]
+    assert rival["options"] == ["A"] and rival["chosen_by"] == "uncertain draws"
+    assert rival["lead"] == pytest.approx(net(16.0, 300.0) - net(13.0, 100.0))
+    uncertainty = result["uncertainty"]
+    assert uncertainty["runner_up"] == ["A"]
+    assert uncertainty["p_best_stays_best"] == pytest.approx(0.75)
+    assert uncertainty["p_runner_up_beats_best"] == pytest.approx(0.25)
+    assert rival["p_beats_best"] == pytest.approx(0.25)
+    assert [w["share"] for w in uncertainty["winners"]] == pytest.approx([0.75, 0.25])
+    first, second = uncertainty["tornado"]
+    assert first["input"] == gpu and second["input"] == host
+    # GPU MTBF 2y: B saves -4, so A+B 3 + 10 - 4 + 1 = 10; at 10y B saves 8: 22
+    assert first["lead_low"] == pytest.approx(net(10.0, 300.0) - net(13.0, 100.0))
+    assert first["lead_high"] == pytest.approx(net(22.0, 300.0) - net(13.0, 100.0))
+    assert first["lead_low"] < 0 < first["lead_high"] and first["flips"]
+    assert first["runner_up_low"] == pytest.approx(net(13.0, 100.0))
+    # host MTBF: A+B 6 to 26, A 3 to 23: the same lead at both ends (but the charges)
+    assert second["objective_low"] == pytest.approx(net(6.0, 300.0))
+    assert second["objective_high"] == pytest.approx(net(26.0, 300.0))
+    assert second["swing"] > first["swing"]  # the best's own value: the host ranks first
+    assert second["lead_swing"] < 0.01 * first["lead_swing"] and not second["flips"]
+    answer = planner_answer(result)
+    assert "The runner-up is A" in answer and "25% of 4 draws" in answer
+
+
+def planner_answer(result: dict) -> str:
+    from relplan.output.plan_report import plan_answer
+
+    return plan_answer(result)
+
+
+def _llama_plan(tmp_path, options: str, budget: str = "", objective: str = "goodput"):
+    """A plan on the Llama 3 fabric (64 spines of 576 ports, full with one leaf per
+    server) with the given options; ``budget`` appended to its base config."""
+    base = tmp_path / "llama.toml"
+    base.write_text((CONFIGS / "llama3-16k.toml").read_text() + budget)
+    path = tmp_path / "ports.toml"
+    path.write_text(f'[plan]\nbase = "{base}"\nobjective = "{objective}"\ntrials = 4\n'
+                    + options)
+    return path
+
+
+DUAL_TOR = '[[plan.options]]\nlabel = "dual-ToR"\nset = ["network.dual_tor=true"]\n'
+RESTART = '[[plan.options]]\nlabel = "restart"\nset = ["job.restart=5min"]\n'
+
+
+def test_a_plan_whose_only_option_needs_ports_nobody_prices_exits_2(tmp_path) -> None:
+    """Dual-ToR doubles Llama 3's 384 leaves: 768 uplinks per 576-port spine, short by
+    192; the base has no [budget] to price the spines it needs. Its only option is left
+    out, so nothing is left to plan: exit 2 naming the option and the ports short."""
+    path = _llama_plan(tmp_path, DUAL_TOR)
+    result = runner.invoke(app, ["plan", str(path)])
+    assert result.exit_code == 2, result.output
+    assert "plan.options" in result.stderr and "dual-ToR" in result.stderr
+    assert "short by 192" in result.stderr and "Traceback" not in result.output
+    with pytest.raises(ConfigError) as caught:
+        run_plan(load_plan(path), workers=1)
+    assert caught.value.key == "plan.options"
+
+
+def test_an_option_that_needs_unpriced_ports_is_left_out_with_a_warning(tmp_path) -> None:
+    from relplan.errors import RelplanWarning
+
+    plan = load_plan(_llama_plan(tmp_path, DUAL_TOR + RESTART))
+    with pytest.warns(RelplanWarning, match="plan option dual-ToR is left out: spine: needs "
+                                            "768 ports .* short by 192"):
+        fitted = planner.fit_plan_to_fabric(plan)
+    assert [option.label for option in fitted.options] == ["restart"]
+
+
+def test_an_option_that_needs_ports_is_priced_with_the_spines_they_need(tmp_path) -> None:
+    """With a spine price of 1,000, dual-ToR on the Llama 3 fabric is priced with
+    ceil(64 x 768 / 576) - 64 = 22 more spines: 22,000 more than the base (no other
+    class is priced), and the warning says so."""
+    from relplan.errors import RelplanWarning
+
+    budget = '\n[budget]\ngpu_hour_value = 2.0\nprices = { spine = 1000 }\n'
+    plan = load_plan(_llama_plan(tmp_path, DUAL_TOR + RESTART, budget))
+    with pytest.warns(RelplanWarning, match=r"dual-ToR is priced with 22 more spine "
+                                            r"switches \(\$22k\)"):
+        fitted = planner.fit_plan_to_fabric(plan)
+    assert fitted is plan
+    from relplan.cluster.budget import hardware_price as price
+    from relplan.cluster.topology import build_inventory
+
+    dual, base = plan.config((0, -1)), plan.base
+    assert (price(dual, build_inventory(dual), base.budget)
+            - price(base, build_inventory(base), base.budget)) == pytest.approx(22_000.0)
