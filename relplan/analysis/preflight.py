@@ -87,8 +87,8 @@ def speed_warning(labelled: Sequence[tuple[str, RelplanConfig]],
                   step_hours: Sequence[float | None]) -> RelplanWarning | None:  # fmt: skip
     """The warning that scenarios' healthy step times differ while their work is in hours.
 
-    With ``job.work`` every scenario trains the same hours whatever its step time, so a
-    design that slows the step (a thinner network, dual-ToR's longer paths) or speeds it
+    With ``job.work`` (or a calendar window, ``job.horizon``) every scenario trains the
+    same hours whatever its step time, so a design that slows the step (a thinner network, dual-ToR's longer paths) or speeds it
     (more GPUs) shows no difference in wall time, GPU-hours or net value; with
     ``job.steps`` or ``job.tokens`` the hours follow each design's own step.
 
@@ -102,9 +102,9 @@ def speed_warning(labelled: Sequence[tuple[str, RelplanConfig]],
     Returns
     -------
     RelplanWarning or None
-        Keyed ``job.work``, naming the fastest and the slowest step; None when the step
-        times agree (within one part in a million), or no config with a step time has
-        its work in hours.
+        Keyed ``job.work`` (``job.horizon`` when no config gives ``job.work``), naming
+        the fastest and the slowest step; None when the step times agree (within one
+        part in a million), or no config with a step time has its work in hours.
 
     Examples
     --------
@@ -119,20 +119,22 @@ def speed_warning(labelled: Sequence[tuple[str, RelplanConfig]],
     """
     timed = [(label, config, step) for (label, config), step
              in zip(labelled, step_hours, strict=True) if step is not None]  # fmt: skip
-    if len(timed) < 2 or not any(config.job.work is not None for _, config, _ in timed):
+    keys = [key for key in ("work", "horizon")
+            if any(getattr(config.job, key) is not None for _, config, _ in timed)]
+    if len(timed) < 2 or not keys:
         return None
+    key = f"job.{keys[0]}"
     fastest = min(timed, key=lambda item: item[2])
     slowest = max(timed, key=lambda item: item[2])
     if slowest[2] - fastest[2] <= 1e-6 * slowest[2]:
         return None
     return RelplanWarning(
-        "job.work",
+        key,
         f"the healthy step time differs between them ({fastest[2] * 3600:.3f} s at "
         f"{fastest[0]} to {slowest[2] * 3600:.3f} s at {slowest[0]}, "
-        f"{slowest[2] / fastest[2] - 1.0:+.2%}) but the work is in "
-        "hours (job.work): each trains the same hours, so the speed difference is not "
-        "counted in wall time, GPU-hours or net value; give the work as job.steps or "
-        "job.tokens",
+        f"{slowest[2] / fastest[2] - 1.0:+.2%}) but the work is in hours ({key}): each "
+        "trains the same hours, so the speed difference is not counted in wall time, "
+        "GPU-hours or net value; give the work as job.steps or job.tokens",
     )  # fmt: skip
 
 

@@ -166,6 +166,7 @@ def plan_command(
     reuses them (--fresh ignores them).
     """
     import math
+    import warnings
 
     from relplan.analysis.plan import fit_plan_to_fabric, plan_settings, run_plan
     from relplan.cli.render import error_console
@@ -176,7 +177,9 @@ def plan_command(
 
     plan = load_plan(plan_path, overrides or [])
     trials, seed = plan_settings(plan, trials, seed, "--trials")
-    plan = fit_plan_to_fabric(plan)  # its warnings, and the options the fabric refuses
+    with warnings.catch_warnings(record=True) as fitting:  # told after the count
+        warnings.simplefilter("always")
+        plan = fit_plan_to_fabric(plan)  # the options the fabric refuses
     if out is not None:
         check_output_dir(out)
     per_portfolio = trials
@@ -188,6 +191,8 @@ def plan_command(
     else:  # a local search runs a part of them, known only as it goes
         note(f"{portfolios:,} portfolios, more than plan.exhaustive_limit "
              f"({plan.spec.exhaustive_limit:,}): a local search runs a part of them")
+    for warning in fitting:
+        warnings.warn(warning.message, stacklevel=1)
     with running_points(workers, dask, None, out, fresh) as (pool, store):
         # how many portfolio runs the search needs is known only as it goes
         with points_progress("planning", None, per_portfolio,

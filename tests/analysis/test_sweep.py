@@ -143,3 +143,62 @@ set = ["network.uplinks_per_leaf=16"]
         round(float(results["work_hours"].iloc[1]), 1))
     wall = float(results["wall_hours"].iloc[1])
     assert slow["GPU-hours (mean wall x GPUs)"] == f"{wall * 5000:,.0f}"
+
+
+def test_a_study_with_a_budget_prices_every_point_against_the_first(tmp_path: Path):
+    """small.toml has a [budget]: each point gets the money columns against the first,
+    the net value being the GPU-hours it saves (wall x GPUs) at gpu_hour_value minus its
+    extra hardware charge, worked out here from the row's own figures. A slower step (in
+    steps) and 4 fewer spare servers both count."""
+    from relplan.analysis.sweep import MONEY_COLUMNS
+    from relplan.cluster.budget import hardware_price
+    from relplan.cluster.topology import build_inventory
+    from relplan.config.loading import load_config
+
+    base = REPO / "configs" / "small.toml"
+    path = tmp_path / "money.toml"
+    path.write_text(f"""
+[study]
+name = "money"
+question = "q"
+base = "{base}"
+trials = 4
+set = ["job.steps=172800"]
+metrics = ["wall_hours"]
+objective = "wall_hours"
+goal = "min"
+
+[[study.scenarios]]
+label = "shipped"
+
+[[study.scenarios]]
+label = "slower, no spares"
+set = ["workload.step_compute=1.25s", "job.spares=0"]
+""")
+    results = run_study(load_study(path), workers=1)
+    assert set(MONEY_COLUMNS) <= set(results.columns)
+    config = load_config(base)
+    budget, gpus = config.budget, config.job.gpus
+    first, other = results.iloc[0], results.iloc[1]
+    leaner = load_config(base, ["job.spares=0"])
+    price = hardware_price(leaner, build_inventory(leaner), budget)
+    assert other["hardware_price"] == pytest.approx(price)
+    assert other["hardware_price"] < first["hardware_price"]
+    saved = first["wall_hours"] * gpus - other["wall_hours"] * gpus
+    extra = (other["hardware_price"] - first["hardware_price"]) * other["wall_hours"] / (
+        budget.amortization)
+    assert other["gpu_hours_saved_vs_first"] == pytest.approx(saved)
+    assert saved < -0.2 * 48 * gpus  # the 25% slower step of 48 h of steps
+    assert abs(other["net_value"] - (saved * budget.gpu_hour_value - extra)) < 0.005
+    assert first["net_value"] == 0.0 and pd.isna(first["break_even_gpu_hour_value"])
+
+
+def test_a_study_without_a_budget_has_no_money_columns(tmp_path: Path):
+    from relplan.analysis.sweep import MONEY_COLUMNS
+
+    base = REPO / "configs" / "airesim-default.toml"  # no [budget]
+    path = tmp_path / "plain.toml"
+    path.write_text(f'[study]\nname = "plain"\nquestion = "q"\nbase = "{base}"\ntrials = 2\n'
+                    'set = ["job.work=1d"]\n[study.axes]\n"job.spares" = [64, 32]\n')
+    results = run_study(load_study(path), workers=1)
+    assert not set(MONEY_COLUMNS) & set(results.columns)

@@ -77,8 +77,8 @@ def test_a_slower_design_takes_longer_for_the_same_steps() -> None:
     assert step_thin > 1.1 * step_flat
     assert failure_free_work_hours(thin) / failure_free_work_hours(flat) == pytest.approx(
         step_thin / step_flat)
-    hours = load_config(DENSE_175B, ["network.uplinks_per_leaf=16"])
-    assert failure_free_work_hours(hours) == pytest.approx(14 * 24)  # job.work = "14d"
+    hours = load_config(DENSE_175B, ["job.work=14d", "network.uplinks_per_leaf=16"])
+    assert failure_free_work_hours(hours) == pytest.approx(14 * 24)
 
 
 def test_setting_steps_drops_the_configs_work() -> None:

@@ -228,8 +228,8 @@ def test_per_step_recovery_loses_at_most_one_step_per_absorbed_failure() -> None
 
 
 def test_in_process_without_a_step_is_one_clear_error() -> None:
-    with pytest.raises(ConfigError) as error:
-        load_config("configs/small.toml", ['job.recovery="in-process"'])
+    with pytest.raises(ConfigError) as error:  # AIReSim's config: no [workload], no job.step
+        load_config("configs/airesim-default.toml", ['job.recovery="in-process"'])
     assert error.value.key == "job.step"
 
 
@@ -287,7 +287,7 @@ def test_horizon_from_the_config_and_the_summary() -> None:
     document = read_toml("configs/small.toml", "CONFIG")
     document["job"]["horizon"] = "14d"
     with pytest.raises(ConfigError, match=r"exactly one of job\.work, job\.steps, job\.tokens "
-                       r"and job\.horizon, not job\.work and job\.horizon") as error:
+                       r"and job\.horizon, not job\.steps and job\.horizon") as error:
         parse_config(document)
     assert error.value.key == "job.horizon"
 

@@ -78,7 +78,7 @@ def test_baseline_command() -> None:
     assert set(data["baseline"]["dimensions"]) >= {"data", "tensor", "pipeline", "expert"}
     table = runner.invoke(app, ["baseline", str(CONFIGS / "seed-dense-175b.toml")])
     assert table.exit_code == 0 and "3.2 Tbps" in table.stdout
-    missing = runner.invoke(app, ["baseline", str(CONFIGS / "small.toml")])
+    missing = runner.invoke(app, ["baseline", str(CONFIGS / "airesim-default.toml")])
     assert missing.exit_code == 2 and "workload" in missing.output
     simulated = runner.invoke(app, ["simulate", str(CONFIGS / "seed-moe-10k.toml"),
                                     "--trials", "20", "--json"])
