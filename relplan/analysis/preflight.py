@@ -88,9 +88,9 @@ def speed_warning(labelled: Sequence[tuple[str, RelplanConfig]],
     """The warning that scenarios' healthy step times differ while their work is in hours.
 
     With ``job.work`` (or a calendar window, ``job.horizon``) every scenario trains the
-    same hours whatever its step time, so a design that slows the step (a thinner network, dual-ToR's longer paths) or speeds it
-    (more GPUs) shows no difference in wall time, GPU-hours or net value; with
-    ``job.steps`` or ``job.tokens`` the hours follow each design's own step.
+    same hours whatever its step time, so a design that slows the step (a thinner
+    network) or speeds it (more GPUs) shows no difference in wall time, GPU-hours or net
+    value; with ``job.steps`` or ``job.tokens`` the hours follow each design's own step.
 
     Parameters
     ----------
