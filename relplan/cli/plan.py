@@ -168,7 +168,8 @@ def plan_command(
     import math
     import warnings
 
-    from relplan.analysis.plan import fit_plan_to_fabric, plan_settings, run_plan
+    from relplan.analysis.plan import plan_settings, run_plan
+    from relplan.analysis.plan_checks import fit_plan_to_fabric
     from relplan.cli.render import error_console
     from relplan.config.plan import load_plan
     from relplan.output.files import check_output_dir, to_json

@@ -22,6 +22,7 @@ from relplan.analysis.plan import (
     run_plan,
     shapley_values,
 )
+from relplan.analysis.plan_checks import fit_plan_to_fabric
 from relplan.cli.app import app
 from relplan.config.plan import load_plan
 from relplan.errors import ConfigError
@@ -618,7 +619,7 @@ def test_an_option_that_needs_unpriced_ports_is_left_out_with_a_warning(tmp_path
     plan = load_plan(_llama_plan(tmp_path, DUAL_TOR + RESTART))
     with pytest.warns(RelplanWarning, match="plan option dual-ToR is left out: spine: needs "
                                             "768 ports .* short by 192"):
-        fitted = planner.fit_plan_to_fabric(plan)
+        fitted = fit_plan_to_fabric(plan)
     assert [option.label for option in fitted.options] == ["restart"]
 
 
@@ -632,7 +633,7 @@ def test_an_option_that_needs_ports_is_priced_with_the_spines_they_need(tmp_path
     plan = load_plan(_llama_plan(tmp_path, DUAL_TOR + RESTART, budget))
     with pytest.warns(RelplanWarning, match=r"dual-ToR is priced with 22 more spine "
                                             r"switches \(\$22k\)"):
-        fitted = planner.fit_plan_to_fabric(plan)
+        fitted = fit_plan_to_fabric(plan)
     assert fitted is plan
     from relplan.cluster.budget import hardware_price as price
     from relplan.cluster.topology import build_inventory

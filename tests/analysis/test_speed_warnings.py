@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 import relplan
-from relplan.analysis.plan import fit_plan_to_fabric
+from relplan.analysis.plan_checks import fit_plan_to_fabric
 from relplan.analysis.preflight import speed_warning
 from relplan.cli.app import app
 from relplan.config.loading import load_config
