@@ -230,9 +230,9 @@ def tornado_figure(result: dict[str, Any]) -> Figure:
         axes.axvline(0.0, color="#555555", linewidth=1.0, linestyle="--")
         axes.set_xlabel(_plain(f"{objective_label(result)}: the best portfolio's lead over "
                                f"the runner-up,\n{rival}"), fontsize=8)
-        axes.set_title("each input from low to high, the others at midpoints; left of the "
-                       "dashed line the runner-up wins;\nblue: the lead grows with the "
-                       "input, red: shrinks", fontsize=8)  # fmt: skip
+        axes.set_title("each input from low to high, the others at midpoints;\nleft of "
+                       "the dashed line the runner-up wins; blue: the lead grows, red: "
+                       "shrinks", fontsize=8)  # fmt: skip
         ends.append(0.0)
     else:
         axes.set_xlabel(_plain(objective_label(result) + " of the best portfolio"))
