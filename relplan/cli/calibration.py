@@ -508,7 +508,9 @@ def render_replay(data: dict[str, Any], title: str, console: Console | None = No
     table = Table(
         title=f"{title}: {window['start'][:10]} to {window['end'][:10]} "
         f"({_duration(window['hours'])}), {log['events']:,} failures",
-        caption=f"mean over {policy['samples']:,} job start times [2.5th, 97.5th percentiles]",
+        caption=f"mean over {policy['samples']:,} job start times [95% CI over "
+        f"{policy['samples']:,} histories\nresampled in blocks of "
+        f"{_duration(data['bootstrap']['block_hours'])} (circular block bootstrap)]",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
         show_edge=False,
@@ -589,7 +591,8 @@ def replay_command(
     ] = None,
     samples: Annotated[
         int,
-        typer.Option("--samples", metavar="N", help="Job start times the bootstrap draws."),
+        typer.Option("--samples", metavar="N",
+                     help="Job start times drawn, and histories the block bootstrap makes."),
     ] = 1000,
     seed: Annotated[
         int | None,
@@ -606,8 +609,10 @@ def replay_command(
     fatal mode loses the work since the last checkpoint, then costs the mode's detection,
     the wait the log's downtime adds, and the config's restart; a transient mode's failure
     stalls the job. For each interval: goodput, lost hours per bucket and interruptions,
-    as the mean over job start times drawn across the window (the history wrapped around)
-    with the 2.5th and 97.5th percentiles.
+    as the mean over job start times drawn across the window (the history wrapped
+    around), with a 95% interval over histories made of blocks of the log's own (a
+    circular block bootstrap, the block length by Politis and White's rule), so that it
+    holds how many failures came and when, not only where the checkpoints fell.
     """
     from relplan.analysis.event_log import read_category_map
     from relplan.analysis.incidents import read_incident_log

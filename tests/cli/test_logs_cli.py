@@ -170,8 +170,17 @@ def test_replay_json_holds_the_contract() -> None:
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert [interval["interval_hours"] for interval in data["intervals"]] == [0.5, 2.0]
+    bootstrap = data["bootstrap"]
+    assert {"method", "rule", "block_hours", "bin_hours", "bins", "block_bins",
+            "samples"} <= set(bootstrap)  # fmt: skip
+    assert bootstrap["bins"] == 298  # a bin per failure
+    assert bootstrap["bin_hours"] == pytest.approx(data["window"]["hours"] / 298)
+    assert bootstrap["block_hours"] == pytest.approx(bootstrap["block_bins"]
+                                                     * bootstrap["bin_hours"])  # fmt: skip
     for interval in data["intervals"]:
-        assert set(interval["goodput"]) >= {"mean", "ci95"}
+        assert set(interval["goodput"]) >= {"mean", "ci95", "phase_ci95", "at_window_start"}
+        phase_low, phase_high = interval["goodput"]["phase_ci95"]
+        assert phase_low <= interval["goodput"]["mean"] <= phase_high
         assert set(interval["lost_hours"]) >= {"mean", "ci95"}
         assert set(interval["bucket_hours"]) == set(BUCKETS)
         assert set(interval["interruptions"]) >= {"mean", "ci95"}
