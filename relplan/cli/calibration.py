@@ -377,10 +377,13 @@ def render_incidents(data: dict[str, Any], title: str, console: Console | None =
     mtti_text = _with_ci(mtti, *job["mtti_hours_ci95"], hours=True) if mtti is not None else "never"
     config_mtti = job["config_mtti_hours"]
     config_mtti_text = _duration(config_mtti) if config_mtti is not None else "never"
+    merged = job.get("coincident_rows", 0)
     out.print(
         f"Job: {job['interruptions']:.4g} interruptions (fatal modes), "
         f"{job['interruptions_per_day']:.3g} a day;\n"
-        f"MTTI {mtti_text} (config {config_mtti_text}).",
+        f"MTTI {mtti_text} (config {config_mtti_text})."
+        + (f"\n{merged:,} rows at the time of an earlier one: one incident, one interruption."
+           if merged else ""),
         highlight=False,
         markup=False,
     )
@@ -455,7 +458,8 @@ def analyze_command(
 
     Per failure mode: failures, the rate and MTBF per unit (units from the config's job)
     with exact Poisson 95% CIs, the ratio to the config's rate and whether the config's
-    rate is inside the CI. For the job: the measured MTTI, interruptions a day and, with
+    rate is inside the CI. For the job: the measured MTTI, interruptions a day (rows at
+    the same time, the components of one incident, are one interruption) and, with
     downtimes (merged where they overlap, clipped to the window), goodput. Units (or, with
     --ids server, servers) failing more often than their mode's rate allows are listed with
     p-values. Duplicated rows are dropped with a warning. The log is CSV or JSON lines.
