@@ -949,7 +949,8 @@ def fit_lifetimes(
     longest = float(sample.hours.max())
     checks = {name: family_check(fit, exposure, longest) for name, fit in fits.items()}
     rule = gof_rule(sample.hours, sample.failed)
-    counts = {name: count_check(fit.distribution, sample.hours, sample.failed, window)
+    counts = {name: count_check(fit.distribution, sample.hours, sample.failed, window,
+                                repairs=key == "repair")
               for name, fit in fits.items()}  # fmt: skip
 
     def misfit(name: str) -> str:

@@ -14,7 +14,7 @@ distance ``D = sup |F_KM(t) - F(t)|`` over the observed range. A family *passes*
 - the **tolerance bound**: :data:`GOF_TOLERANCE` times the fraction the Kaplan-Meier
   curve has failed by the last observation, ``F_KM(t_last)``. With tens of thousands of
   units every parametric family differs from the curve by more than chance (Titan's
-  30,207 GPUs: the noise bound is 0.013, the best family's distance 0.033); a misfit of
+  30,207 GPUs: the noise bound is 0.016, the closest family 0.033 off); a misfit of
   less than a fifth of the failures the data saw, at any age, is one a plan can live with
   (the same 20% at which the failure count below warns).
 
@@ -36,7 +36,12 @@ exposure the data came from, and the expected failure count set against the obse
   (``start = "equilibrium"``, the default): ``expected = units * window / mean`` exactly
   (a stationary renewal process has rate ``1 / mean``). Started new (``start = "new"``)
   it is ``units * M(window)``, ``M`` the renewal function (by the Riemann-Stieltjes
-  scheme of Xie 1989), reported beside it.
+  scheme of Xie 1989), reported beside it;
+- *repair times* (``--as repair``): every repair that ended was watched to its end, so
+  the count of ends says nothing; what a repair line is for is the hours of repair. Each
+  of the data's repairs is drawn from the line and cut at its follow-up where it was
+  still under way (the reverse Kaplan-Meier again, the mass beyond the last cut
+  uncut): ``expected = n * sum P(C = c) E[min(T, c)]``, set against the hours observed.
 
 Every duration is in hours.
 """
@@ -78,6 +83,8 @@ COUNT_VERDICTS = ("ok", "warn", "refuse")
 """What the failure-count check says of a line: within 20%, past it, past 2x."""
 
 COUNT_METHODS = {
+    "repairs": "the data's repairs, each drawn from the line and cut at its own follow-up "
+    "where it was still under way (the reverse Kaplan-Meier estimate): hours of repair",
     "lifetimes": "units new at entry, each watched for a follow-up drawn from the data's "
     "own follow-up distribution (the reverse Kaplan-Meier estimate)",
     "renewal": "every unit a renewal process over the window, in equilibrium "
@@ -243,6 +250,25 @@ def gof_rule(hours: np.ndarray, failed: np.ndarray) -> GofRule:
     return GofRule(km_noise_bound(hours, failed), GOF_TOLERANCE * km_end_cdf, km_end_cdf)
 
 
+def _censoring_masses(
+    hours: np.ndarray, failed: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """The reverse Kaplan-Meier's masses at the censoring times, and the mass left beyond
+    the last (the units that all failed after it)."""
+    censored = ~failed
+    if not censored.any():
+        return np.empty(0), np.empty(0), 1.0
+    times = np.unique(hours[censored])
+    failure_hours = np.sort(hours[failed])
+    tied_failures = (np.searchsorted(failure_hours, times, side="right")
+                     - np.searchsorted(failure_hours, times, side="left"))  # fmt: skip
+    at_risk = hours.size - np.searchsorted(np.sort(hours), times, side="left") - tied_failures
+    ends = np.bincount(np.searchsorted(times, hours[censored]), minlength=times.size)
+    survival = np.cumprod(1.0 - ends / at_risk)
+    before = np.concatenate(([1.0], survival[:-1]))
+    return times, before - survival, float(survival[-1])
+
+
 def follow_up_distribution(hours: np.ndarray, failed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The data's own follow-up distribution: the reverse Kaplan-Meier estimate.
 
@@ -274,27 +300,54 @@ def follow_up_distribution(hours: np.ndarray, failed: np.ndarray) -> tuple[np.nd
     ...                        np.array([True, True, False, False]))
     (array([10.]), array([1.]))
     """
-    censored = ~failed
+    times, probability, rest = _censoring_masses(hours, failed)
     longest = float(hours.max())
-    if not censored.any():
-        return np.array([longest]), np.array([1.0])
-    times = np.unique(hours[censored])
-    failure_hours = np.sort(hours[failed])
-    tied_failures = (np.searchsorted(failure_hours, times, side="right")
-                     - np.searchsorted(failure_hours, times, side="left"))  # fmt: skip
-    at_risk = hours.size - np.searchsorted(np.sort(hours), times, side="left") - tied_failures
-    ends = np.bincount(np.searchsorted(times, hours[censored]), minlength=times.size)
-    survival = np.cumprod(1.0 - ends / at_risk)
-    before = np.concatenate(([1.0], survival[:-1]))
-    probability = before - survival
-    rest = float(survival[-1])
     if rest > 0:
-        if times[-1] == longest:
+        if times.size and times[-1] == longest:
+            probability = probability.copy()
             probability[-1] += rest
         else:
             times = np.append(times, longest)
             probability = np.append(probability, rest)
     return times, probability
+
+
+def expected_repair_hours(
+    distribution: Distribution, hours: np.ndarray, failed: np.ndarray
+) -> float:
+    """Hours a repair-time line gives over the data's own repairs: each drawn from the line,
+    cut at its follow-up where it was still under way.
+
+    Parameters
+    ----------
+    distribution : Distribution
+        The repair time, hours.
+    hours : numpy.ndarray
+        Time of each repair (ended, or under way so far), hours.
+    failed : numpy.ndarray of bool
+        Whether each ended.
+
+    Returns
+    -------
+    float
+        ``n * (sum over cuts c of P(C = c) E[min(T, c)] + P(no cut) E[T])``, with
+        ``E[min(T, c)] = mean * F_e(c)`` (``F_e`` the equilibrium CDF).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from relplan.sim.distributions import exponential
+    >>> expected_repair_hours(exponential(5.0), np.array([1.0, 2.0, 12.0]), np.ones(3, bool))
+    15.0
+    """
+    times, probability, rest = _censoring_masses(hours, failed)
+    mean = distribution.mean_hours
+    cut = (
+        float(np.sum(probability * mean * distribution.equilibrium_cdf(times)))
+        if times.size
+        else 0.0
+    )
+    return float(hours.size * (cut + rest * mean))
 
 
 def expected_failures_in_follow_up(
@@ -406,18 +459,18 @@ class CountCheck:
 
     Attributes
     ----------
-    kind : {"lifetimes", "renewal"}
+    kind : {"lifetimes", "renewal", "repairs"}
         How the exposure was simulated (see :data:`COUNT_METHODS`).
-    observed : int
-        Failures in the data.
+    observed : float
+        Failures in the data (with ``repairs``: hours of repair).
     expected : float
-        Failures the line gives over the same exposure.
+        Failures (hours of repair) the line gives over the same exposure.
     expected_new : float or None
         With ``renewal``: the units started new (``start = "new"``) instead.
     """
 
     kind: str
-    observed: int
+    observed: float
     expected: float
     expected_new: float | None = None
 
@@ -431,12 +484,21 @@ class CountCheck:
         """``ok``, ``warn`` (past 20%) or ``refuse`` (past 2x)."""
         return count_verdict(self.ratio)
 
+    @property
+    def quantity(self) -> str:
+        """What is counted: ``failures``, or ``repair hours``."""
+        return "repair hours" if self.kind == "repairs" else "failures"
+
     def text(self, family: str) -> str:
         """One sentence: what the line gives against what the data hold."""
+        if self.kind == "repairs":
+            return (f"{family}, drawn for each of the data's repairs, gives "
+                    f"{self.expected:,.0f} h of repair against the {self.observed:,.0f} h "
+                    f"observed ({self.ratio:.2f}x)")  # fmt: skip
         where = ("over the data's own follow-up" if self.kind == "lifetimes"
                  else "over the log's window, in equilibrium")  # fmt: skip
         sentence = (f"{family}, simulated {where}, gives {self.expected:,.0f} failures "
-                    f"against the {self.observed:,} observed ({self.ratio:.2f}x)")  # fmt: skip
+                    f"against the {self.observed:,.0f} observed ({self.ratio:.2f}x)")  # fmt: skip
         if self.expected_new is not None:
             sentence += (f"; started new (start = \"new\") {self.expected_new:,.0f} "
                          f"({self.expected_new / self.observed:.2f}x)")  # fmt: skip
@@ -444,10 +506,12 @@ class CountCheck:
 
     def to_dict(self) -> dict[str, Any]:
         """The check as a JSON-ready dict."""
+        unit = "hours" if self.kind == "repairs" else "failures"
         return {
             "method": COUNT_METHODS[self.kind],
-            "observed_failures": self.observed,
-            "expected_failures": finite_or_none(self.expected),
+            "quantity": self.quantity,
+            f"observed_{unit}": self.observed if self.kind == "repairs" else int(self.observed),
+            f"expected_{unit}": finite_or_none(self.expected),
             "ratio": finite_or_none(self.ratio),
             "verdict": self.verdict,
             "expected_failures_new": (
@@ -461,6 +525,7 @@ def count_check(
     hours: np.ndarray,
     failed: np.ndarray,
     window: RenewalWindow | None = None,
+    repairs: bool = False,
 ) -> CountCheck:
     """Simulate a fitted line over the data's own exposure; set its failures against theirs.
 
@@ -475,6 +540,9 @@ def count_check(
     window : RenewalWindow, optional
         For times between failures built from event records: the units and the window
         they were watched over (a renewal count); without it, one life per unit.
+    repairs : bool
+        The times are repair times: compare the hours of repair instead (see
+        :func:`expected_repair_hours`).
 
     Returns
     -------
@@ -493,6 +561,9 @@ def count_check(
     >>> round(check.expected, 6), round(check.ratio, 2), check.verdict
     (20.0, 0.8, 'ok')
     """
+    if repairs:
+        return CountCheck("repairs", float(hours.sum()),
+                          expected_repair_hours(distribution, hours, failed))  # fmt: skip
     observed = int(np.count_nonzero(failed))
     if window is None:
         return CountCheck("lifetimes", observed,

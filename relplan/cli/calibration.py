@@ -175,18 +175,23 @@ def render_fit(data: dict[str, Any], console: Console | None = None) -> None:
         markup=False,
     )
     counts = data.get("events")
-    over = (f"the log's window ({counts['units']:,} units x {_duration(counts['window_hours'])}"
-            ", in equilibrium)" if counts is not None
-            else "the data's own follow-up (units new at entry)")  # fmt: skip
-    expected = ", ".join(
-        f"{family} {fit['count_check']['expected_failures']:,.0f} "
-        f"({fit['count_check']['ratio']:.2f}x)"
-        for family, fit in data["fits"].items()
-    )
-    what_ended = "Repairs ended" if data.get("as") == "repair" else "Failures"
-    out.print(textwrap.fill(f"{what_ended} over {over}: {data['failures']:,} observed; "
-                            f"expected: {expected}.", 79),
-              highlight=False, markup=False)  # fmt: skip
+    check = data["count_check"]
+    if check["quantity"] == "repair hours":
+        expected = ", ".join(f"{family} {fit['count_check']['expected_hours']:,.0f} h "
+                             f"({fit['count_check']['ratio']:.2f}x)"
+                             for family, fit in data["fits"].items())  # fmt: skip
+        line = (f"Hours of repair, each repair drawn from the line: "
+                f"{check['observed_hours']:,.0f} h observed; expected: {expected}.")  # fmt: skip
+    else:
+        over = (f"the log's window ({counts['units']:,} units x "
+                f"{_duration(counts['window_hours'])}, in equilibrium)" if counts is not None
+                else "the data's own follow-up (units new at entry)")  # fmt: skip
+        expected = ", ".join(f"{family} {fit['count_check']['expected_failures']:,.0f} "
+                             f"({fit['count_check']['ratio']:.2f}x)"
+                             for family, fit in data["fits"].items())  # fmt: skip
+        line = (f"Failures over {over}: {check['observed_failures']:,} observed; "
+                f"expected: {expected}.")  # fmt: skip
+    out.print(textwrap.fill(line, 79), highlight=False, markup=False)
     chosen = {
         "asked": f"* asked for: {data['best']}.",
         "aic": f"* best by AIC: {data['best']}, which passes the fit check.",

@@ -159,6 +159,21 @@ def test_groups_are_fitted_apart() -> None:
     assert reports["B"].exposure_mean_hours > 10 * reports["A"].exposure_mean_hours
 
 
+def test_a_tail_driven_repair_line_is_refused_by_its_hours_of_repair() -> None:
+    # the InfiniteHBD GPU repairs, every one ended: the lognormal the AIC picks has a
+    # mean 4x the repairs' own, so drawn for each repair it gives 4x the hours of repair
+    samples, _ = read_lifetime_groups(REPO / "tests" / "data" / "infinitehbd" / "repairs.csv",
+                                      "category")  # fmt: skip
+    gpu = samples["GPU"]
+    report = fit_lifetimes(gpu, "repair", family="lognormal")
+    check = report.count
+    assert check.kind == "repairs" and check.observed == pytest.approx(gpu.hours.sum())
+    assert check.expected == pytest.approx(gpu.n * report.fits["lognormal"].mean_hours)
+    assert check.ratio > COUNT_REFUSE and report.write_refused
+    weibull = fit_lifetimes(gpu, "repair", family="weibull")
+    assert not weibull.write_refused
+
+
 def test_a_repair_line_can_be_written() -> None:
     report = fit_lifetimes(lifetime_sample([1.0, 2.0, 3.5, 8.0], [1, 1, 1, 1]), "repair")
     assert report.config.startswith("repair = { dist = ")

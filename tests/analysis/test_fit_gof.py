@@ -21,6 +21,7 @@ from relplan.analysis.fit_checks import (
     count_check,
     count_verdict,
     expected_failures_in_follow_up,
+    expected_repair_hours,
     follow_up_distribution,
     gof_rule,
     km_noise_bound,
@@ -150,6 +151,34 @@ def test_the_renewal_count_is_units_times_window_over_the_mean_in_equilibrium() 
     assert check.expected_new == pytest.approx(20 * renewal_function(lifetime, 5000.0))
     assert check.expected_new > check.expected  # a falling hazard fails most when new
     assert check.to_dict()["verdict"] == "warn"  # exactly 2x off: not beyond it
+
+
+def test_repair_hours_are_n_times_the_mean_and_cut_where_a_repair_was_under_way() -> None:
+    # every repair ended: each drawn from the line, n x its mean
+    lifetime = distributions.lognormal(2.0, 8.0)
+    ended = np.array([1.0, 3.0, 20.0, 90.0])
+    assert expected_repair_hours(lifetime, ended, np.ones(4, dtype=bool)) == pytest.approx(
+        4 * lifetime.mean_hours
+    )
+    # half the repairs were still under way when the data were taken, each at 30 h: with
+    # the true line the hours are n (E[T] / 2 + E[min(T, 30)] / 2), up to the estimate of
+    # the share cut at 30 h (the censored over the repairs still open then: binomial)
+    repair = distributions.weibull(0.6, 10.0)
+    rng = np.random.default_rng(8)
+    n = 4000
+    times = 10.0 * rng.weibull(0.6, n)
+    cut = np.where(rng.random(n) < 0.5, 30.0, np.inf)
+    hours, ended = np.minimum(times, cut), times <= cut
+    capped, _ = integrate.quad(lambda t: float(repair.sf(np.array(t))), 0.0, 30.0)
+    exact = n * (repair.mean_hours + capped) / 2
+    open_at_30 = np.count_nonzero(hours >= 30.0)
+    share_error = math.sqrt(0.25 / open_at_30)
+    expected = expected_repair_hours(repair, hours, ended)
+    assert abs(expected - exact) < 4 * share_error * n * (repair.mean_hours - capped)
+    check = count_check(repair, hours, ended, repairs=True)
+    assert check.kind == "repairs" and check.observed == pytest.approx(hours.sum())
+    assert abs(check.ratio - 1.0) < 0.1
+    assert set(check.to_dict()) >= {"observed_hours", "expected_hours", "quantity"}
 
 
 @pytest.mark.parametrize(
