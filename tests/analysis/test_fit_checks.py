@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
+from relplan.analysis import fit as fit_module
 from relplan.analysis.event_log import events_to_lifetimes, read_unit_list
 from relplan.analysis.fit import (
     MEAN_EXPOSURE_TOLERANCE,
@@ -23,7 +24,7 @@ from relplan.analysis.fit import (
     read_lifetime_csv,
     read_lifetime_groups,
 )
-from relplan.analysis.fit_checks import COUNT_REFUSE, RenewalWindow
+from relplan.analysis.fit_checks import COUNT_REFUSE, GofRule, RenewalWindow
 from relplan.errors import ConfigError
 from tests.conftest import REPO
 
@@ -172,6 +173,32 @@ def test_a_tail_driven_repair_line_is_refused_by_its_hours_of_repair() -> None:
     assert check.ratio > COUNT_REFUSE and report.write_refused
     weibull = fit_lifetimes(gpu, "repair", family="weibull")
     assert not weibull.write_refused
+
+
+def test_the_smallest_aic_that_fails_the_check_gives_way_and_none_passing_is_said(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    samples, _ = read_lifetime_groups(REPO / "tests" / "data" / "infinitehbd" / "repairs.csv",
+                                      "category")  # fmt: skip
+    gpu = samples["GPU"]
+    plain = fit_lifetimes(gpu, "repair")
+    lognormal, weibull = plain.fits["lognormal"], plain.fits["weibull"]
+    assert plain.aic_best == "lognormal" and weibull.km_distance < lognormal.km_distance
+    # a bound between the two distances: the lognormal fails, the Weibull is chosen
+    between = (weibull.km_distance + lognormal.km_distance) / 2
+    monkeypatch.setattr(fit_module, "gof_rule", lambda hours, failed: GofRule(between, 0.0, 1.0))
+    report = fit_lifetimes(gpu, "repair")
+    assert (report.best, report.chosen_by) == ("weibull", "aic among passing")
+    assert report.warnings[0].startswith("lognormal has the smallest AIC but fails")
+    monkeypatch.undo()
+    # two populations in one file (10,000 complete lives: 1 h and 1,000 h): every family
+    # is more than 0.2 off the curve; the smallest AIC is shown, with a warning
+    rng = np.random.default_rng(1)
+    lives = np.concatenate([rng.exponential(1.0, 5000), rng.normal(1000.0, 20.0, 5000)])
+    mixed = fit_lifetimes(lifetime_sample(lives, np.ones(lives.size)))
+    assert mixed.passing == () and mixed.chosen_by == "aic, none passing"
+    assert mixed.best == mixed.aic_best
+    assert mixed.warnings[0].startswith("no family passes the goodness-of-fit check")
 
 
 def test_a_repair_line_can_be_written() -> None:
