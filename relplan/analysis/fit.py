@@ -16,21 +16,23 @@ Weibull through its one-dimensional profile score equation, the lognormal by Nel
   positive. The mean (MTBF) gets its interval by the delta method on ``log mean``.
 - **Goodness of fit** is the Kolmogorov distance between the Kaplan-Meier estimate of the
   CDF and the fitted CDF, ``sup |F_KM(t) - F(t)|`` over the observed range: the
-  Kolmogorov-Smirnov statistic made fit for censored data. It has no p-value here (with
-  estimated parameters and censoring its null distribution depends on both); it ranks
-  families and shows a misfit (0.02 fits well, 0.1 on hundreds of failures does not).
+  Kolmogorov-Smirnov statistic made fit for censored data. A family passes when it is at
+  most the larger of the Kaplan-Meier curve's own 95% bootstrap noise and 0.2 x the
+  fraction failed by the last observation (:mod:`relplan.analysis.fit_checks` says why).
 - The best family is the one with the smallest AIC, ``2 p - 2 log L``, among the families
-  whose mean the data support: every family's mean is set next to the **exposure estimate**
-  (total time on test / failures, the exponential's MTBF, which needs no shape) and the
-  **longest observation**. A family whose mean differs from the exposure estimate by more
-  than :data:`MEAN_EXPOSURE_TOLERANCE` times either way, or (a Weibull or lognormal) lies
-  beyond the longest time observed, takes its mean from a tail the data never saw (a
-  lognormal fitted to heavily censored data can put it 15x off); it is not chosen while a
-  family that passes exists, and a warning says so. If none passes, the AIC's choice
-  stands with a warning, and ``--write-config`` refuses it unless forced. The
-  exponential's mean is the exposure estimate itself; beyond the longest observation (a
-  fleet watched for less than one mean life) it is kept, with a warning that only its
-  constant hazard carries it there.
+  that pass; if none passes, the smallest AIC of all, with a warning.
+- The line written is then simulated over the data's own exposure
+  (:func:`relplan.analysis.fit_checks.count_check`) and its expected failures set against
+  the observed ones: past 20% either way a warning, past 2x ``--write-config`` refuses it
+  unless forced.
+- Every family's mean is set next to the **exposure estimate** (total time on test /
+  failures, the exponential's MTBF, which needs no shape) and the **longest
+  observation**, as notes: a mean more than :data:`MEAN_EXPOSURE_TOLERANCE` times off the
+  exposure estimate, or (a Weibull or lognormal) beyond the longest observation, comes
+  from the family's shape or its tail rather than from ages the data saw. That is right
+  for a wear-out fleet watched for less than one mean life (the Titan GPUs: a Weibull of
+  shape 2.9 whose mean is 0.32x the exposure estimate) and wrong for a tail-driven fit;
+  the two checks above tell them apart, the notes do not decide.
 
 Every duration is in hours.
 """
@@ -48,6 +50,15 @@ from typing import Any
 import numpy as np
 from scipy import optimize, special
 
+from relplan.analysis.fit_checks import (
+    GOF_METHOD,
+    CountCheck,
+    GofRule,
+    RenewalWindow,
+    count_check,
+    gof_rule,
+    kaplan_meier,
+)
 from relplan.analysis.results import finite_or_none
 from relplan.config.schema import DistributionConfig
 from relplan.config.toml_text import toml_value
@@ -62,11 +73,15 @@ Z_95 = 1.959963984540054
 """Two-sided 95% quantile of the standard normal."""
 
 CI_METHOD = "Wald on the log scale, from the observed information"
-GOF_METHOD = "Kolmogorov distance between the Kaplan-Meier CDF and the fitted CDF"
 
 MEAN_EXPOSURE_TOLERANCE = 2.0
-"""A family's mean may differ from the exposure estimate (total time / failures) by at most
-this factor, either way, to be chosen as the best fit without a warning."""
+"""A family's mean more than this factor off the exposure estimate (total time / failures),
+either way, is noted (informational: the goodness-of-fit and failure-count checks decide)."""
+
+CHOSEN_BY = ("aic", "aic among passing", "aic, none passing", "asked")
+"""How the best family was chosen: the smallest AIC of all (and it passes the
+goodness-of-fit check), the smallest AIC among the families that pass, the smallest AIC
+of all when none passes, or asked for (``--family``)."""
 
 CONFIG_KEYS = ("lifetime", "repair")
 """What a fitted distribution can be written as in a ``[failures.NAME]`` table."""
@@ -306,7 +321,12 @@ class LifetimeFit:
 
 @dataclass(frozen=True)
 class FamilyCheck:
-    """Whether a family's mean is one the data support.
+    """A family's mean next to the exposure estimate and the longest observation.
+
+    Informational: a family's mean off the exposure estimate is right for a wear-out fleet
+    watched for less than one mean life and wrong for a tail-driven fit, so these notes do
+    not choose the family nor refuse a line (:func:`fit_lifetimes` does that by the
+    goodness-of-fit and failure-count checks).
 
     Attributes
     ----------
@@ -315,9 +335,10 @@ class FamilyCheck:
     beyond_longest : bool
         Whether the mean lies beyond the longest time observed.
     reasons : tuple of str
-        Why the family is not trusted (empty: it is).
+        Where the mean lies beyond :data:`MEAN_EXPOSURE_TOLERANCE` of the exposure
+        estimate, or (Weibull, lognormal) beyond the longest observation (empty: neither).
     notes : tuple of str
-        What to know about a trusted family's mean: the exponential's, beyond the longest
+        What to know about the exponential's mean: the exponential's, beyond the longest
         observation, rests on its constant hazard alone (the data cover less than one mean
         life, so no shape can be told from them).
     """
@@ -329,7 +350,8 @@ class FamilyCheck:
 
     @property
     def trusted(self) -> bool:
-        """Whether the data support the family's mean."""
+        """Whether the mean is within the tolerance of the exposure estimate and (Weibull,
+        lognormal) not beyond the longest observation: the ``trusted`` of ``--json``."""
         return not self.reasons
 
 
@@ -383,7 +405,7 @@ def family_check(fit: LifetimeFit, exposure_hours: float, longest_hours: float) 
 
 @dataclass(frozen=True)
 class FitReport:
-    """Every family fitted to one sample, the best and its config fragment.
+    """Every family fitted to one sample, the best, its checks and its config fragment.
 
     Attributes
     ----------
@@ -392,33 +414,44 @@ class FitReport:
     fits : dict of str to LifetimeFit
         One fit per family, in :data:`FAMILIES` order.
     checks : dict of str to FamilyCheck
-        Each family's mean against the exposure estimate and the longest observation.
+        Each family's mean against the exposure estimate and the longest observation
+        (notes).
+    gof : GofRule
+        The goodness-of-fit bound of the sample (the same for every family).
+    counts : dict of str to CountCheck
+        Each family's failures over the data's own exposure against the observed ones.
     best : str
-        The family written: the one asked for, else the smallest AIC among the trusted
-        ones (the smallest AIC of all if none is trusted).
+        The family written: the one asked for, else the smallest AIC among the families
+        that pass the goodness-of-fit check (the smallest AIC of all if none passes).
     aic_best : str
         The family with the smallest AIC of all.
     config : str
         A TOML ``lifetime = { ... }`` (or ``repair = { ... }``) line for the best fit, to
         paste into a ``[failures.NAME]`` table.
     warnings : tuple of str
-        Why the best is not the AIC's choice, or why it is not trusted.
+        Why the best is not the AIC's choice, why it fails a check, what its line gives
+        against the data's failures when that is off by more than 20%.
     key : {"lifetime", "repair"}
         What the config line sets.
-    chosen_by : {"aic", "aic among supported", "asked"}
-        How ``best`` was chosen: the smallest AIC of all, the smallest AIC among the
-        families the data support, or asked for (``--family``).
+    chosen_by : str
+        How ``best`` was chosen, one of :data:`CHOSEN_BY`.
+    notes : tuple of str
+        Informational: the best family's mean against the exposure estimate and the
+        longest observation.
     """
 
     sample: LifetimeSample
     fits: dict[str, LifetimeFit]
     checks: dict[str, FamilyCheck]
+    gof: GofRule
+    counts: dict[str, CountCheck]
     best: str
     aic_best: str
     config: str
     warnings: tuple[str, ...] = ()
     key: str = "lifetime"
     chosen_by: str = "aic"
+    notes: tuple[str, ...] = ()
 
     @property
     def exposure_mean_hours(self) -> float:
@@ -432,21 +465,57 @@ class FitReport:
 
     @property
     def best_trusted(self) -> bool:
-        """Whether the data support the best family's mean."""
+        """Whether the best family's mean is within the tolerance of the exposure estimate
+        (and not beyond the longest observation): informational, see :class:`FamilyCheck`."""
         return self.checks[self.best].trusted
+
+    def passes_gof(self, family: str) -> bool:
+        """Whether a family passes the goodness-of-fit check."""
+        return self.gof.passes(self.fits[family].km_distance)
+
+    @property
+    def passing(self) -> tuple[str, ...]:
+        """The families that pass the goodness-of-fit check, in :data:`FAMILIES` order."""
+        return tuple(family for family in self.fits if self.passes_gof(family))
+
+    @property
+    def count(self) -> CountCheck:
+        """The best family's failure-count check: the line written, over the data's exposure."""
+        return self.counts[self.best]
+
+    @property
+    def write_refused(self) -> bool:
+        """Whether ``--write-config`` refuses the line (unless ``--force``): its failures
+        over the data's exposure more than 2x off the observed ones, either way."""
+        return self.count.verdict == "refuse"
+
+    def refusal(self) -> str:
+        """Why ``--write-config`` refuses the line, and what the other families give."""
+        others = [f"{family} {self.counts[family].ratio:.2f}x"
+                  + ("" if self.passes_gof(family) else " (fails the fit check)")
+                  for family in self.fits if family != self.best]  # fmt: skip
+        return (f"{self.count.text(self.best)}, more than 2x off; the other families give "
+                f"{', '.join(others)} (--family NAME)")  # fmt: skip
 
     def to_dict(self) -> dict[str, Any]:
         """The report as a JSON-ready dict (the ``relplan fit --json`` object)."""
         fits = {}
         for family, fit in self.fits.items():
             check = self.checks[family]
+            entry = fit.to_dict()
+            entry["gof"] = {
+                **entry["gof"],
+                "bound": self.gof.bound,
+                "passes": self.passes_gof(family),
+            }
             fits[family] = {
-                **fit.to_dict(),
+                **entry,
                 "mean_to_exposure": finite_or_none(check.mean_to_exposure),
                 "beyond_longest": check.beyond_longest,
                 "trusted": check.trusted,
                 "reasons": list(check.reasons),
                 "notes": list(check.notes),
+                "count_check": self.counts[family].to_dict(),
             }
         return {
             "n": self.sample.n,
@@ -461,42 +530,16 @@ class FitReport:
             "best_trusted": self.best_trusted,
             "chosen_by": self.chosen_by,
             "warnings": list(self.warnings),
+            "notes": list(self.notes),
+            "gof": {**self.gof.to_dict(), "passing": list(self.passing)},
+            "count_check": {
+                **self.count.to_dict(),
+                "family": self.best,
+                "write_refused": self.write_refused,
+            },
             "as": self.key,
             "config": self.config,
         }
-
-
-def kaplan_meier(hours: np.ndarray, failed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The Kaplan-Meier estimate of the survival function.
-
-    Parameters
-    ----------
-    hours : numpy.ndarray
-        Time of each unit, hours.
-    failed : numpy.ndarray of bool
-        Whether each unit failed (True) or was censored (False) at its time. At a tie a
-        censored unit counts as still at risk of the failures at that time.
-
-    Returns
-    -------
-    times : numpy.ndarray
-        The distinct failure times, increasing, hours.
-    survival : numpy.ndarray
-        The estimate just after each of them.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> times, survival = kaplan_meier(np.array([1.0, 2.0, 2.0, 3.0]),
-    ...                                np.array([True, False, True, True]))
-    >>> times.tolist(), survival.tolist()
-    ([1.0, 2.0, 3.0], [0.75, 0.5, 0.0])
-    """
-    times = np.unique(hours[failed])
-    at_risk = hours.size - np.searchsorted(np.sort(hours), times, side="left")
-    deaths = np.bincount(np.searchsorted(times, hours[failed]), minlength=times.size)
-    survival = np.cumprod(1.0 - deaths / at_risk)
-    return times, survival
 
 
 def km_distance(sample: LifetimeSample, distribution: Distribution) -> float:
@@ -847,7 +890,10 @@ def lifetime_fragment(fit: LifetimeFit, key: str = "lifetime") -> str:
 
 
 def fit_lifetimes(
-    sample: LifetimeSample, key: str = "lifetime", family: str | None = None
+    sample: LifetimeSample,
+    key: str = "lifetime",
+    family: str | None = None,
+    window: RenewalWindow | None = None,
 ) -> FitReport:
     """Fit the exponential, Weibull and lognormal families; pick the best the data support.
 
@@ -858,14 +904,19 @@ def fit_lifetimes(
     key : {"lifetime", "repair"}
         What the config line sets (``repair`` for fitted repair times).
     family : {"exponential", "weibull", "lognormal"}, optional
-        The family to write whatever the AIC says (a warning says so when the data do
-        not support its mean); by default the best one.
+        The family to write whatever the AIC says (a warning says so when it fails the
+        goodness-of-fit check); by default the best one.
+    window : RenewalWindow, optional
+        When the sample is times between failures built from event records: the units
+        and the window they were watched over, so the failure count is a renewal count
+        (see :func:`relplan.analysis.fit_checks.count_check`).
 
     Returns
     -------
     FitReport
-        Every fit with its check against the exposure estimate, the best family (the
-        smallest AIC among the trusted ones), warnings, and its config line.
+        Every fit with its goodness-of-fit and failure-count checks and its mean against
+        the exposure estimate, the best family (the smallest AIC among those that pass
+        the goodness-of-fit check), warnings, notes, and its config line.
 
     Raises
     ------
@@ -880,6 +931,8 @@ def fit_lifetimes(
     >>> report = fit_lifetimes(lifetime_sample(np.minimum(hours, 20000.0), hours < 20000.0))
     >>> report.best, round(report.fits["weibull"].params["shape"], 1), report.warnings
     ('weibull', 0.7, ())
+    >>> report.passing, round(report.gof.bound, 2), report.count.verdict
+    (('exponential', 'weibull', 'lognormal'), 0.17, 'ok')
     >>> print(report.config, end="")
     lifetime = { dist = "weibull", shape = 0.687..., scale = "79...h" }
     """
@@ -894,48 +947,58 @@ def fit_lifetimes(
     }
     exposure = float(sample.hours.sum()) / sample.failures
     longest = float(sample.hours.max())
-    checks = {family: family_check(fit, exposure, longest) for family, fit in fits.items()}
-    by_aic = sorted(FAMILIES, key=lambda family: fits[family].aic)
-    trusted = [family for family in by_aic if checks[family].trusted]
+    checks = {name: family_check(fit, exposure, longest) for name, fit in fits.items()}
+    rule = gof_rule(sample.hours, sample.failed)
+    counts = {name: count_check(fit.distribution, sample.hours, sample.failed, window,
+                                repairs=key == "repair")
+              for name, fit in fits.items()}  # fmt: skip
+
+    def misfit(name: str) -> str:
+        return (f"its Kaplan-Meier distance {fits[name].km_distance:.3f} is above the bound "
+                f"{rule.bound:.3f}")  # fmt: skip
+
+    by_aic = sorted(FAMILIES, key=lambda name: fits[name].aic)
+    passing = [name for name in by_aic if rule.passes(fits[name].km_distance)]
     aic_best = by_aic[0]
     warnings = []
     if family is not None:
-        best = family
-        if not checks[best].trusted:
-            warnings.append(
-                f"{best} was asked for, but the data do not support its mean: "
-                f"{'; '.join(checks[best].reasons)}"
-            )
-    elif trusted:
-        best = trusted[0]
+        best, chosen_by = family, "asked"
+        if best not in passing:
+            warnings.append(f"{best} was asked for, but fails the goodness-of-fit check: "
+                            f"{misfit(best)}")  # fmt: skip
+    elif passing:
+        best = passing[0]
+        chosen_by = "aic" if best == aic_best else "aic among passing"
         if best != aic_best:
-            warnings.append(
-                f"{aic_best} has the smallest AIC but is not chosen: "
-                f"{'; '.join(checks[aic_best].reasons)}; {best} is the best family the data "
-                "support"
-            )
+            warnings.append(f"{aic_best} has the smallest AIC but fails the goodness-of-fit "
+                            f"check ({misfit(aic_best)}); {best} is the smallest AIC of the "
+                            "families that pass")  # fmt: skip
     else:
-        best = aic_best
-        warnings.append(
-            f"no family's mean is supported by the data; {best} (smallest AIC) is shown, but "
-            f"{'; '.join(checks[best].reasons)}: check that every unit's time on test is in "
-            "the data (censored units too)"
-        )
-    warnings.extend(f"{best}: {note}" for note in checks[best].notes)
-    if family is not None:
-        chosen_by = "asked"
-    else:
-        chosen_by = "aic" if best == aic_best else "aic among supported"
+        best, chosen_by = aic_best, "aic, none passing"
+        warnings.append(f"no family passes the goodness-of-fit check; {best} (smallest AIC) "
+                        f"is shown, but {misfit(best)}: the data may mix populations (fit "
+                        "each apart with --group) or need another family")  # fmt: skip
+    count = counts[best]
+    if count.verdict == "refuse":
+        warnings.append(f"{count.text(best)}: more than 2x off, so --write-config refuses "
+                        "it unless --force")  # fmt: skip
+    elif count.verdict == "warn":
+        warnings.append(f"{count.text(best)}: more than 20% off")
+    notes = [f"{best}: {reason}" for reason in checks[best].reasons]
+    notes += [f"{best}: {note}" for note in checks[best].notes]
     return FitReport(
         sample,
         fits,
         checks,
+        rule,
+        counts,
         best,
         aic_best,
         lifetime_fragment(fits[best], key),
         tuple(warnings),
         key,
         chosen_by,
+        tuple(notes),
     )
 
 

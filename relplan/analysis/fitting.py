@@ -20,6 +20,7 @@ from relplan.analysis.fit import (
     read_lifetime_csv,
     read_lifetime_groups,
 )
+from relplan.analysis.fit_checks import RenewalWindow
 from relplan.errors import ConfigError
 
 __all__ = ["FileFit", "fit_file"]
@@ -103,7 +104,8 @@ def fit_file(path: str | Path, *, family: str | None = None, as_key: str = "life
     warnings: list[str] = []
     if events:
         sample, counts = read_event_lifetimes(path, start, end, units, unit_list)
-        reports = {"": fit_lifetimes(sample, as_key, family)}
+        window = RenewalWindow(counts["units"], counts["window_hours"])
+        reports = {"": fit_lifetimes(sample, as_key, family, window)}
         data: dict[str, Any] = {**reports[""].to_dict(), "events": counts}
     elif group is not None:
         samples, skipped = read_lifetime_groups(path, group)

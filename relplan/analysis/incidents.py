@@ -580,6 +580,45 @@ def merged_downtime_hours(
     return merged, total, rows
 
 
+def _interruptions(
+    log: IncidentLog, in_window: list[bool], modes: dict[str, dict[str, Any]]
+) -> tuple[float, int]:
+    """The job's interruptions in a log: each distinct time with a failure of a fatal mode
+    is one, however many rows it has (the components of one incident).
+
+    A row of a mode whose parts differ interrupts with its fatal parts' share of units,
+    ``p``; the rows of one time interrupt unless none of them does, ``1 - prod(1 - p)``.
+
+    Returns
+    -------
+    (float, int)
+        The interruptions, and the rows of fatal modes at the time of an earlier one.
+
+    Examples
+    --------
+    Two rows at 10:00 (one incident), one at 12:00, and a row of a mode fatal for half
+    its units at 12:00 too: 1 + (1 - 0 x 0.5) = 2 interruptions, 2 rows merged.
+
+    >>> log = incident_log(["2024-01-01T10:00Z", "2024-01-01T10:00Z", "2024-01-01T12:00Z",
+    ...                     "2024-01-01T12:00Z"], ["gpu", "host", "gpu", "optic"])
+    >>> modes = {"gpu": {"units": 8, "fatal_units": 8}, "host": {"units": 1, "fatal_units": 1},
+    ...          "optic": {"units": 4, "fatal_units": 2}}
+    >>> _interruptions(log, [True] * 4, modes)
+    (2.0, 2)
+    """
+    spared: dict[datetime, float] = {}
+    coincident = 0
+    for time, category, inside in zip(log.times, log.categories, in_window, strict=True):
+        mode = modes.get(category)
+        if not inside or mode is None or not mode["units"] or not mode["fatal_units"]:
+            continue
+        share = mode["fatal_units"] / mode["units"]
+        if time in spared:
+            coincident += 1
+        spared[time] = spared.get(time, 1.0) * (1.0 - share)
+    return float(sum(1.0 - value for value in spared.values())), coincident
+
+
 def incident_report(
     log: IncidentLog,
     config: RelplanConfig,
@@ -618,8 +657,10 @@ def incident_report(
         ``rate_per_unit_year`` with their ``_ci95`` (exact Poisson), ``mtbf_hours`` and
         ``mtbf_hours_ci95`` (per unit), ``config_mtbf_hours``, ``ratio_to_config``
         (measured rate / config rate), ``config_rate_inside_ci``; ``job``:
-        ``interruptions`` (failures of fatal modes; a mode whose parts differ counts its
-        fatal parts' share of units), ``mtti_hours`` with ``mtti_hours_ci95``,
+        ``interruptions`` (failures of fatal modes, rows at the same time counted once; a
+        mode whose parts differ counts its fatal parts' share of units),
+        ``interruption_rows`` (the same counted row by row), ``coincident_rows`` (rows of
+        fatal modes at the time of an earlier one), ``mtti_hours`` with ``mtti_hours_ci95``,
         ``config_mtti_hours``, ``interruptions_per_day``, ``downtime_hours`` (merged
         where downtimes overlap, clipped to the window), ``downtime_sum_hours`` and
         ``goodput`` (None without downtimes; never negative); ``repeat_offenders``:
@@ -679,7 +720,7 @@ def incident_report(
         raise ConfigError("category", f"no units in the job's footprint for: {', '.join(missing)}")
 
     categories: dict[str, dict[str, Any]] = {}
-    interruptions = 0.0
+    interruption_rows = 0.0
     for name, mode in modes.items():
         if mode["units"] == 0:
             continue
@@ -689,7 +730,7 @@ def incident_report(
         low, high = poisson_rate_ci(count, exposure)
         config_mtbf = config.failures[name].lifetime.mean_hours
         config_rate = 1.0 / config_mtbf
-        interruptions += count * mode["fatal_units"] / mode["units"]
+        interruption_rows += count * mode["fatal_units"] / mode["units"]
         categories[name] = {
             "count": count,
             "units": mode["units"],
@@ -715,12 +756,15 @@ def incident_report(
             "unit id does not name their units"
         )
 
+    interruptions, coincident = _interruptions(log, in_window, modes)
     interruptions_low, interruptions_high = poisson_rate_ci(interruptions, window_hours)
     downtime, downtime_sum, downtime_rows = merged_downtime_hours(
         log, in_window, window_start, window_end
     )
     job = {
         "interruptions": interruptions,
+        "interruption_rows": interruption_rows,
+        "coincident_rows": coincident,
         "mtti_hours": finite_or_none(window_hours / interruptions if interruptions else math.inf),
         "mtti_hours_ci95": [
             1.0 / interruptions_high,

@@ -24,11 +24,23 @@ Every hour of the window goes to one bucket (:data:`relplan.vocab.BUCKETS`): ``u
 past the window's end is cut off.
 
 Where the job starts decides where its checkpoints fall between the failures. The
-**bootstrap over job start times** replays the history for ``samples`` start times drawn
-uniformly over the window, the history wrapped around its end (a job started at ``s``
-sees the failure at ``t`` at ``(t - s) mod window``): the same failures, each start time
-one possible job. It reports the mean over start times and the 2.5th and 97.5th
-percentiles (``ci95``): where a job started at a random time in the window lands.
+history is replayed for ``samples`` **job start times** drawn uniformly over the window,
+the history wrapped around its end (a job started at ``s`` sees the failure at ``t`` at
+``(t - s) mod window``): the same failures, each start time one possible job. Each figure
+is the mean over start times, with the 2.5th and 97.5th percentiles over them as
+``phase_ci95``: where a job started at a random time in the window lands, given this
+history.
+
+The log is one history among those its failure process could have given. The 95%
+interval (``ci95``) is a **circular block bootstrap of the failure history**
+(:mod:`relplan.analysis.block_bootstrap`): ``samples`` new histories, each the window
+filled with blocks of the log's own (each from a uniform point, the history wrapped),
+replayed from their start; the 2.5th and 97.5th percentiles of their figures. A block
+keeps the failures in it and their spacing (a burst stays a burst); the block length is
+Politis and White's rule on the failures per bin, about a bin (one failure's worth of
+window) for failures without dependence, longer for bursty ones. The interval then holds
+how many failures came and when, not only where the checkpoints fell: on a Poisson log
+it covers the process's goodput at about the stated 95%.
 """
 
 from __future__ import annotations
@@ -42,6 +54,7 @@ from typing import Any
 
 import numpy as np
 
+from relplan.analysis.block_bootstrap import BlockRule, Resampled, block_rule, resample_histories
 from relplan.analysis.event_log import parse_time
 from relplan.analysis.incidents import IncidentLog, prepare_log
 from relplan.config.schema import RelplanConfig
@@ -50,7 +63,10 @@ from relplan.sim.model import build_model
 from relplan.vocab import BUCKETS
 
 DEFAULT_SAMPLES = 1000
-"""Job start times the bootstrap draws by default."""
+"""Job start times, and histories the block bootstrap makes, by default."""
+
+HISTORY_STREAM = 1
+"""The block bootstrap's random stream, apart from the start times': ``(seed, 1)``."""
 
 REPLAYED_IMPACTS = ("fatal", "transient")
 """Impacts a replay applies; failures of the others are counted, not replayed."""
@@ -235,21 +251,224 @@ def replay_history(
     return outcome
 
 
-def _shifted(failures: Sequence[ReplayFailure], window_hours: float, start: float) -> list[
-    ReplayFailure
-]:
-    """The history as a job started ``start`` hours into the window sees it (wrapped)."""
-    moved = [
-        ReplayFailure(
-            (failure.offset_hours - start) % window_hours,
-            failure.impact,
-            failure.detect_hours,
-            failure.waiting_hours,
-            failure.stall_hours,
-        )
-        for failure in failures
-    ]
-    return sorted(moved, key=lambda failure: failure.offset_hours)
+@dataclass(frozen=True)
+class HistoryBatch:
+    """Many histories at once, one a row, padded: the input of :func:`replay_batch`.
+
+    Attributes
+    ----------
+    offsets_hours : numpy.ndarray
+        ``(histories, length)``: each failure's offset, hours, increasing along a row.
+    active : numpy.ndarray of bool
+        Where a row holds a failure (False: padding after its last).
+    fatal : numpy.ndarray of bool
+        Where the failure is fatal (else transient).
+    detect_hours, waiting_hours, stall_hours : numpy.ndarray
+        Each failure's detection, waiting and stall, hours.
+    """
+
+    offsets_hours: np.ndarray
+    active: np.ndarray
+    fatal: np.ndarray
+    detect_hours: np.ndarray
+    waiting_hours: np.ndarray
+    stall_hours: np.ndarray
+
+
+def _history_arrays(failures: Sequence[ReplayFailure]) -> dict[str, np.ndarray]:
+    """A history's failures as arrays, in its order."""
+    return {
+        "offsets_hours": np.array([failure.offset_hours for failure in failures], dtype=float),
+        "fatal": np.array([failure.impact == "fatal" for failure in failures], dtype=bool),
+        "detect_hours": np.array([failure.detect_hours for failure in failures], dtype=float),
+        "waiting_hours": np.array([failure.waiting_hours for failure in failures], dtype=float),
+        "stall_hours": np.array([failure.stall_hours for failure in failures], dtype=float),
+    }
+
+
+def shifted_batch(
+    failures: Sequence[ReplayFailure], window_hours: float, starts: np.ndarray
+) -> HistoryBatch:
+    """The history as jobs started ``starts`` hours into the window see it (wrapped).
+
+    A job started at ``s`` sees the failure at ``t`` at ``(t - s) mod window``; each row
+    is sorted (stably: simultaneous failures keep their order).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> batch = shifted_batch([ReplayFailure(10.0, "fatal"), ReplayFailure(60.0, "fatal")],
+    ...                       100.0, np.array([0.0, 30.0]))
+    >>> batch.offsets_hours.tolist()
+    [[10.0, 60.0], [30.0, 80.0]]
+    """
+    columns = _history_arrays(failures)
+    moved = (columns["offsets_hours"][None, :] - np.asarray(starts)[:, None]) % window_hours
+    order = np.argsort(moved, axis=1, kind="stable")
+    return HistoryBatch(
+        offsets_hours=np.take_along_axis(moved, order, axis=1),
+        active=np.ones(moved.shape, dtype=bool),
+        **{name: values[order] for name, values in columns.items() if name != "offsets_hours"},
+    )
+
+
+def _resampled_batch(failures: Sequence[ReplayFailure], made: Resampled) -> HistoryBatch:
+    """Bootstrap histories (each failure a copy of one of ``failures``) as a batch."""
+    columns = _history_arrays(failures)
+    if not columns["offsets_hours"].size:
+        empty = np.zeros(made.offsets_hours.shape)
+        return HistoryBatch(made.offsets_hours, made.active, empty.astype(bool), empty, empty,
+                            empty)  # fmt: skip
+    return HistoryBatch(
+        offsets_hours=made.offsets_hours,
+        active=made.active,
+        **{name: values[made.source] for name, values in columns.items()
+           if name != "offsets_hours"},
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class BatchOutcome:
+    """Replays of many histories: hours per bucket and interruptions, one value a history.
+
+    Attributes
+    ----------
+    bucket_hours : dict of str to numpy.ndarray
+        Hours of the window per bucket (:data:`relplan.vocab.BUCKETS`), per history.
+    interruptions : numpy.ndarray of int
+        Fatal failures that stopped the job, per history.
+    absorbed : numpy.ndarray of int
+        Failures during detection or waiting, per history.
+    """
+
+    bucket_hours: dict[str, np.ndarray]
+    interruptions: np.ndarray
+    absorbed: np.ndarray
+
+    @property
+    def window_hours(self) -> np.ndarray:
+        """The window, hours (the sum of the buckets, in their order)."""
+        total = np.zeros_like(self.bucket_hours["useful"])
+        for bucket in BUCKETS:
+            total = total + self.bucket_hours[bucket]
+        return total
+
+    @property
+    def goodput(self) -> np.ndarray:
+        """Useful hours over the window, per history."""
+        return self.bucket_hours["useful"] / self.window_hours
+
+    @property
+    def lost_hours(self) -> np.ndarray:
+        """Hours of the window not useful, per history."""
+        return self.window_hours - self.bucket_hours["useful"]
+
+
+def replay_batch(batch: HistoryBatch, window_hours: float, policy: ReplayPolicy) -> BatchOutcome:
+    """:func:`replay_history` on every row of a batch at once, with the same arithmetic.
+
+    The rows are stepped through together, failure by failure, each rule of the replay a
+    mask; every number equals the one :func:`replay_history` gives the row's failures.
+
+    Parameters
+    ----------
+    batch : HistoryBatch
+        The histories.
+    window_hours : float
+        The window, hours.
+    policy : ReplayPolicy
+        Checkpoint interval, write and restart.
+
+    Returns
+    -------
+    BatchOutcome
+        Hours per bucket and interruptions, per history.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> batch = shifted_batch([ReplayFailure(10.25, "fatal", detect_hours=0.1)], 100.0,
+    ...                       np.array([0.0]))
+    >>> outcome = replay_batch(batch, 100.0, ReplayPolicy(1.0, 0.0, 0.5))
+    >>> round(float(outcome.lost_hours[0]), 6), round(float(outcome.bucket_hours["rework"][0]), 6)
+    (0.85, 0.25)
+    """
+    tau, delta, restart = policy.interval_hours, policy.write_hours, policy.restart_hours
+    segment = tau + delta
+    window = window_hours
+    rows = batch.offsets_hours.shape[0]
+    hours = {bucket: np.zeros(rows) for bucket in BUCKETS}
+    interruptions = np.zeros(rows, dtype=int)
+    absorbed = np.zeros(rows, dtype=int)
+    position = np.zeros(rows)
+    now = np.zeros(rows)
+    wait_end = np.full(rows, -math.inf)
+    restart_end = np.full(rows, -math.inf)
+
+    def clipped(begin: np.ndarray, end: np.ndarray) -> np.ndarray:
+        return np.maximum(0.0, np.minimum(end, window) - np.minimum(begin, window))
+
+    def add(bucket: str, mask: np.ndarray, values: np.ndarray) -> None:
+        hours[bucket] = np.where(mask, hours[bucket] + values, hours[bucket])
+
+    def run(mask: np.ndarray, until: np.ndarray | float) -> None:
+        nonlocal position
+        mask = mask & (until > now)
+        reach = position + (until - now)
+        full = np.floor(reach / segment)
+        rest = reach - full * segment
+        start_full = np.floor(position / segment)
+        start_rest = position - start_full * segment
+        add("useful", mask, (full * tau + np.minimum(rest, tau))
+            - (start_full * tau + np.minimum(start_rest, tau)))  # fmt: skip
+        add("checkpoint", mask, (full * delta + np.maximum(0.0, rest - tau))
+            - (start_full * delta + np.maximum(0.0, start_rest - tau)))  # fmt: skip
+        position = np.where(mask, rest, position)
+
+    def outage(mask: np.ndarray, at: np.ndarray, index: int) -> None:
+        nonlocal now, wait_end, restart_end
+        detect_end = at + batch.detect_hours[:, index]
+        new_wait_end = detect_end + batch.waiting_hours[:, index]
+        new_restart_end = new_wait_end + restart
+        add("detect", mask, clipped(at, detect_end))
+        add("waiting", mask, clipped(detect_end, new_wait_end))
+        add("restart", mask, clipped(new_wait_end, new_restart_end))
+        interruptions[mask] += 1
+        wait_end = np.where(mask, new_wait_end, wait_end)
+        restart_end = np.where(mask, new_restart_end, restart_end)
+        now = np.where(mask, restart_end, now)
+
+    with np.errstate(invalid="ignore"):
+        for index in range(batch.offsets_hours.shape[1]):
+            at = batch.offsets_hours[:, index]
+            active = batch.active[:, index]
+            fatal = batch.fatal[:, index]
+            down = active & (at < now)
+            absorb = down & (~fatal | (at < wait_end))
+            again = down & ~absorb & (at < restart_end)  # the restart starts again
+            ends_stall = down & ~absorb & ~again  # a crash ends a stall
+            absorbed[absorb] += 1
+            add("restart", again, -clipped(at, restart_end))
+            outage(again, at, index)
+            add("stall", ends_stall, -clipped(at, now))
+            now = np.where(ends_stall, at, now)
+            going = active & ~absorb & ~again
+            run(going, at)
+            now = np.where(going, at, now)
+            crash = going & fatal
+            lost_work = np.minimum(position, tau)
+            lost_write = np.maximum(0.0, position - tau)
+            add("useful", crash, -lost_work)
+            add("checkpoint", crash, -lost_write)
+            add("rework", crash, lost_work + lost_write)
+            position = np.where(crash, 0.0, position)
+            outage(crash, at, index)
+            stalled = going & ~fatal
+            stall = batch.stall_hours[:, index]
+            add("stall", stalled, clipped(at, at + stall))
+            now = np.where(stalled, at + stall, now)
+        run(np.ones(rows, dtype=bool), window)
+    return BatchOutcome(hours, interruptions, absorbed)
 
 
 @dataclass(frozen=True)
@@ -267,10 +486,13 @@ class ReplayReport:
         ``write_hours``, ``restart_hours``, ``samples``, ``seed``.
     intervals : list of dict
         Per interval: ``interval_hours``, ``goodput`` (``mean``, ``ci95``,
-        ``at_window_start``), ``lost_hours`` (``mean``, ``ci95``), ``bucket_hours``
-        (means), ``interruptions`` (``mean``, ``ci95``).
+        ``phase_ci95``, ``at_window_start``), ``lost_hours`` and ``interruptions`` (the
+        same), ``bucket_hours`` (means over start times).
     warnings : tuple of str
         What the replay left out.
+    bootstrap : dict
+        The block bootstrap of the history: ``method``, ``rule``, ``block_hours``,
+        ``bin_hours``, ``bins``, ``block_bins``, ``samples``.
     """
 
     window: dict[str, Any]
@@ -278,6 +500,7 @@ class ReplayReport:
     policy: dict[str, Any]
     intervals: list[dict[str, Any]]
     warnings: tuple[str, ...] = ()
+    bootstrap: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The report as a JSON-ready dict (the ``relplan replay --json`` object)."""
@@ -285,14 +508,54 @@ class ReplayReport:
             "window": self.window,
             "log": self.log,
             "policy": self.policy,
+            "bootstrap": self.bootstrap,
             "intervals": self.intervals,
             "warnings": list(self.warnings),
         }
 
 
-def _summary(values: np.ndarray) -> dict[str, Any]:
+def _percentiles(values: np.ndarray) -> list[float]:
     low, high = np.percentile(values, [2.5, 97.5])
-    return {"mean": float(values.mean()), "ci95": [float(low), float(high)]}
+    return [float(low), float(high)]
+
+
+def bootstrap_histories(
+    failures: Sequence[ReplayFailure], window_hours: float, samples: int, seed: int
+) -> tuple[BlockRule, HistoryBatch]:
+    """New histories made of blocks of a log's own (the circular block bootstrap).
+
+    Parameters
+    ----------
+    failures : sequence of ReplayFailure
+        The history, offsets in ``[0, window_hours]``.
+    window_hours : float
+        The window, hours.
+    samples : int
+        Histories to make.
+    seed : int
+        Seed (its stream :data:`HISTORY_STREAM`, apart from the start times').
+
+    Returns
+    -------
+    rule : BlockRule
+        The block length chosen (Politis and White's rule) and its bins.
+    histories : HistoryBatch
+        One history a row, sorted by offset, within the window; a failure keeps its
+        impact, detection, waiting and stall.
+
+    Examples
+    --------
+    >>> rule, histories = bootstrap_histories(
+    ...     [ReplayFailure(10.0, "fatal"), ReplayFailure(60.0, "fatal")], 100.0, 3, seed=0)
+    >>> rule.bins, histories.offsets_hours.shape[0]
+    (10, 3)
+    """
+    ordered = sorted(failures, key=lambda failure: failure.offset_hours)
+    offsets = np.array([failure.offset_hours for failure in ordered], dtype=float)
+    rule = block_rule(offsets, window_hours)
+    rng = np.random.default_rng([seed, HISTORY_STREAM])
+    made = resample_histories(offsets, window_hours, rule.block_hours, samples, rng)
+    return rule, _resampled_batch(ordered, made)
 
 
 def replay_failures(
@@ -301,8 +564,9 @@ def replay_failures(
     policy: ReplayPolicy,
     samples: int = DEFAULT_SAMPLES,
     seed: int = 0,
+    histories: HistoryBatch | None = None,
 ) -> dict[str, Any]:
-    """Replay a history for ``samples`` job start times drawn uniformly over the window.
+    """Replay a history for job start times over the window, and its bootstrap histories.
 
     Parameters
     ----------
@@ -313,17 +577,21 @@ def replay_failures(
     policy : ReplayPolicy
         Checkpoint interval, write and restart.
     samples : int
-        Start times drawn (>= 1).
+        Start times drawn (>= 1), and histories made when ``histories`` is not given.
     seed : int
-        Seed of the draw.
+        Seed of the draws.
+    histories : HistoryBatch, optional
+        The bootstrap histories (see :func:`bootstrap_histories`), to replay several
+        intervals on the same ones; by default made here.
 
     Returns
     -------
     dict
-        ``interval_hours``, ``goodput`` (``mean``, ``ci95``: 2.5th and 97.5th percentiles
-        over start times, ``at_window_start``: the job started at the window's start),
-        ``lost_hours`` (``mean``, ``ci95``), ``bucket_hours`` (means over start times),
-        ``interruptions`` (``mean``, ``ci95``).
+        ``interval_hours``; ``goodput``, ``lost_hours`` and ``interruptions``, each with
+        ``mean`` (over start times), ``ci95`` (2.5th and 97.5th percentiles over the
+        bootstrap histories), ``phase_ci95`` (the same over start times: where the
+        checkpoints fall, this history given) and ``at_window_start`` (the job started at
+        the window's start); ``bucket_hours`` (means over start times).
 
     Examples
     --------
@@ -334,21 +602,30 @@ def replay_failures(
     """
     ordered = sorted(failures, key=lambda failure: failure.offset_hours)
     starts = np.random.default_rng(seed).uniform(0.0, window_hours, samples)
-    outcomes = [replay_history(_shifted(ordered, window_hours, start), window_hours, policy)
-                for start in starts]  # fmt: skip
-    goodput = np.array([outcome.goodput for outcome in outcomes])
-    lost = np.array([outcome.lost_hours for outcome in outcomes])
-    interruptions = np.array([outcome.interruptions for outcome in outcomes], dtype=float)
+    outcomes = replay_batch(shifted_batch(ordered, window_hours, starts), window_hours, policy)
+    if histories is None:
+        _, histories = bootstrap_histories(ordered, window_hours, samples, seed)
+    resampled = replay_batch(histories, window_hours, policy)
     at_start = replay_history(ordered, window_hours, policy)
+
+    def summary(measure: str) -> dict[str, Any]:
+        values = np.asarray(getattr(outcomes, measure), dtype=float)
+        bootstrap = np.asarray(getattr(resampled, measure), dtype=float)
+        return {
+            "mean": float(values.mean()),
+            "ci95": _percentiles(bootstrap),
+            "phase_ci95": _percentiles(values),
+            "at_window_start": getattr(at_start, measure),
+        }
+
     return {
         "interval_hours": policy.interval_hours,
-        "goodput": {**_summary(goodput), "at_window_start": at_start.goodput},
-        "lost_hours": {**_summary(lost), "at_window_start": at_start.lost_hours},
+        "goodput": summary("goodput"),
+        "lost_hours": summary("lost_hours"),
         "bucket_hours": {
-            bucket: float(np.mean([outcome.bucket_hours[bucket] for outcome in outcomes]))
-            for bucket in BUCKETS
+            bucket: float(np.mean(outcomes.bucket_hours[bucket])) for bucket in BUCKETS
         },
-        "interruptions": {**_summary(interruptions), "at_window_start": at_start.interruptions},
+        "interruptions": summary("interruptions"),
     }
 
 
@@ -474,6 +751,7 @@ def replay_log(
         )
     seed = config.simulation.seed if seed is None else seed
     policy_base = ReplayPolicy(model.job.interval_hours, model.job.write_hours, restart)
+    rule, histories = bootstrap_histories(failures, window_hours, samples, seed)
     results = [
         replay_failures(
             failures,
@@ -481,6 +759,7 @@ def replay_log(
             ReplayPolicy(interval, policy_base.write_hours, restart),
             samples,
             seed,
+            histories,
         )
         for interval in intervals_hours
     ]
@@ -506,4 +785,5 @@ def replay_log(
         },
         intervals=results,
         warnings=tuple(warnings),
+        bootstrap={**rule.to_dict(), "samples": samples},
     )

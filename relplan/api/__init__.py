@@ -607,10 +607,13 @@ def fit(csv_path: str | Path, *, family: str | None = None, as_key: str = "lifet
         unit_list: str | Path | None = None) -> Result:  # fmt: skip
     """Fit exponential, Weibull and lognormal lifetimes to censored data (``relplan fit``).
 
-    The best family is the smallest AIC among those whose mean the data support (within 2x
-    of the exposure estimate, total time on test / failures, and for Weibull and lognormal
-    not beyond the longest observation); a family the data contradict is named in a
-    :class:`~relplan.errors.RelplanWarning`.
+    The best family is the smallest AIC among those that pass the goodness-of-fit check
+    against the Kaplan-Meier curve; its line is then simulated over the data's own exposure
+    and its failures (repair hours, for ``as_key="repair"``) set against the observed.
+    A best family that fails the check, or whose count is more than 20% off, is named in a
+    :class:`~relplan.errors.RelplanWarning`; ``summary()["count_check"]["write_refused"]``
+    says when ``relplan fit --write-config`` would refuse it (more than 2x off). See
+    :mod:`relplan.analysis.fit_checks`.
 
     Parameters
     ----------
@@ -729,7 +732,9 @@ def replay(log_path: str | Path, config: ConfigSource, start: str, end: str, *,
     mode loses the work since the last checkpoint, then costs the mode's detection, the
     wait the log's downtime adds and the config's restart; a transient mode's failure
     stalls the job. Job start times are drawn across the window (the history wrapped
-    around), so each figure is a mean with the 2.5th and 97.5th percentiles over them.
+    around), so each figure is a mean over them; its ``ci95`` is a 95% interval over
+    histories resampled from the log in blocks (a circular block bootstrap), its
+    ``phase_ci95`` the spread over start times alone.
 
     Parameters
     ----------

@@ -14,6 +14,7 @@ with code 2.
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -137,12 +138,15 @@ def render_fit(data: dict[str, Any], console: Console | None = None) -> None:
             out.print()
         return
     what = "times between failures" if "events" in data else "units"
+    gof = data["gof"]
     table = render.compact_table(
         f"Lifetime fits: {data['n']:,} {what}, {data['failures']:,} failed, "
         f"{data['censored']:,} censored",
         caption="95% CIs: Wald on the log scale; ΔAIC: AIC - the smallest AIC;\n"
-        "KM dist: max |Kaplan-Meier CDF - fitted CDF|; ! a mean more than 2x\n"
-        "off the exposure estimate, or beyond the longest observation",
+        "KM dist: max |Kaplan-Meier CDF - fitted CDF|; ! above the bound "
+        f"{gof['bound']:.3f},\nthe larger of the curve's 95% bootstrap noise "
+        f"({gof['noise_bound']:.3f}) and 0.2 x\nits fraction failed by the last "
+        f"observation ({gof['km_end_cdf']:.3f})",
     )
     for index, column in enumerate(
         ("family", "parameters [95% CI]", "ΔAIC", "KM dist", "mean life [95% CI]")
@@ -155,7 +159,7 @@ def render_fit(data: dict[str, Any], console: Console | None = None) -> None:
         for name, value in params.items():
             label = name.removesuffix("_hours")
             lines.append(f"{label} " + _with_ci(value, *ci95[name], hours=name.endswith("_hours")))
-        marks = (" *" if family == data["best"] else "") + ("" if fit["trusted"] else " !")
+        marks = (" *" if family == data["best"] else "") + ("" if fit["gof"]["passes"] else " !")
         table.add_row(
             Text(family + marks),
             Text("\n".join(lines)),
@@ -170,15 +174,36 @@ def render_fit(data: dict[str, Any], console: Console | None = None) -> None:
         highlight=False,
         markup=False,
     )
-    if data["chosen_by"] == "asked":
-        chosen = f"* asked for: {data['best']}. In a [failures.NAME] table:"
-    elif data["chosen_by"] == "aic":
-        chosen = f"* best by AIC: {data['best']}. In a [failures.NAME] table:"
+    counts = data.get("events")
+    check = data["count_check"]
+    if check["quantity"] == "repair hours":
+        expected = ", ".join(f"{family} {fit['count_check']['expected_hours']:,.0f} h "
+                             f"({fit['count_check']['ratio']:.2f}x)"
+                             for family, fit in data["fits"].items())  # fmt: skip
+        line = (f"Hours of repair, each repair drawn from the line: "
+                f"{check['observed_hours']:,.0f} h observed; expected: {expected}.")  # fmt: skip
     else:
-        chosen = (f"* best: {data['best']}, the smallest AIC of the families the data "
-                  "support.\nIn a [failures.NAME] table:")  # fmt: skip
-    out.print(chosen, highlight=False, markup=False)
+        over = (f"the log's window ({counts['units']:,} units x "
+                f"{_duration(counts['window_hours'])}, in equilibrium)" if counts is not None
+                else "the data's own follow-up (units new at entry)")  # fmt: skip
+        expected = ", ".join(f"{family} {fit['count_check']['expected_failures']:,.0f} "
+                             f"({fit['count_check']['ratio']:.2f}x)"
+                             for family, fit in data["fits"].items())  # fmt: skip
+        line = (f"Failures over {over}: {check['observed_failures']:,} observed; "
+                f"expected: {expected}.")  # fmt: skip
+    out.print(textwrap.fill(line, 79), highlight=False, markup=False)
+    chosen = {
+        "asked": f"* asked for: {data['best']}.",
+        "aic": f"* best by AIC: {data['best']}, which passes the fit check.",
+        "aic among passing": f"* best: {data['best']}, the smallest AIC of the families that "
+        "pass the fit check.",
+        "aic, none passing": f"* best by AIC: {data['best']}; no family passes the fit check.",
+    }[data["chosen_by"]]
+    out.print(f"{chosen}\nIn a [failures.NAME] table:", highlight=False, markup=False)
     out.print(data["config"].rstrip("\n"), highlight=False, markup=False, soft_wrap=True)
+    for note in data.get("notes", []):
+        out.print(textwrap.fill(f"note: {note}", 79, subsequent_indent="  "),
+                  highlight=False, markup=False)  # fmt: skip
 
 
 def _config_text(reports: dict[str, Any], grouped: bool) -> str:
@@ -258,23 +283,29 @@ def fit_command(
     force: Annotated[
         bool,
         typer.Option("--force",
-                     help="Write the fit even where the data do not support its mean."),
+                     help="With --write-config: write the fit even where its failures "
+                     "over the data's own exposure are more than 2x off the observed."),
     ] = False,
 ) -> None:
     """Fit exponential, Weibull and lognormal lifetimes to censored data; pick the best.
 
     Each family is fitted by maximum likelihood with right-censoring and reported with its
-    parameters and mean life (95% CIs), AIC, the distance between the Kaplan-Meier
-    estimate and the fitted CDF, and its mean over the exposure estimate (total time /
-    failures). The best is the smallest AIC among the families whose mean is within 2x of
-    the exposure estimate and (Weibull, lognormal) not beyond the longest observation.
+    parameters and mean life (95% CIs), AIC, and the distance between the Kaplan-Meier
+    estimate and the fitted CDF; a family passes the fit check when that distance is at
+    most the larger of the curve's own 95% bootstrap noise and 0.2 x its fraction failed.
+    The best is the smallest AIC among the families that pass. Each line is then simulated
+    over the data's own exposure (units new at entry over the data's follow-up; with
+    --events, renewals over the window in equilibrium) and its failures set against the
+    observed: past 20% a warning; past 2x --write-config refuses it unless --force.
     --write-config writes it (or the --family asked for) as a TOML line, lifetime = {
-    dist = ..., ... } (or repair = with --as repair), and refuses a fit the data do not
-    support unless --force.
+    dist = ..., ... } (or repair = with --as repair).
     """
     from relplan.analysis.fitting import fit_file
     from relplan.output.files import to_json
 
+    if force and write_config is None:
+        raise ConfigError("--force", "only with --write-config: it writes a line the failure "
+                          "count refuses")  # fmt: skip
     _check_write_config(write_config)
     fitted = fit_file(csv_path, family=family, as_key=as_key, group=group, events=events,
                       start=start, end=end, units=units, unit_list=unit_list,
@@ -285,18 +316,13 @@ def fit_command(
     reports, data = fitted.reports, fitted.data
     counts = data.get("events")
     if write_config is not None:
-        untrusted = {
-            name: report for name, report in reports.items() if not report.best_trusted
-        }
-        if untrusted and not force:
-            name, report = next(iter(untrusted.items()))
+        refused = {name: report for name, report in reports.items() if report.write_refused}
+        if refused and not force:
+            name, report = next(iter(refused.items()))
             where = f"group {name!r}: " if name else ""
             raise ConfigError(
                 "--write-config",
-                f"{where}refused: {report.best} has a mean the data do not "
-                f"support ({'; '.join(report.checks[report.best].reasons)}). Check that the "
-                "data hold every unit's time on test, censored units too; --force writes "
-                "it anyway",
+                f"{where}refused: {report.refusal()}; --force writes it anyway",
             )
         _write_config(write_config, _config_text(reports, group is not None))
     if as_json:
@@ -356,10 +382,13 @@ def render_incidents(data: dict[str, Any], title: str, console: Console | None =
     mtti_text = _with_ci(mtti, *job["mtti_hours_ci95"], hours=True) if mtti is not None else "never"
     config_mtti = job["config_mtti_hours"]
     config_mtti_text = _duration(config_mtti) if config_mtti is not None else "never"
+    merged = job.get("coincident_rows", 0)
     out.print(
         f"Job: {job['interruptions']:.4g} interruptions (fatal modes), "
         f"{job['interruptions_per_day']:.3g} a day;\n"
-        f"MTTI {mtti_text} (config {config_mtti_text}).",
+        f"MTTI {mtti_text} (config {config_mtti_text})."
+        + (f"\n{merged:,} rows at the time of an earlier one: one incident, one interruption."
+           if merged else ""),
         highlight=False,
         markup=False,
     )
@@ -434,7 +463,8 @@ def analyze_command(
 
     Per failure mode: failures, the rate and MTBF per unit (units from the config's job)
     with exact Poisson 95% CIs, the ratio to the config's rate and whether the config's
-    rate is inside the CI. For the job: the measured MTTI, interruptions a day and, with
+    rate is inside the CI. For the job: the measured MTTI, interruptions a day (rows at
+    the same time, the components of one incident, are one interruption) and, with
     downtimes (merged where they overlap, clipped to the window), goodput. Units (or, with
     --ids server, servers) failing more often than their mode's rate allows are listed with
     p-values. Duplicated rows are dropped with a warning. The log is CSV or JSON lines.
@@ -487,7 +517,9 @@ def render_replay(data: dict[str, Any], title: str, console: Console | None = No
     table = Table(
         title=f"{title}: {window['start'][:10]} to {window['end'][:10]} "
         f"({_duration(window['hours'])}), {log['events']:,} failures",
-        caption=f"mean over {policy['samples']:,} job start times [2.5th, 97.5th percentiles]",
+        caption=f"mean over {policy['samples']:,} job start times [95% CI over "
+        f"{policy['samples']:,} histories\nresampled in blocks of "
+        f"{_duration(data['bootstrap']['block_hours'])} (circular block bootstrap)]",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
         show_edge=False,
@@ -568,7 +600,8 @@ def replay_command(
     ] = None,
     samples: Annotated[
         int,
-        typer.Option("--samples", metavar="N", help="Job start times the bootstrap draws."),
+        typer.Option("--samples", metavar="N",
+                     help="Job start times drawn, and histories the block bootstrap makes."),
     ] = 1000,
     seed: Annotated[
         int | None,
@@ -585,8 +618,10 @@ def replay_command(
     fatal mode loses the work since the last checkpoint, then costs the mode's detection,
     the wait the log's downtime adds, and the config's restart; a transient mode's failure
     stalls the job. For each interval: goodput, lost hours per bucket and interruptions,
-    as the mean over job start times drawn across the window (the history wrapped around)
-    with the 2.5th and 97.5th percentiles.
+    as the mean over job start times drawn across the window (the history wrapped
+    around), with a 95% interval over histories made of blocks of the log's own (a
+    circular block bootstrap, the block length by Politis and White's rule), so that it
+    holds how many failures came and when, not only where the checkpoints fell.
     """
     from relplan.analysis.event_log import read_category_map
     from relplan.analysis.incidents import read_incident_log

@@ -167,6 +167,42 @@ def test_job_mtti_counts_fatal_modes_only_and_goodput_sums_clipped_downtimes() -
     assert without["job"]["goodput"] is None
 
 
+def test_rows_at_the_same_time_are_one_interruption() -> None:
+    # one incident logged as three rows (two GPUs and their host at 06:00), a lone GPU
+    # failure, a GPU and a degraded leaf together, over four days: 3 interruptions, not 5
+    times = ["2024-01-01T00:00Z", "2024-01-02T06:00Z", "2024-01-02T06:00Z",
+             "2024-01-02T06:00Z", "2024-01-03T12:00Z", "2024-01-05T00:00Z",
+             "2024-01-05T00:00Z"]  # fmt: skip
+    categories = ["gpu", "gpu", "gpu", "host", "gpu", "gpu", "leaf"]
+    units = ["g1", "g2", "g3", "h1", "g4", "g5", "l1"]
+    report = incident_report(incident_log(times, categories, units),
+                             parse_config(tomllib.loads(CONFIG_TOML)))  # fmt: skip
+    job = report["job"]
+    assert report["window"]["hours"] == 96.0
+    assert job["interruptions"] == 4  # 00:00 on day 1, 06:00 day 2, 12:00 day 3, day 5
+    assert job["interruption_rows"] == 6  # row by row: every gpu and host row
+    assert job["coincident_rows"] == 2  # the second GPU and the host at 06:00
+    assert job["mtti_hours"] == 24.0
+    assert job["interruptions_per_day"] == 1.0
+    # each component still counts towards its mode's rate
+    assert report["categories"]["gpu"]["count"] == 5 and report["categories"]["host"]["count"] == 1
+    low, high = poisson_rate_ci(4, 96.0)
+    assert job["mtti_hours_ci95"] == pytest.approx([1 / high, 1 / low])
+
+
+def test_a_split_mode_at_the_time_of_a_fatal_row_adds_nothing() -> None:
+    config = load_config(CONFIGS / "small.toml")
+    # an optic (half its units fatal) alone: half an interruption; with a GPU at the
+    # same time: one; two optics together: 1 - (1/2)^2
+    alone = incident_log(["2024-01-01", "2024-03-01"], ["optic", "gpu"])
+    together = incident_log(["2024-01-01", "2024-03-01", "2024-03-01"], ["gpu", "optic", "gpu"])
+    pair = incident_log(["2024-01-01", "2024-03-01", "2024-03-01"], ["gpu", "optic", "optic"],
+                        ["g1", "o1", "o2"])  # two optics, not one row twice  # fmt: skip
+    assert incident_report(alone, config)["job"]["interruptions"] == 1.5
+    assert incident_report(together, config)["job"]["interruptions"] == 2.0
+    assert incident_report(pair, config)["job"]["interruptions"] == 1.75
+
+
 def test_a_split_link_mode_counts_its_server_and_fabric_units_and_their_fatal_share() -> None:
     config = load_config(CONFIGS / "small.toml")
     log = incident_log(["2024-01-01", "2024-03-01"], ["optic", "optic"])

@@ -1,9 +1,12 @@
 """``relplan replay``: a real history replayed against a checkpoint policy. Hand-built
-histories whose buckets are known exactly, the bootstrap's mean against its closed form,
-and the bad inputs, each refused naming the key."""
+histories whose buckets are known exactly, the mean over start times against its closed
+form, the block bootstrap's interval covering a Poisson process's goodput at its stated
+rate, the batch replay equal to the one-history replay, and the bad inputs, each refused
+naming the key."""
 
 from __future__ import annotations
 
+import math
 import tomllib
 from datetime import UTC, datetime, timedelta
 
@@ -14,9 +17,12 @@ from relplan.analysis.incidents import incident_log
 from relplan.analysis.replay import (
     ReplayFailure,
     ReplayPolicy,
+    bootstrap_histories,
+    replay_batch,
     replay_failures,
     replay_history,
     replay_log,
+    shifted_batch,
 )
 from relplan.config.loading import parse_config
 from relplan.errors import ConfigError
@@ -135,9 +141,87 @@ def test_the_bootstrap_mean_of_one_crash_matches_its_closed_form() -> None:
     standard_error = (1 / 12) ** 0.5 / samples**0.5  # the rework's spread dominates
     assert abs(result["lost_hours"]["mean"] - exact_lost) < 4 * standard_error
     assert result["goodput"]["mean"] == pytest.approx(1 - result["lost_hours"]["mean"] / window)
-    low, high = result["lost_hours"]["ci95"]
+    # where the checkpoints fall: rework from 0 to 1 h on top of the restart
+    low, high = result["lost_hours"]["phase_ci95"]
     assert low == pytest.approx(restart, abs=0.05) and high == pytest.approx(1.5, abs=0.05)
+    # over histories: a third of them (blocks of a tenth of the window, each missing the
+    # crash with 0.9: 0.9^10) hold no crash and lose nothing; others hold two or three
+    low, high = result["lost_hours"]["ci95"]
+    assert low == 0.0 and high > 2.0
     assert set(result["bucket_hours"]) == set(BUCKETS)
+
+
+def poisson_goodput(rate: float, policy: ReplayPolicy) -> float:
+    """The goodput of crashes at ``rate`` a hour (no detection, no waiting), by renewal
+    reward: a cycle runs an exponential time ``X`` and keeps ``tau floor(X / (tau +
+    delta))`` of work, then restarts until a restart of ``R`` goes through, ``(e^(rate R)
+    - 1) / rate`` on average; so ``rate tau q / ((1 - q) e^(rate R))``, ``q = e^(-rate
+    (tau + delta))``."""
+    q = math.exp(-rate * (policy.interval_hours + policy.write_hours))
+    return rate * policy.interval_hours * q / ((1.0 - q) * math.exp(rate * policy.restart_hours))
+
+
+def test_the_history_interval_covers_a_poisson_goodput_at_its_stated_rate() -> None:
+    # 200 logs of a Poisson process (a crash every 20 h, 2,000 h: about 100 crashes);
+    # the 95% interval of each log's 250 bootstrap histories should hold the process's
+    # goodput 95% of the time, within three binomial standard errors. (The window's end
+    # adds at most half an interval of work, 0.0003 of goodput, to each log.)
+    rate, window, logs = 1 / 20, 2000.0, 200
+    policy = ReplayPolicy(1.0, 0.1, 0.5)
+    truth = poisson_goodput(rate, policy)
+    rng = np.random.default_rng(2024)
+    covered = 0
+    for log in range(logs):
+        offsets = np.sort(rng.uniform(0.0, window, rng.poisson(rate * window)))
+        failures = [ReplayFailure(float(offset), "fatal") for offset in offsets]
+        _, histories = bootstrap_histories(failures, window, 250, seed=log)
+        low, high = np.percentile(replay_batch(histories, window, policy).goodput, [2.5, 97.5])
+        covered += low <= truth <= high
+    tolerance = 3 * math.sqrt(0.95 * 0.05 / logs)
+    assert abs(covered / logs - 0.95) < tolerance
+
+
+def test_the_history_interval_is_wider_than_the_checkpoint_phase_one() -> None:
+    rng = np.random.default_rng(5)
+    window = 1500.0
+    failures = [ReplayFailure(float(offset), "fatal", detect_hours=0.1)
+                for offset in np.sort(rng.uniform(0.0, window, 75))]  # fmt: skip
+    result = replay_failures(failures, window, POLICY, samples=400, seed=1)
+    for measure in ("goodput", "lost_hours"):
+        low, high = result[measure]["ci95"]
+        phase_low, phase_high = result[measure]["phase_ci95"]
+        assert high - low > 5 * (phase_high - phase_low)
+        assert low <= result[measure]["mean"] <= high
+    # the interruptions do not depend on the phase at all; over histories they vary
+    phase_low, phase_high = result["interruptions"]["phase_ci95"]
+    low, high = result["interruptions"]["ci95"]
+    assert phase_low == phase_high == 75 and low < 75 < high
+
+
+def test_the_batch_replay_is_the_one_history_replay_number_for_number() -> None:
+    rng = np.random.default_rng(9)
+    for _ in range(40):
+        window = float(rng.uniform(20.0, 200.0))
+        offsets = np.sort(rng.uniform(0.0, window, rng.integers(1, 30)))
+        offsets[-1] = offsets[0]  # two simultaneous records
+        offsets.sort()
+        failures = [ReplayFailure(float(offset), str(rng.choice(["fatal", "transient"])),
+                                  detect_hours=0.2, waiting_hours=float(rng.exponential(0.3)),
+                                  stall_hours=0.1) for offset in offsets]  # fmt: skip
+        starts = rng.uniform(0.0, window, 4)
+        batch = replay_batch(shifted_batch(failures, window, starts), window, POLICY)
+        for row, start in enumerate(starts):
+            moved = sorted((ReplayFailure((failure.offset_hours - start) % window,
+                                          failure.impact, failure.detect_hours,
+                                          failure.waiting_hours, failure.stall_hours)
+                            for failure in failures),
+                           key=lambda failure: failure.offset_hours)  # fmt: skip
+            one = replay_history(moved, window, POLICY)
+            assert {bucket: batch.bucket_hours[bucket][row] for bucket in BUCKETS} == (
+                one.bucket_hours
+            )
+            assert (batch.interruptions[row], batch.absorbed[row]) == (one.interruptions,
+                                                                       one.absorbed)  # fmt: skip
 
 
 def test_replay_log_takes_impacts_detection_restart_and_waiting_from_the_config() -> None:

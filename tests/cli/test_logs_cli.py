@@ -1,6 +1,8 @@
-"""Calibration from logs on the command line: ``fit`` refusing to write a fit the data do
-not support, ``--group``, ``--events``, ``--as repair``; ``analyze --ids`` and ``--map``; ``relplan
-replay`` and its JSON contract; every bad input one line naming the key, exit code 2."""
+"""Calibration from logs on the command line: ``fit`` refusing to write a line whose
+failures over the data's own exposure are more than 2x off (unless ``--force``), writing a
+wear-out fleet's Weibull, ``--group``, ``--events``, ``--as repair``; ``analyze --ids`` and
+``--map``; ``relplan replay`` and its JSON contract; every bad input one line naming the
+key, exit code 2."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from typer.testing import CliRunner
 from relplan.cli.app import app
 from relplan.cli.calibration import render_fit, render_replay
 from relplan.vocab import BUCKETS
+from tests.analysis.test_fit_checks import YEAR_HOURS, bursty_node_log
 from tests.conftest import CONFIGS, REPO
 
 runner = CliRunner()
@@ -28,18 +31,47 @@ def run(*args: object):
     return runner.invoke(app, [str(arg) for arg in args])
 
 
-def test_write_config_refuses_a_fit_the_data_do_not_support_unless_forced(tmp_path) -> None:
-    # lifetimes.csv: the lognormal's mean is about 7x the exposure estimate
-    out = tmp_path / "life.toml"
-    refused = run("fit", DATA / "lifetimes.csv", "--family", "lognormal", "--write-config", out)
+def test_write_config_refuses_a_line_whose_failure_count_is_off_unless_forced(tmp_path) -> None:
+    # a bursty per-node log (the shape of LANL system 20's): the AIC's family, simulated
+    # in equilibrium over the log's year, gives a fraction of its failures
+    units, times = bursty_node_log(5, nodes=256)
+    log = tmp_path / "nodes.csv"
+    log.write_text("unit,time\n" + "".join(f"{unit},{time.isoformat()}\n"
+                                           for unit, time in zip(units, times, strict=True)))
+    window = ["--events", "--units", "256", "--start", "2024-01-01T00:00Z",
+              "--end", "2024-12-31T00:00Z"]  # fmt: skip
+    data = json.loads(run("fit", log, *window, "--json").stdout)
+    count = data["count_check"]
+    assert count["write_refused"] and count["verdict"] == "refuse"
+    mean = data["fits"][data["best"]]["mean_hours"]
+    assert count["expected_failures"] == pytest.approx(256 * YEAR_HOURS / mean)
+    assert count["ratio"] == pytest.approx(count["expected_failures"] / data["failures"])
+    out = tmp_path / "node.toml"
+    refused = run("fit", log, *window, "--write-config", out)
     assert refused.exit_code == 2
-    assert "--write-config" in refused.output and "--force" in refused.output
-    assert "exposure estimate" in refused.output
+    assert "error: --write-config: refused" in refused.output and "--force" in refused.output
+    assert f"({count['ratio']:.2f}x)" in refused.output  # the count ratio is printed
     assert not out.exists()
-    forced = run("fit", DATA / "lifetimes.csv", "--family", "lognormal", "--write-config", out,
-                 "--force")  # fmt: skip
+    forced = run("fit", log, *window, "--write-config", out, "--force")
     assert forced.exit_code == 0, forced.output
-    assert tomllib.loads(out.read_text())["lifetime"]["dist"] == "lognormal"
+    assert tomllib.loads(out.read_text())["lifetime"]["dist"] == data["best"]
+    assert "more than 2x off" in forced.output  # still warned
+
+
+def test_a_wear_out_fleet_writes_its_weibull(tmp_path) -> None:
+    # the shape of the Titan GPU lifetimes: the Weibull (shape 2.7) was refused by the old
+    # rule (its mean 0.33x the exposure estimate, beyond the longest observation)
+    out = tmp_path / "gpu.toml"
+    result = run("fit", DATA / "wearout_lifetimes.csv", "--write-config", out)
+    assert result.exit_code == 0, result.output
+    assert tomllib.loads(out.read_text())["lifetime"]["dist"] == "weibull"
+    assert "weibull *" in result.output and "exponential !" in result.output
+
+
+def test_force_needs_write_config() -> None:
+    result = run("fit", DATA / "lifetimes.csv", "--force")
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines()[-1].startswith("error: --force: ")
 
 
 def test_fit_json_reports_the_exposure_estimate_and_the_checks() -> None:
@@ -49,10 +81,20 @@ def test_fit_json_reports_the_exposure_estimate_and_the_checks() -> None:
     failed = [float(row.split(",")[2]) for row in rows]
     assert data["exposure_mean_hours"] == pytest.approx(sum(hours) / sum(failed))
     assert data["longest_hours"] == pytest.approx(max(hours))
-    assert data["fits"]["lognormal"]["trusted"] is False
+    assert data["fits"]["lognormal"]["trusted"] is False  # a note now: not a veto
     assert data["fits"]["lognormal"]["mean_to_exposure"] > 2
-    for fit in data["fits"].values():
+    gof = data["gof"]
+    assert gof["bound"] == max(gof["noise_bound"], gof["tolerance_bound"])
+    assert gof["tolerance_bound"] == pytest.approx(0.2 * gof["km_end_cdf"])
+    for family, fit in data["fits"].items():
         assert {"mean_to_exposure", "beyond_longest", "trusted", "reasons", "notes"} <= set(fit)
+        assert fit["gof"]["passes"] == (fit["gof"]["km_distance"] <= gof["bound"])
+        assert (family in gof["passing"]) == fit["gof"]["passes"]
+        check = fit["count_check"]
+        assert check["observed_failures"] == sum(failed)
+        assert check["ratio"] == pytest.approx(check["expected_failures"] / sum(failed))
+    assert data["count_check"]["family"] == data["best"]
+    assert data["best"] in gof["passing"]
 
 
 def test_groups_are_fitted_apart_and_written_as_tables(tmp_path) -> None:
@@ -128,8 +170,17 @@ def test_replay_json_holds_the_contract() -> None:
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert [interval["interval_hours"] for interval in data["intervals"]] == [0.5, 2.0]
+    bootstrap = data["bootstrap"]
+    assert {"method", "rule", "block_hours", "bin_hours", "bins", "block_bins",
+            "samples"} <= set(bootstrap)  # fmt: skip
+    assert bootstrap["bins"] == 298  # a bin per failure
+    assert bootstrap["bin_hours"] == pytest.approx(data["window"]["hours"] / 298)
+    assert bootstrap["block_hours"] == pytest.approx(bootstrap["block_bins"]
+                                                     * bootstrap["bin_hours"])  # fmt: skip
     for interval in data["intervals"]:
-        assert set(interval["goodput"]) >= {"mean", "ci95"}
+        assert set(interval["goodput"]) >= {"mean", "ci95", "phase_ci95", "at_window_start"}
+        phase_low, phase_high = interval["goodput"]["phase_ci95"]
+        assert phase_low <= interval["goodput"]["mean"] <= phase_high
         assert set(interval["lost_hours"]) >= {"mean", "ci95"}
         assert set(interval["bucket_hours"]) == set(BUCKETS)
         assert set(interval["interruptions"]) >= {"mean", "ci95"}
