@@ -119,7 +119,8 @@ def config_warnings(
             idle = _idle_failure_problem(config, name)
             if idle:
                 warnings.append(RelplanWarning(
-                    "job.idle_failures", f"failures.{name} does not fail while the job is down: {idle}",
+                    "job.idle_failures",
+                    f"failures.{name} does not fail while the job is down: {idle}",
                 ))  # fmt: skip
     if config.job.drain != "never" and not any(
         config.failure_unit(name) in DRAINABLE_CLASSES for name in config.failures

@@ -221,8 +221,9 @@ def expected_downtime_hours(model: SimulationModel) -> tuple[float, str]:
 
     Each fatal mode counts by its share of the interruptions. With ``job.idle_failures``
     the hardware also fails during a wait, at the rate ``r`` of the modes that then need
-    a repair (no free spare) and fail while idle (not a mode counted per job): a wait of ``w`` hours brings ``q = 1 - exp(-r w)`` more, a
-    geometric series ``w / (1 - q)`` (inf if a wait is sure to bring another).
+    a repair (no free spare) and fail while idle (not a mode counted per job): a wait of
+    ``w`` hours brings ``q = 1 - exp(-r w)`` more, a geometric series ``w / (1 - q)``
+    (inf if a wait is sure to bring another).
 
     Examples
     --------

@@ -76,8 +76,9 @@ one step per failure instead of two). What is left per failure is the random dra
 away (a sorted list: O(1) when the repair ends after those under way).
 
 Planned and delayed events join the failures: maintenance windows on a wall-clock
-schedule, the detection of a fail-slow unit or of a corruption, and the checkpoint a
-planned stop waits for (see :class:`relplan.sim.compiled.TrialState`).
+schedule, the detection of a fail-slow unit, of a corruption or of a degraded server that
+drains, and the checkpoint a planned stop waits for (see
+:class:`relplan.sim.compiled.TrialState`).
 """
 
 from __future__ import annotations
@@ -1792,11 +1793,14 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                             next_maintenance[trial] = last_window + maintenance_every
                             beyond = max(0.0, last_window + maintenance_hours
                                          - (down + detect + planned + wait + recover))
-                    over = down + detect + planned + wait + recover + beyond - wall_horizon
+                    over = down + detect + planned + wait + recover - wall_horizon
+                    if has_maintenance:
+                        over += beyond
                     if over > 0.0:  # the calendar window ends while the job is down
-                        cut = min(over, beyond)  # latest first: the window's reach beyond
-                        beyond -= cut
-                        over -= cut
+                        if has_maintenance:  # latest first: the window's reach beyond
+                            cut = min(over, beyond)
+                            beyond -= cut
+                            over -= cut
                         cut = min(over, recover)
                         recover -= cut
                         over -= cut
@@ -1811,11 +1815,12 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                               mode, 0.0, 0.0)  # fmt: skip
                         _emit(trace, down + detect + planned, down + detect + planned + wait,
                               TRACE_WAIT, mode, 0.0, 0.0)  # fmt: skip
-                        if beyond > 0.0:
+                        if has_maintenance and beyond > 0.0:
                             _emit(trace, down + detect + planned + wait,
                                   down + detect + planned + wait + beyond, TRACE_MAINTENANCE,
                                   mode, 0.0, 0.0)  # fmt: skip
-                    planned += beyond
+                    if has_maintenance:
+                        planned += beyond
                     booked_detect += detect
                     booked_maintenance += planned
                     booked_waiting += wait
