@@ -26,7 +26,11 @@ fat-tree), ``core`` a fat-tree's top tier; ``rack`` a rack or power domain of
 as a GB200 NVL72 rack, a TPU cube) of ``cluster.servers_per_domain`` servers: the failure
 of either takes all of its servers down at once."""
 
-FAILURE_UNITS: tuple[str, ...] = (*COMPONENT_CLASSES, "job")
+JOB_UNIT = "job"
+"""The unit of a failure mode counted per job (a software crash, a job-wide slowdown): it
+needs the job running, so it neither fails while the job is down nor is drained."""
+
+FAILURE_UNITS: tuple[str, ...] = (*COMPONENT_CLASSES, JOB_UNIT)
 """What a failure mode can be counted per: a component class, or the job as a whole."""
 
 SERVER_CLASSES: tuple[str, ...] = ("gpu", "host", "nic")
@@ -40,6 +44,12 @@ whole spare domain (``job.spare_domains``) for a scale-up domain."""
 FABRIC_CLASSES: tuple[str, ...] = ("spine", "core")
 """Switch tiers above the leaves, which ECMP routes around when one fails."""
 
+DRAINABLE_CLASSES: tuple[str, ...] = ("nic", "link", "optic")
+"""Classes whose degraded failure leaves one server of the job running degraded, which a
+drain (``job.drain``) can swap for a spare: a server's own legs, its NIC (under PXN) and
+the server side of its links and their optics (a lost dual-ToR leg or LACP member); not a
+switch, a fabric link, a GPU or host, a block of servers or the job as a whole."""
+
 IMPACTS: tuple[str, ...] = (
     "fatal", "degraded", "transient", "elastic", "slow", "corruption",
 )  # fmt: skip
@@ -47,6 +57,11 @@ IMPACTS: tuple[str, ...] = (
 ``slow`` a fail-slow unit that slows the job until it is detected and evicted,
 ``corruption`` silent data corruption found ``detect`` later, which rolls back to the last
 checkpoint before it."""
+
+RUNNING_ONLY_IMPACTS: tuple[str, ...] = ("slow", "corruption")
+"""Impacts that exist only in a running job, so that no failure of them strikes while the
+job is down (``job.idle_failures``): a fail-slow unit shows as the job's slowdown, a
+corruption in the state the job computes."""
 
 RECOVERY_STRATEGIES: tuple[str, ...] = (
     "checkpoint-restart", "elastic", "in-process", "failure-free",

@@ -26,7 +26,13 @@ from relplan.config.derived import (
 )
 from relplan.errors import ConfigError, RelplanWarning
 from relplan.units import SECONDS_PER_HOUR, format_duration
-from relplan.vocab import COMPONENT_CLASSES, FAILURE_UNITS
+from relplan.vocab import (
+    COMPONENT_CLASSES,
+    DRAINABLE_CLASSES,
+    FAILURE_UNITS,
+    JOB_UNIT,
+    RUNNING_ONLY_IMPACTS,
+)
 
 if TYPE_CHECKING:  # the schema runs these checks when it validates, so they take its type only
     from relplan.config.schema import RelplanConfig
@@ -95,25 +101,35 @@ def config_warnings(
             warnings.append(RelplanWarning(
                 f"failures.{name}.evict", 'only a fail-slow mode (impact = "slow") is evicted',
             ))  # fmt: skip
-        if mode.drain not in (None, "never") and mode.impact not in ("auto", "degraded"):
+        if mode.drain not in (None, "never") and (
+            mode.impact not in ("auto", "degraded")
+            or config.failure_unit(name) not in DRAINABLE_CLASSES
+        ):
             warnings.append(RelplanWarning(
                 f"failures.{name}.drain",
-                "only a server running degraded (a lost dual-ToR leg or LACP member) is "
-                "drained",
+                f"only a server's own {', '.join(DRAINABLE_CLASSES)} running degraded (a "
+                "lost dual-ToR leg or LACP member, a NIC under PXN) is drained",
             ))  # fmt: skip
         if mode.detect_probability < 1.0 and mode.impact != "corruption":
             warnings.append(RelplanWarning(
                 f"failures.{name}.detect_probability",
                 'only a corruption (impact = "corruption") may go unfound',
             ))  # fmt: skip
-        if config.job.idle_failures and (
-            mode.lifetime.dist != "exponential" or mode.has_unit_history
-        ):
-            warnings.append(RelplanWarning(
-                "job.idle_failures",
-                f"failures.{name} does not fail while the job is down: only modes with "
-                "exponential lifetimes and no unit history do",
-            ))  # fmt: skip
+        if config.job.idle_failures:
+            idle = _idle_failure_problem(config, name)
+            if idle:
+                warnings.append(RelplanWarning(
+                    "job.idle_failures",
+                    f"failures.{name} does not fail while the job is down: {idle}",
+                ))  # fmt: skip
+    if config.job.drain != "never" and not any(
+        config.failure_unit(name) in DRAINABLE_CLASSES for name in config.failures
+    ):
+        warnings.append(RelplanWarning(
+            "job.drain",
+            f"no failure mode is a server's own {', '.join(DRAINABLE_CLASSES)}: nothing "
+            "leaves a server running degraded, so nothing is drained",
+        ))  # fmt: skip
     warnings += _checkpoint_warnings(config, job_mtti_hours)
     maintenance = config.maintenance
     cycle = checkpoint.interval + write + restart_parts(config).durable_hours
@@ -143,6 +159,20 @@ def config_warnings(
     return warnings
 
 
+def _idle_failure_problem(config: RelplanConfig, name: str) -> str:
+    """Why failure mode ``name`` does not fail while the job is down (``job.idle_failures``),
+    or ``""`` if it does."""
+    mode = config.failures[name]
+    if mode.impact in RUNNING_ONLY_IMPACTS:
+        return (f'a {"fail-slow unit" if mode.impact == "slow" else "corruption"} '
+                "shows only in a running job")
+    if config.failure_unit(name) == JOB_UNIT:
+        return f'a mode counted per job (unit = "{JOB_UNIT}") needs the job running'
+    if mode.lifetime.dist != "exponential" or mode.has_unit_history:
+        return "only modes with exponential lifetimes and no unit history do"
+    return ""
+
+
 OPTIMIZE_GRID_SPAN = 6.0
 """How far below the optimal interval ``relplan optimize`` searches by default (its
 grid starts at the optimum / span; ``span`` of
@@ -158,16 +188,8 @@ def _checkpoint_warnings(config: RelplanConfig, job_mtti_hours: float) -> list[R
     interval = checkpoint.interval
     detects = [mode.detect_hours for mode in config.failures.values()
                if mode.impact == "corruption"]  # fmt: skip
-    if detects and checkpoint.keep is not None and checkpoint.archive_every is None and (
-        checkpoint.keep * interval < max(detects)
-    ):
-        warnings.append(RelplanWarning(
-            "job.checkpoint.keep",
-            f"{checkpoint.keep} durable checkpoints every {format_duration(interval)} "
-            f"span less than a corruption's detection ({format_duration(max(detects))}): "
-            "every corruption found rolls the job back to the start; keep more, or set "
-            "job.checkpoint.archive_every",
-        ))  # fmt: skip
+    if detects and checkpoint.keep is not None and checkpoint.archive_every is None:
+        warnings += _retention_warnings(config, checkpoint.keep, max(detects))
     persist = checkpoint.persist_hours
     if persist > interval:
         warnings.append(RelplanWarning(
@@ -195,6 +217,60 @@ def _checkpoint_warnings(config: RelplanConfig, job_mtti_hours: float) -> list[R
                 "the newest checkpoint is rarely durable when a failure strikes",
             ))  # fmt: skip
     return warnings
+
+
+def durable_spacing_hours(config: RelplanConfig) -> float:
+    """Running time between two durable checkpoints at full speed, hours: the interval
+    and the blocking writes in it (the fast tier's too).
+
+    A corruption's ``detect`` runs on the same clock (hours of the job's hardware in use),
+    so this is how far apart the retained checkpoints lie against it; slowed running,
+    stalls and restarts only spread them further.
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> config = load_config("configs/small.toml")  # every hour, a 1-min write
+    >>> round(durable_spacing_hours(config) * 60)
+    61
+    """
+    checkpoint = config.job.checkpoint
+    spacing = checkpoint.interval + checkpoint.blocking_write_hours
+    fast = checkpoint.fast
+    if fast is not None:
+        spacing += (max(1, round(checkpoint.interval / fast.interval)) - 1) * fast.write
+    return spacing
+
+
+def _retention_warnings(config: RelplanConfig, keep: int,
+                        detect: float) -> list[RelplanWarning]:  # fmt: skip
+    """Retention that loses the checkpoint a corruption found ``detect`` hours of running
+    later must roll back to.
+
+    With ``keep`` durable checkpoints a ``spacing`` apart, the oldest retained one is
+    ``(keep - 1) x spacing`` of running before the newest. A corruption found ``detect``
+    later needs the last checkpoint before it: retained for sure if ``(keep - 1) x
+    spacing >= detect``; else lost (back to the start) for a share ``detect / spacing -
+    (keep - 1)`` of corruptions (where the corruption falls in its segment), and for all
+    of them once ``keep x spacing <= detect``.
+    """
+    spacing = durable_spacing_hours(config)
+    reach = (keep - 1) * spacing
+    if reach >= detect:
+        return []
+    needed = math.ceil(detect / spacing) + 1
+    while (needed - 1) * spacing < detect:  # rounding of the division
+        needed += 1
+    share = min(1.0, detect / spacing - (keep - 1))
+    lost = ("every corruption found rolls the job back to the start" if share >= 1.0
+            else f"about {share:.0%} of the corruptions found roll the job back to the start")
+    return [RelplanWarning(
+        "job.checkpoint.keep",
+        f"{keep} durable checkpoints, one every {format_duration(spacing)} of running "
+        f"(interval and writes), reach back only {format_duration(reach)}, less than a "
+        f"corruption's detection ({format_duration(detect)}): {lost}; keep {needed} or "
+        "more, or set job.checkpoint.archive_every",
+    )]  # fmt: skip
 
 
 def check_consistency(config: RelplanConfig) -> None:

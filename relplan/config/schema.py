@@ -256,7 +256,8 @@ class FailureModeConfig(_Strict):
     ``retire = "remove"`` takes a retired unit out of the fleet for good: its position
     takes a spare that never returns to the pool, and once no spare is left the job stalls
     for good (``depleted``); the default, ``"replace"``, puts a new unit in its place.
-    ``drain`` overrides ``job.drain`` for this mode (a degraded server-side mode only).
+    ``drain`` overrides ``job.drain`` for this mode (a degraded mode of a server's own NIC,
+    link or optic only).
     ``keeps_fast_tier`` says whether a failure leaves a fast checkpoint tier held in host
     memory (``survives = "none"``) usable: by default a GPU, host or NIC failure loses it
     and any other keeps it; a process crash that keeps its host's memory says ``true``.
@@ -612,10 +613,13 @@ class JobConfig(_Strict):
     ``domain`` failure draws on. ``failures_during_recovery = false`` lets no failure
     strike while the job is detecting a failure, waiting or restarting (the rule of
     netcap, of the MTBI goodput model and of AIReSim); the default lets failures strike
-    during restarts. ``drain`` swaps a server running degraded (a lost dual-ToR leg or
-    LACP member) for a free spare: ``"never"`` (the default), ``"at-checkpoint"`` (at the
+    during restarts. ``drain`` swaps a server found running degraded (a lost dual-ToR leg
+    or LACP member of its own links, a NIC under PXN; found its mode's ``detect`` after
+    the failure) for a free spare: ``"never"`` (the default), ``"at-checkpoint"`` (at the
     next durable checkpoint: a restart, no rework) or ``"now"`` (at once: a restart from
     the last checkpoint); ``failures.NAME.drain`` overrides it per mode.
+    ``idle_failures`` lets the hardware fail while the job is down; fail-slow units,
+    corruptions and modes counted per job do not (they need the job running).
     ``spare_pool`` servers form a second tier of spares (AIReSim's spare pool, running
     preemptible work): when no spare of ``spares`` (warm standbys, swapped at once) is
     free, a failed server is replaced from it after ``spare_pool_swap``.

@@ -201,6 +201,9 @@ class CompiledModes(NamedTuple):
     drain : numpy.ndarray of int64
         For a degraded mode that slows one server: :data:`DRAIN_NEVER`,
         :data:`DRAIN_AT_CHECKPOINT` or :data:`DRAIN_NOW`.
+    fails_idle : numpy.ndarray of bool
+        Whether the mode's units fail while the job is down (``job.idle_failures``; see
+        :attr:`relplan.sim.model.FailureMode.fails_while_down`).
     slowdown_table : numpy.ndarray of float
         Shape (2 x modes, depth): row ``m`` is the step-time ratio with ``k`` concurrent
         degradations of mode ``m`` (column ``k``; the last column holds for more), row
@@ -238,6 +241,7 @@ class CompiledModes(NamedTuple):
     evict_at_checkpoint: np.ndarray
     detect_probability: np.ndarray
     drain: np.ndarray
+    fails_idle: np.ndarray
     slowdown_table: np.ndarray
     repair_kind: np.ndarray
     repair_scale_hours: np.ndarray
@@ -369,6 +373,12 @@ class TrialState(NamedTuple):
     degradation_row : numpy.ndarray of int64
         Shape (trials, slots): row of :attr:`CompiledModes.slowdown_table` of each
         degradation in progress.
+    degradation_noticed_hours : numpy.ndarray of float
+        Shape (trials, slots) for a model whose modes drain (:attr:`CompiledJob.drains`),
+        else (trials, 0): for each degradation in progress of a mode that drains, the
+        exposure at which its server is found degraded (its failure plus the mode's
+        ``detect``), from which a drain may swap it; ``-inf`` once found and its drain
+        policy applied. Not read for other degradations.
     degradation_count : numpy.ndarray of int64
         Degradations in progress (the used slots).
     degradations_by_row : numpy.ndarray of int64
@@ -380,8 +390,11 @@ class TrialState(NamedTuple):
     maintenances : numpy.ndarray of int64
         Maintenance windows each trial went through.
     pending_stop : numpy.ndarray of int64
-        Planned stops waiting for the next checkpoint: :data:`STOP_MAINTENANCE` and
-        :data:`STOP_EVICTION` bit flags.
+        Planned stops waiting for the next checkpoint: :data:`STOP_MAINTENANCE`,
+        :data:`STOP_EVICTION` and :data:`STOP_DRAIN` bit flags.
+    drain_at_hours : numpy.ndarray of float
+        Exposure at which the next degraded server that drains is found (inf: none
+        pending; the earliest of :attr:`degradation_noticed_hours` still ahead).
     evict_at_hours : numpy.ndarray of float
         Exposure at which a fail-slow unit is detected (inf: none pending).
     evict_mode : numpy.ndarray of int64
@@ -440,12 +453,14 @@ class TrialState(NamedTuple):
     spare_pool_away: np.ndarray
     degradation_end_hours: np.ndarray
     degradation_row: np.ndarray
+    degradation_noticed_hours: np.ndarray
     degradation_count: np.ndarray
     degradations_by_row: np.ndarray
     overflow: np.ndarray
     next_maintenance_hours: np.ndarray
     maintenances: np.ndarray
     pending_stop: np.ndarray
+    drain_at_hours: np.ndarray
     evict_at_hours: np.ndarray
     evict_mode: np.ndarray
     evict_repair_hours: np.ndarray
@@ -463,7 +478,7 @@ class TrialState(NamedTuple):
     def at_start(
         cls, n_trials: int, n_modes: int, n_spares: int,
         degradation_slots: int = MAX_DEGRADATIONS, n_spare_domains: int = 0,
-        n_spare_pool: int = 0,
+        n_spare_pool: int = 0, drains: bool = False,
     ) -> TrialState:  # fmt: skip
         """The state of ``n_trials`` trials not walked yet.
 
@@ -487,6 +502,9 @@ class TrialState(NamedTuple):
             Whole spare domains in their pool.
         n_spare_pool : int
             Spare servers of the second tier.
+        drains : bool
+            Whether a mode drains its degraded servers (:attr:`CompiledJob.drains`):
+            room for when each degradation is found.
 
         Examples
         --------
@@ -511,6 +529,8 @@ class TrialState(NamedTuple):
             "spare_domain_return_hours": (n, n_spare_domains),
             "spare_pool_return_hours": (n, n_spare_pool),
             "degradation_end_hours": (n, degradation_slots),
+            "degradation_noticed_hours": (n, degradation_slots if drains else 0),
+            "drain_at_hours": (n,),
         }, zeroed=False)  # fmt: skip
         counts = _carved(np.int64, {
             "committed_checkpoints": (n,), "durable_checkpoint": (n,),
@@ -682,8 +702,8 @@ class WalkFeatures(NamedTuple):
     planned_stops : bool
         A stop may wait for a checkpoint (maintenance, fail-slow evictions, drains).
     idle_failures : bool
-        Failures while the job is down (:attr:`CompiledJob.idle_failures`), with modes
-        drawn on the fly.
+        Failures while the job is down (:attr:`CompiledJob.idle_failures`), with a mode
+        drawn on the fly that fails while idle (:attr:`CompiledModes.fails_idle`).
     spare_pool : bool
         A second tier of spares (:attr:`TrialState.spare_pool_return_hours` has columns).
     degradations : bool
@@ -740,7 +760,8 @@ class WalkFeatures(NamedTuple):
             corruption=CORRUPTION in impacts,
             drain=drain,
             planned_stops=maintenance or fail_slow or drain,
-            idle_failures=bool(job.idle_failures) and modes.exponential_rate_per_hour > 0.0,
+            idle_failures=bool(job.idle_failures) and modes.exponential_rate_per_hour > 0.0
+            and bool(np.any(np.asarray(modes.fails_idle)[modes.exponential_modes])),
             spare_pool=state.spare_pool_return_hours.shape[1] > 0,
             degradations=bool(impacts - {FATAL, CORRUPTION}),
         )
@@ -845,6 +866,7 @@ def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledMo
         evict_at_checkpoint=np.array([m.evict_at_checkpoint for m in modes], dtype=np.bool_),
         detect_probability=np.array([m.detect_probability for m in modes], dtype=float),
         drain=np.array([DRAIN_POLICIES.index(m.drain) for m in modes], dtype=np.int64),
+        fails_idle=np.array([m.fails_while_down for m in modes], dtype=np.bool_),
         slowdown_table=table,
         repair_kind=np.array([duration_code(m.repair.kind) for m in modes], dtype=np.int64),
         repair_scale_hours=np.array([m.repair.scale_hours for m in modes], dtype=float),

@@ -221,8 +221,9 @@ def expected_downtime_hours(model: SimulationModel) -> tuple[float, str]:
 
     Each fatal mode counts by its share of the interruptions. With ``job.idle_failures``
     the hardware also fails during a wait, at the rate ``r`` of the modes that then need
-    a repair (no free spare): a wait of ``w`` hours brings ``q = 1 - exp(-r w)`` more, a
-    geometric series ``w / (1 - q)`` (inf if a wait is sure to bring another).
+    a repair (no free spare) and fail while idle (not a mode counted per job): a wait of
+    ``w`` hours brings ``q = 1 - exp(-r w)`` more, a geometric series ``w / (1 - q)``
+    (inf if a wait is sure to bring another).
 
     Examples
     --------
@@ -247,7 +248,7 @@ def expected_downtime_hours(model: SimulationModel) -> tuple[float, str]:
     if model.job.idle_failures and wait > 0.0:
         idle_rate = sum(mode.job_rate_per_hour for mode in fatal
                         if mode.lifetime.kind == "exponential" and mode.history is None
-                        and _wait_hours(model, mode) > 0.0)  # fmt: skip
+                        and mode.fails_while_down and _wait_hours(model, mode) > 0.0)  # fmt: skip
         q = -math.expm1(-idle_rate * wait)
         wait = wait / (1.0 - q) if q < 1.0 else math.inf
     return detect + wait, max(waits, key=waits.__getitem__) if wait > 0.0 else ""
@@ -674,7 +675,7 @@ def _block_walks(
     streams = {index: _window_stream(modes[index], n_trials, rng)
                for index in compiled.window_modes}  # fmt: skip
     state = TrialState.at_start(n_trials, len(modes), job.spares, slots, job.spare_domains,
-                                job.spare_pool)  # fmt: skip
+                                job.spare_pool, compiled.job.drains)  # fmt: skip
     tracked = [m for m in modes if m.history is not None]
     unit_stats = np.zeros((n_trials, len(tracked), len(UNIT_STATS)), dtype=np.int64)
     retire_after = np.array([m.history.retire_after or 0 for m in tracked], dtype=np.int64)
@@ -792,9 +793,10 @@ def walk_trial(
     times = np.asarray(failure_exposure_hours, dtype=float)
     if np.any(np.diff(times) < 0):
         raise ValueError("failure times must be increasing")
+    compiled = compile_model(model, on_the_fly=False)
     state = TrialState.at_start(1, len(model.modes), model.job.spares,
                                 n_spare_domains=model.job.spare_domains,
-                                n_spare_pool=model.job.spare_pool)
+                                n_spare_pool=model.job.spare_pool, drains=compiled.job.drains)
     window = EventWindow(
         active_trials=np.zeros(1, dtype=np.int64),
         offsets=np.array([0, times.size], dtype=np.int64),
@@ -806,7 +808,7 @@ def walk_trial(
         else np.asarray(removes, dtype=np.bool_),
     )
     streams = TrialStreams(seed_states(np.uint64(0), 1), np.full(1, np.inf))
-    walk_block(compile_model(model, on_the_fly=False), state, window, streams, trace)
+    walk_block(compiled, state, window, streams, trace)
     return _outcomes(state, model.modes)
 
 

@@ -21,7 +21,7 @@ from relplan.config.derived import DerivedFacts, derive
 from relplan.config.schema import REFAIL_DEFAULT_HOURS, FailureModeConfig, RelplanConfig
 from relplan.sim import distributions
 from relplan.sim.distributions import Distribution
-from relplan.vocab import FABRIC_CLASSES, SERVER_CLASSES
+from relplan.vocab import DRAINABLE_CLASSES, JOB_UNIT, RUNNING_ONLY_IMPACTS, SERVER_CLASSES
 
 DEFAULT_REFAIL = distributions.fixed(REFAIL_DEFAULT_HOURS)
 """A unit whose repair failed fails again after 1 h of use, unless ``refail`` says
@@ -199,6 +199,25 @@ class FailureMode:
         if self.history is not None:
             return self.job_units * self.history.failures_per_hour(self.lifetime)
         return self.job_units / self.lifetime.mean_hours
+
+    @property
+    def fails_while_down(self) -> bool:
+        """Whether the mode's units can fail while the job is down (``job.idle_failures``):
+        hardware does, a fail-slow unit or a corruption (which show only in a running job,
+        :data:`relplan.vocab.RUNNING_ONLY_IMPACTS`) and a mode counted per job (which needs
+        the job running) do not.
+
+        Examples
+        --------
+        >>> from relplan.sim import distributions
+        >>> gpu = FailureMode("gpu", "gpu", 8, distributions.exponential(800.0),
+        ...                   distributions.fixed(48.0), 0.5, False, "equilibrium")
+        >>> gpu.fails_while_down, replace(gpu, impact="corruption").fails_while_down
+        (True, False)
+        >>> replace(gpu, unit="job").fails_while_down
+        False
+        """
+        return self.impact not in RUNNING_ONLY_IMPACTS and self.unit != JOB_UNIT
 
     @property
     def is_fatal(self) -> bool:
@@ -423,9 +442,19 @@ def keeps_fast_tier(setting: bool | None, unit: str) -> bool:
 
 def drains_servers(impact: str, unit: str, fabric: bool) -> bool:
     """Whether a failure of this kind leaves one server running degraded, which a drain
-    can swap for a spare: a degraded server-side mode (a lost dual-ToR leg or LACP member
-    of a server link, a NIC under PXN), not a switch or a fabric link."""
-    return impact == "degraded" and not fabric and unit not in (*FABRIC_CLASSES, "leaf")
+    can swap for a spare: a degraded mode of a server's own legs
+    (:data:`relplan.vocab.DRAINABLE_CLASSES`: a lost dual-ToR leg or LACP member of a
+    server link or its optic, a NIC under PXN), not a switch, a fabric link, a GPU or
+    host, a block of servers or a mode counted per job.
+
+    Examples
+    --------
+    >>> drains_servers("degraded", "link", False), drains_servers("degraded", "link", True)
+    (True, False)
+    >>> drains_servers("degraded", "job", False), drains_servers("fatal", "nic", False)
+    (False, False)
+    """
+    return impact == "degraded" and not fabric and unit in DRAINABLE_CLASSES
 
 
 def _drain(config: RelplanConfig, name: str, impact: str, unit: str, fabric: bool) -> str:

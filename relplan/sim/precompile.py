@@ -111,7 +111,7 @@ def walk_arguments(model: SimulationModel, traced: bool) -> tuple:
     compiled = compile_model(model)
     job = model.job
     state = TrialState.at_start(1, len(model.modes), job.spares, degradation_slots(model),
-                                job.spare_domains, job.spare_pool)  # fmt: skip
+                                job.spare_domains, job.spare_pool, compiled.job.drains)  # fmt: skip
     streams = TrialStreams(seed_states(np.uint64(0), 1), np.empty(1))
     window = EventWindow(
         active_trials=np.zeros(1, dtype=np.int64),

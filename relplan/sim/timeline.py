@@ -76,8 +76,9 @@ one step per failure instead of two). What is left per failure is the random dra
 away (a sorted list: O(1) when the repair ends after those under way).
 
 Planned and delayed events join the failures: maintenance windows on a wall-clock
-schedule, the detection of a fail-slow unit or of a corruption, and the checkpoint a
-planned stop waits for (see :class:`relplan.sim.compiled.TrialState`).
+schedule, the detection of a fail-slow unit, of a corruption or of a degraded server that
+drains, and the checkpoint a planned stop waits for (see
+:class:`relplan.sim.compiled.TrialState`).
 """
 
 from __future__ import annotations
@@ -96,6 +97,7 @@ from relplan.sim.claims import claim, claim_run
 from relplan.sim.compiled import (
     CORRUPTION,
     DEGRADED,
+    DRAIN_NEVER,
     DRAIN_NOW,
     ELASTIC,
     FATAL,
@@ -625,18 +627,22 @@ def _free_spares(trial: int, return_hours: np.ndarray, away: np.ndarray, now: fl
 
 @_array_helper
 def _drain_servers(
-    trial: int, now: float, mode_drain: np.ndarray, n_modes: int,
-    degradation_end: np.ndarray, degradation_row: np.ndarray, degradation_count: np.ndarray,
+    trial: int, now: float, now_exposure: float, mode_drain: np.ndarray, n_modes: int,
+    degradation_end: np.ndarray, degradation_row: np.ndarray,
+    degradation_noticed: np.ndarray, degradation_count: np.ndarray,
     degradations_by_row: np.ndarray, spare_return_hours: np.ndarray, spares_away: np.ndarray,
     spares_used: np.ndarray, drains: np.ndarray,
 ) -> None:  # fmt: skip
-    """Swap each server running degraded (a mode that drains) for a free spare while the
-    job is stopped at wall time ``now``: its degradation ends, and the spare pool has the
-    server back when its repair ends. Servers left when no spare is free run on."""
+    """Swap each server found running degraded (a mode that drains, found by exposure
+    ``now_exposure``) for a free spare while the job is stopped at wall time ``now``: its
+    degradation ends, and the spare pool has the server back when its repair ends.
+    Servers left when no spare is free, and those not found yet, run on."""
     k = degradation_count[trial] - 1
     while k >= 0:
         row = degradation_row[trial, k]
-        if row < n_modes and mode_drain[row] != 0 and degradation_end[trial, k] > now:
+        if row < n_modes and mode_drain[row] != DRAIN_NEVER and (
+            degradation_end[trial, k] > now
+        ) and degradation_noticed[trial, k] <= now_exposure:
             if _free_spares(trial, spare_return_hours, spares_away, now) < 1:
                 return
             _replacement_wait(trial, spare_return_hours, spares_away, now,
@@ -647,8 +653,41 @@ def _drain_servers(
             degradations_by_row[trial, row] -= 1
             degradation_end[trial, k] = degradation_end[trial, last]
             degradation_row[trial, k] = degradation_row[trial, last]
+            degradation_noticed[trial, k] = degradation_noticed[trial, last]
             degradation_count[trial] = last
         k -= 1
+
+
+@_array_helper
+def _find_degraded_servers(
+    trial: int, now_exposure: float, mode_drain: np.ndarray, n_modes: int,
+    degradation_row: np.ndarray, degradation_noticed: np.ndarray,
+    degradation_count: np.ndarray,
+) -> tuple[float, int, bool]:  # fmt: skip
+    """The degraded servers that drain found by exposure ``now_exposure`` (their mode's
+    ``detect`` after their failure), each marked found (``-inf``).
+
+    Returns the exposure at which the next one is found (inf: none pending), a mode of
+    one found now that drains at once (-1: none), and whether one found now drains at
+    the next checkpoint."""
+    next_found = np.inf
+    drain_now_mode = -1
+    at_checkpoint = False
+    for k in range(degradation_count[trial]):
+        row = degradation_row[trial, k]
+        if row < n_modes and mode_drain[row] != DRAIN_NEVER:
+            found = degradation_noticed[trial, k]
+            if found == -np.inf:  # found before: its policy applied then
+                continue
+            if found <= now_exposure:
+                degradation_noticed[trial, k] = -np.inf
+                if mode_drain[row] == DRAIN_NOW:
+                    drain_now_mode = row
+                else:
+                    at_checkpoint = True
+            elif found < next_found:
+                next_found = found
+    return next_found, drain_now_mode, at_checkpoint
 
 
 @_array_helper
@@ -765,7 +804,8 @@ def _retained_before(before: int, newest_durable: int, every: int, keep: int,
 @_array_helper
 def _end_slow_degradations(
     trial: int, degradation_end: np.ndarray, degradation_row: np.ndarray,
-    degradation_count: np.ndarray, degradations_by_row: np.ndarray,
+    degradation_noticed: np.ndarray, degradation_count: np.ndarray,
+    degradations_by_row: np.ndarray,
 ) -> None:  # fmt: skip
     """End the trial's fail-slow degradations (those with no end): their units are evicted."""
     k = degradation_count[trial] - 1
@@ -775,6 +815,8 @@ def _end_slow_degradations(
             degradations_by_row[trial, degradation_row[trial, k]] -= 1
             degradation_end[trial, k] = degradation_end[trial, last]
             degradation_row[trial, k] = degradation_row[trial, last]
+            if degradation_noticed.shape[1] > 0:  # a model that drains
+                degradation_noticed[trial, k] = degradation_noticed[trial, last]
             degradation_count[trial] = last
         k -= 1
 
@@ -783,7 +825,8 @@ def _end_slow_degradations(
 def _idle_failures(
     trial: int, down_wall: float, down_hours: float, modes: CompiledModes,
     rng_state: np.ndarray, failures_by_mode: np.ndarray, degradation_end: np.ndarray,
-    degradation_row: np.ndarray, degradation_count: np.ndarray,
+    degradation_row: np.ndarray, degradation_noticed: np.ndarray,
+    degradation_count: np.ndarray,
     degradations_by_row: np.ndarray, overflow: np.ndarray, spare_return_hours: np.ndarray,
     spares_away: np.ndarray, spare_domain_return_hours: np.ndarray,
     spare_domains_away: np.ndarray, spares_used: np.ndarray, events_walked: np.ndarray,
@@ -800,7 +843,11 @@ def _idle_failures(
     The job's hardware fails at its usual rate while idle. A unit that fails is found at
     the restart and needs its own replacement (a spare, or its repair, which starts then);
     the restart waits for the last of them, and failures during that wait are found at
-    the next attempt. A degraded mode's unit starts its wall-clock repair at once.
+    the next attempt. A degraded mode's unit starts its wall-clock repair at once (found
+    at the restart: one that drains may be drained then). Modes
+    that strike only a running job (fail-slow units, corruptions, modes counted per job:
+    not :attr:`CompiledModes.fails_idle`) are thinned out of the on-the-fly stream: a
+    draw of one is passed over, so the others fail at their own rates.
     """
     rate = modes.exponential_rate_per_hour
     columns = modes.exponential_modes.size
@@ -818,6 +865,9 @@ def _idle_failures(
             mode = modes.exponential_modes[column]
             if pick - column >= modes.exponential_probability[column]:
                 mode = modes.exponential_alias[column]
+            if not modes.fails_idle[mode]:  # thinned out: it strikes only a running job
+                t += exponential(rng_state, trial) / rate
+                continue
             repair = duration_from_uniform(
                 modes.repair_kind[mode], modes.repair_scale_hours[mode],
                 modes.repair_shape[mode], uniform(rng_state, trial),
@@ -831,6 +881,8 @@ def _idle_failures(
                 else:
                     degradation_end[trial, k] = down_wall + t + repair
                     degradation_row[trial, k] = mode
+                    if degradation_noticed.shape[1] > 0:  # found at the restart
+                        degradation_noticed[trial, k] = -np.inf
                     degradation_count[trial] = k + 1
                     degradations_by_row[trial, mode] += 1
             elif impact != TRANSIENT:
@@ -1071,6 +1123,8 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
         failures_by_mode = state.failures_by_mode
         degradation_end = state.degradation_end_hours
         degradation_row = state.degradation_row
+        degradation_noticed = state.degradation_noticed_hours
+        drain_at = state.drain_at_hours
         degradation_count = state.degradation_count
         degradations_by_row = state.degradations_by_row
         overflow = state.overflow
@@ -1136,6 +1190,8 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                 pending_stop[trial] = NO_STOP
                 next_maintenance[trial] = maintenance_every  # the first window (inf: none)
                 evict_at[trial] = np.inf
+                if has_drain:
+                    drain_at[trial] = np.inf
                 corruption_found[trial] = np.inf
                 undetected[trial] = -1
                 phase = RUNNING
@@ -1242,6 +1298,10 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                     x_special = min(x_special, x_evict)
                 if has_corruption:
                     x_special = min(x_special, corruption_found[trial])
+                x_drain = np.inf
+                if has_drain:  # a degraded server that drains found
+                    x_drain = drain_at[trial]
+                    x_special = min(x_special, x_drain)
                 if phase == RESTARTING:
                     x_phase = phase_start + (restart_length - restart_done)
                 else:
@@ -1389,6 +1449,21 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                             continue
                         stop = EVICT_NOW
                         repair = evict_repair[trial]
+                    elif has_drain and x_drain <= x_next:
+                        # degraded servers found: swapped at once for a free spare, or at
+                        # the next durable checkpoint
+                        next_found, stop_mode, drain_later = _find_degraded_servers(
+                            trial, x_next, mode_drain, n_modes, degradation_row,
+                            degradation_noticed, degradation_count,
+                        )  # fmt: skip
+                        drain_at[trial] = next_found
+                        if stop_mode < 0 or _free_spares(
+                            trial, spare_return_hours, spares_away, x_next + idle
+                        ) < 1:
+                            if drain_later:
+                                pending_stop[trial] |= STOP_DRAIN
+                            continue
+                        stop = DRAIN_AT_ONCE
                     else:
                         stop_mode = corruption_mode[trial]
                         corruption_found[trial] = np.inf
@@ -1402,6 +1477,9 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                         last = degradation_count[trial] - 1
                         degradation_end[trial, first_deg] = degradation_end[trial, last]
                         degradation_row[trial, first_deg] = degradation_row[trial, last]
+                        if has_drain and job_drains:
+                            degradation_noticed[trial, first_deg] = degradation_noticed[
+                                trial, last]
                         degradation_count[trial] = last
                         degradations_by_row[trial, row] -= 1
                         slowdown = _current_slowdown(trial, degradations_by_row, slowdown_table)
@@ -1478,15 +1556,6 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                         continue
                     if impact == FATAL:
                         stop = FAILURE
-                    elif has_drain and impact == DEGRADED and mode_drain[mode] != 0 and (
-                        _free_spares(trial, spare_return_hours, spares_away, e_fail + idle)
-                        > 0
-                    ):
-                        # a server running degraded, and a spare to swap it for
-                        if mode_drain[mode] == DRAIN_NOW:
-                            stop = DRAIN_AT_ONCE
-                        else:
-                            pending_stop[trial] |= STOP_DRAIN
 
                 if stop != NO_STOP_KIND:
                     if stop == FAILURE or stop == EVICT_NOW or stop == CORRUPTION_FOUND:
@@ -1622,12 +1691,7 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                         planned = maintenance_hours
                         maintenances[trial] += 1
                     elif stop == DRAIN_AT_ONCE:
-                        # the degraded server goes, a free spare comes in: back in the pool
-                        # when the server's repair ends
-                        _replacement_wait(trial, spare_return_hours, spares_away,
-                                          e_fail + idle, repair, 1)  # fmt: skip
-                        spares_used[trial] += 1
-                        drains[trial] += 1
+                        pass  # the degraded servers found go, below; free spares come in
                     else:  # at a checkpoint: the evictions that waited for it
                         if has_fail_slow and pending_stop[trial] & STOP_EVICTION:
                             replaced = evict_mode[trial]
@@ -1643,8 +1707,8 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                     if replaced >= 0:
                         if has_fail_slow and mode_impact[replaced] == SLOW:
                             _end_slow_degradations(
-                                trial, degradation_end, degradation_row, degradation_count,
-                                degradations_by_row,
+                                trial, degradation_end, degradation_row, degradation_noticed,
+                                degradation_count, degradations_by_row,
                             )  # fmt: skip
                         noticed = e_fail + idle + detect
                         wait = repair
@@ -1675,12 +1739,6 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                                                              spares_away, noticed, repair, needed)
                                 if wait < repair:
                                     spares_used[trial] += needed
-                    if has_drain and job_drains:  # the job is stopped: swap its degraded servers
-                        _drain_servers(trial, e_fail + idle, mode_drain, n_modes,
-                                       degradation_end, degradation_row, degradation_count,
-                                       degradations_by_row, spare_return_hours, spares_away,
-                                       spares_used, drains)  # fmt: skip
-                        pending_stop[trial] &= ~STOP_DRAIN
                     wait = max(0.0, wait - planned)  # a replacement during the window
                     if has_idle_failures and idle_failures and exponential_rate > 0.0 and (
                         wait < np.inf
@@ -1689,13 +1747,23 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                         store_words(rng_state, trial, words)  # the helper draws from it
                         wait += _idle_failures(
                             trial, e_fail + idle, detect + planned + wait, modes, rng_state,
-                            failures_by_mode, degradation_end, degradation_row, degradation_count,
-                            degradations_by_row, overflow, spare_return_hours, spares_away,
+                            failures_by_mode, degradation_end, degradation_row,
+                            degradation_noticed, degradation_count, degradations_by_row,
+                            overflow, spare_return_hours, spares_away,
                             spare_domain_return_hours, spare_domains_away, spares_used,
                             events_walked, max_events, cancel,
                         )  # fmt: skip
                         steps = events_walked[trial]
                         words = load_words(rng_state, trial)
+                    if has_drain and job_drains:
+                        # the job is stopped: swap its degraded servers found so far (those
+                        # that degraded while it was down are found at the restart)
+                        _drain_servers(trial, e_fail + idle, e_fail, mode_drain, n_modes,
+                                       degradation_end, degradation_row, degradation_noticed,
+                                       degradation_count, degradations_by_row,
+                                       spare_return_hours, spares_away, spares_used,
+                                       drains)  # fmt: skip
+                        pending_stop[trial] &= ~STOP_DRAIN
                     # without failures during recovery the restart is off the exposure clock
                     recover = 0.0 if recovery_fails else restart_length
                     down = e_fail + idle
@@ -1706,22 +1774,33 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                         wait = 0.0  # it ends here, or waits to its calendar window's end
                         if wall_horizon < np.inf:
                             wait = max(0.0, wall_horizon - (down + detect + planned))
+                    beyond = 0.0  # what the last window reaches beyond the downtime: last
                     if has_maintenance and (
                         next_maintenance[trial] < down + detect + planned + wait + recover
                     ):
                         # windows that fall while the job is down run alongside: they cost
-                        # only what the last of them reaches beyond the downtime
+                        # only what the last of them reaches beyond the downtime. Only
+                        # those that start before the calendar window's end count.
                         overlapped = _windows_before(
-                            next_maintenance[trial], down + detect + planned + wait + recover,
+                            next_maintenance[trial],
+                            min(down + detect + planned + wait + recover, wall_horizon),
                             maintenance_every,
                         )  # fmt: skip
-                        maintenances[trial] += overlapped
-                        last_window = next_maintenance[trial] + (overlapped - 1) * maintenance_every
-                        next_maintenance[trial] = last_window + maintenance_every
-                        planned += max(0.0, last_window + maintenance_hours
-                                       - (down + detect + planned + wait + recover))
+                        if overlapped > 0:
+                            maintenances[trial] += overlapped
+                            last_window = (next_maintenance[trial]
+                                           + (overlapped - 1) * maintenance_every)
+                            next_maintenance[trial] = last_window + maintenance_every
+                            beyond = max(0.0, last_window + maintenance_hours
+                                         - (down + detect + planned + wait + recover))
                     over = down + detect + planned + wait + recover - wall_horizon
+                    if has_maintenance:
+                        over += beyond
                     if over > 0.0:  # the calendar window ends while the job is down
+                        if has_maintenance:  # latest first: the window's reach beyond
+                            cut = min(over, beyond)
+                            beyond -= cut
+                            over -= cut
                         cut = min(over, recover)
                         recover -= cut
                         over -= cut
@@ -1730,15 +1809,21 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                         cut_planned = min(over - cut, planned)
                         planned -= cut_planned
                         detect -= over - cut - cut_planned
-                    booked_detect += detect
-                    booked_maintenance += planned
-                    booked_waiting += wait
                     if has_trace and trial == traced:
                         _emit(trace, down, down + detect, TRACE_DETECT, mode, 0.0, 0.0)
                         _emit(trace, down + detect, down + detect + planned, TRACE_MAINTENANCE,
                               mode, 0.0, 0.0)  # fmt: skip
                         _emit(trace, down + detect + planned, down + detect + planned + wait,
                               TRACE_WAIT, mode, 0.0, 0.0)  # fmt: skip
+                        if has_maintenance and beyond > 0.0:
+                            _emit(trace, down + detect + planned + wait,
+                                  down + detect + planned + wait + beyond, TRACE_MAINTENANCE,
+                                  mode, 0.0, 0.0)  # fmt: skip
+                    if has_maintenance:
+                        planned += beyond
+                    booked_detect += detect
+                    booked_maintenance += planned
+                    booked_waiting += wait
                     idle += detect + planned + wait
                     if not recovery_fails:  # the restart, done while nothing fails
                         booked_restart += recover
@@ -1784,6 +1869,8 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                     ):  # fmt: skip
                         continue
                     if has_fail_slow and evict_at[trial] < x_restart_end:
+                        continue
+                    if has_drain and drain_at[trial] < x_restart_end:
                         continue
                     if has_corruption and corruption_found[trial] < x_restart_end:
                         continue
@@ -1875,6 +1962,11 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                 k = degradation_count[trial]
                 degradation_end[trial, k] = begin + idle + duration
                 degradation_row[trial, k] = table_row
+                if has_drain and impact == DEGRADED and mode_drain[mode] != DRAIN_NEVER:
+                    # a server running degraded: found `detect` of running later
+                    found = e_fail + mode_detect_hours[mode]
+                    degradation_noticed[trial, k] = found
+                    drain_at[trial] = min(drain_at[trial], found)
                 degradation_count[trial] = k + 1
                 degradations_by_row[trial, table_row] += 1
                 slowdown = _current_slowdown(trial, degradations_by_row, slowdown_table)

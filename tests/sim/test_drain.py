@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from relplan.config.loading import load_config
@@ -83,6 +84,87 @@ def test_drained_spare_comes_back_after_the_repair() -> None:
     assert outcomes.drains[0] == 1 and outcomes.spares_used[0] == 1
 
 
+def _found_later(drain: str, detect: float) -> SimulationModel:
+    """The leg lost found ``detect`` hours of running after it fails, and a crash mode
+    (mode 1, no repair to wait for)."""
+    model = make_model(work=10.0, interval=3.0, write=0.5, restart=1.0, spares=1, modes=[
+        {"units": 1, "lifetime": NEVER, "impact": "degraded", "slowdown": (2.0,),
+         "uses_spares": True, "detect": detect},
+        {"units": 1, "lifetime": NEVER}])  # fmt: skip
+    return replace(model, modes=(replace(model.modes[0], drain=drain), model.modes[1]))
+
+
+def test_drain_now_waits_for_the_detection_by_hand() -> None:
+    """Lost at 1.0, found 1 h of running later, at 2.0: meanwhile half speed (0.5 h of
+    work in the hour). Drained then: the 2 h since the start (1.5 h of work, 0.5 h of its
+    slowing) are rework, restart [2, 3), then 11.5 h: 14.5 h (13.5 h when the drain came
+    at the failure itself)."""
+    outcomes = walk_trial(_found_later("now", 1.0), [1.0], [0], [20.0])
+    b = _buckets(outcomes)
+    assert outcomes.wall_hours[0] == pytest.approx(14.5)
+    assert (b["degraded"], b["restart"], b["rework"]) == pytest.approx((0.0, 1.0, 2.0))
+    assert outcomes.drains[0] == 1
+
+
+def test_drain_at_checkpoint_waits_for_the_detection_by_hand() -> None:
+    """Found 5 h of running after it is lost at 1.0, at 6.0: checkpoint 1 (5.5, its last
+    2 h of compute at half speed) has passed, so the swap waits for checkpoint 2: 3 h of
+    compute at half speed end at 11.5, the write at 12.0. Restart [12, 13), the last 4 h
+    (a segment, its write and the last hour): 17.5 h, 5 h of them degraded."""
+    outcomes = walk_trial(_found_later("at-checkpoint", 5.0), [1.0], [0], [20.0])
+    b = _buckets(outcomes)
+    assert outcomes.wall_hours[0] == pytest.approx(17.5)
+    assert (b["degraded"], b["restart"], b["rework"]) == pytest.approx((5.0, 1.0, 0.0))
+    assert outcomes.drains[0] == 1 and outcomes.interruptions_by_mode.sum() == 0
+
+
+def test_a_crash_before_the_detection_does_not_drain_by_hand() -> None:
+    """Lost at 1.0, found at 6.0 (exposure); a crash at 2.0 restarts the job [2, 3) with
+    the server still degraded (not found yet: no drain). Found at 6.0 after 3 h at half
+    speed, it is drained at once: 3 h more of rework, restart [6, 7), 11.5 h: 18.5 h."""
+    outcomes = walk_trial(_found_later("now", 5.0), [1.0, 2.0], [0, 1], [20.0, 0.0])
+    b = _buckets(outcomes)
+    assert outcomes.wall_hours[0] == pytest.approx(18.5)
+    assert (b["rework"], b["restart"], b["degraded"]) == pytest.approx((5.0, 2.0, 0.0))
+    assert outcomes.drains[0] == 1
+    assert outcomes.interruptions_by_mode[0].tolist() == [0, 1]
+    # found at 1.5, its swap waiting for checkpoint 1: the crash at 2.0 swaps it there
+    found = walk_trial(_found_later("at-checkpoint", 0.5), [1.0, 2.0], [0, 1], [20.0, 0.0])
+    assert found.drains[0] == 1
+    assert found.wall_hours[0] == pytest.approx(2.0 + 1.0 + 11.5)
+
+
+def test_a_repair_before_the_detection_leaves_nothing_to_drain() -> None:
+    """Lost at 1.0 with a 0.5-h repair, found an hour later: back at 1.5, nothing drains;
+    the half hour at half speed adds 0.25 h."""
+    outcomes = walk_trial(_found_later("now", 1.0), [1.0], [0], [0.5])
+    assert outcomes.drains[0] == 0
+    assert outcomes.wall_hours[0] == pytest.approx(11.75)
+
+
+def test_drains_per_trial_follow_the_legs_lost_not_the_jobs_slowdowns() -> None:
+    """Monte Carlo on small.toml, dual-ToR: server legs lost (links and optics, degraded)
+    are drained once found; a job-wide slowdown counted per job (unit = "job", one a
+    day) is not a server: never drained. Each drain is a leg lost that found a free
+    spare when found: no more than the legs lost, and nothing like the slowdowns' count."""
+    config = load_config("configs/small.toml", [
+        "network.dual_tor=true", 'job.drain="now"',
+        'failures.link={lifetime={dist="exponential", mtbf="20y"}, '
+        'repair={dist="fixed", mean="12h"}, detect="1h"}',
+        'failures.throttle={unit="job", impact="degraded", slowdown=1.1, '
+        'lifetime={dist="exponential", mtbf="1d"}, repair={dist="fixed", mean="2h"}}'])
+    model = build_model(config)
+    drains = {mode.name: mode.drain for mode in model.modes}
+    assert drains["throttle"] == "never" and drains["link.fabric"] == "never"
+    assert drains["link"] == drains["optic"] == "now"
+    outcomes = simulate(model, 400, seed=2)
+    names = [mode.name for mode in model.modes]
+    legs = outcomes.failures_by_mode[:, [names.index("link"), names.index("optic")]].sum(axis=1)
+    assert outcomes.drains.sum() > 0
+    assert np.all(outcomes.drains <= legs)
+    assert outcomes.failures_by_mode[:, names.index("throttle")].mean() > 20
+
+
 def test_drain_pays_when_repairs_are_long() -> None:
     """Monte Carlo: legs lost every 20 h of use with 100 h repairs; a drain to a spare at
     the next checkpoint beats running slowed, and drains are reported per trial."""
@@ -104,7 +186,7 @@ def test_drain_keys() -> None:
     assert degraded
     for mode in model.modes:
         server_side = mode.impact == "degraded" and not mode.name.endswith(".fabric") and (
-            mode.unit not in ("spine", "core", "leaf"))
+            mode.unit in ("nic", "link", "optic"))
         assert drains[mode.name] == ("now" if server_side else "never"), mode.name
     assert build_model(load_config("configs/small.toml")).job is not None
     assert all(m.drain == "never" for m in build_model(load_config("configs/small.toml")).modes)

@@ -182,6 +182,32 @@ def test_rework_per_corruption_is_detect_plus_half_a_segment() -> None:
     assert short_ratio > ratio + 4 * (error + short_error)
 
 
+def test_retention_reaches_back_exactly_keep_minus_one_cycles_by_hand() -> None:
+    """keep = 2 durable checkpoints a cycle (3.5 h of running) apart reach back 3.5 h:
+    the warning's bound (keep - 1) x (interval + write). A corruption at 6.95, during the
+    write of checkpoint 2 (so checkpoint 2 holds it), needs checkpoint 1.
+
+    Found 3.5 h later (10.45, before checkpoint 3 at 10.5 completes): checkpoints 2 and
+    1 are retained, back to 1 (3.5): 6.95 h of rework, restart [10.45, 11.45), 8 h more:
+    19.45 h. Found 3.6 h later (10.55): checkpoint 3 is written, 1 is gone: back to the
+    start, 10.55 h of rework, restart, the whole 11.5 h: 23.05 h."""
+    at_bound = walk_trial(_model(_corruption(detect=3.5), keep_checkpoints=2),
+                          [6.95], [0], [0.0])  # fmt: skip
+    assert at_bound.wall_hours[0] == pytest.approx(19.45)
+    assert _buckets(at_bound)["rework"] == pytest.approx(6.95)
+    past_bound = walk_trial(_model(_corruption(detect=3.6), keep_checkpoints=2),
+                            [6.95], [0], [0.0])  # fmt: skip
+    assert past_bound.wall_hours[0] == pytest.approx(23.05)
+    assert _buckets(past_bound)["rework"] == pytest.approx(10.55)
+    # the config check draws the same line (see tests/config/test_checkpoint_warnings.py)
+    from relplan.config.checks import _retention_warnings
+
+    config = load_config("configs/small.toml", ['job.checkpoint.interval="3h"',
+                                                'job.checkpoint.write="30min"'])  # fmt: skip
+    assert _retention_warnings(config, keep=2, detect=3.5) == []
+    assert _retention_warnings(config, keep=2, detect=3.6)
+
+
 def test_corruption_never_found_reaches_the_final_weights() -> None:
     """detect_probability = 0: P(a corruption in the run) = 1 - exp(-work / mtbf)."""
     model = make_model(work=100.0, interval=10.0, write=0.0, restart=0.0, modes=[
@@ -215,6 +241,90 @@ def test_idle_failures_lengthen_a_run_with_long_waits() -> None:
     waits = calm.failures_by_mode[:, 0].mean()
     assert difference == pytest.approx(waits * 48.0 * q / (1 - q), rel=0.25)
     assert idle.failures_by_mode.sum() > calm.failures_by_mode.sum()
+
+
+def _running_only_modes() -> list[dict]:
+    """A crash per job (a software fault, 5 h to a fix), a fail-slow unit and a corruption,
+    each waiting 20 h for its repair when it stops the job (no spares)."""
+    return [
+        {"lifetime": distributions.exponential(50.0), "repair": distributions.fixed(5.0)},
+        {"lifetime": distributions.exponential(200.0), "repair": distributions.fixed(20.0),
+         "impact": "slow", "slowdown": (1.5,), "detect": 1.0},
+        {"lifetime": distributions.exponential(200.0), "repair": distributions.fixed(20.0),
+         "impact": "corruption", "detect": 2.0},
+    ]  # fmt: skip
+
+
+def _idle_model(with_gpu: bool) -> SimulationModel:
+    modes = _running_only_modes()
+    if with_gpu:
+        modes = [{"lifetime": distributions.exponential(100.0), "detect": 0.5,
+                  "repair": distributions.fixed(20.0)}, *modes]  # fmt: skip
+    model = make_model(work=200.0, interval=1.0, write=0.01, restart=0.1,
+                       modes=[{"units": 1, **mode} for mode in modes])  # fmt: skip
+    job_mode = len(modes) - 3
+    model = _with(model, job_mode, unit="job")
+    return replace(model, job=replace(model.job, idle_failures=True))
+
+
+def test_only_hardware_fails_while_the_job_is_down() -> None:
+    """With job.idle_failures only the GPU mode (1 unit, MTBF 100 h, 20-h repairs, no
+    spares) fails while the job is down; the crash per job, the fail-slow unit and the
+    corruption strike only a running job.
+
+    An interruption of mode m is down d_m (its detection: 0.5 h for the GPU crash, none
+    for an eviction or a corruption found) plus its wait r_m. A GPU failure in that time
+    (probability 1 - exp(-d_m / 100)) is found at the restart and waits 20 h, during which
+    another strikes with q = 1 - exp(-20 / 100), and so on: it adds 20 / (1 - q) =
+    20 e^0.2 h. By Wald's identity the waiting per trial is sum_m N_m (r_m + (1 -
+    exp(-(d_m + r_m) / 100)) 20 e^0.2) for the N_m interruptions of each mode: the mean
+    of the difference is 0 within 4 standard errors. Were the other modes to fail idle
+    (at 7 times the GPU's rate), each wait would bring far more."""
+    model = _idle_model(with_gpu=True)
+    outcomes = simulate(model, 4000, seed=12)
+    down = np.array([0.5 + 20.0, 0.0 + 5.0, 0.0 + 20.0, 0.0 + 20.0])
+    repair = np.array([20.0, 5.0, 20.0, 20.0])
+    extra = 20.0 * math.exp(20.0 / 100.0)
+    per_stop = repair + (1.0 - np.exp(-down / 100.0)) * extra
+    expected = outcomes.interruptions_by_mode @ per_stop
+    residual = outcomes.bucket_hours[:, BUCKETS.index("waiting")] - expected
+    error = residual.std(ddof=1) / math.sqrt(residual.size)
+    assert abs(residual.mean()) < 4 * error
+    assert outcomes.interruptions_by_mode[:, 1:].sum(axis=0).min() > 1000  # they stopped it
+    # the failures while down are the GPU's alone: the others count only where they stopped
+    # the job or (fail-slow, corruption) struck it running
+    assert outcomes.failures_by_mode[:, 0].sum() > outcomes.interruptions_by_mode[:, 0].sum()
+    assert np.array_equal(outcomes.failures_by_mode[:, 1], outcomes.interruptions_by_mode[:, 1])
+
+
+def test_idle_failures_do_nothing_without_a_mode_that_fails_idle() -> None:
+    """Only modes that strike a running job: idle failures have nothing to draw, so the
+    walk leaves them out and the numbers are those without them."""
+    from relplan.sim.compiled import TrialState, WalkFeatures, compile_model
+
+    model = _idle_model(with_gpu=False)
+    compiled = compile_model(model)
+    state = TrialState.at_start(1, len(model.modes), 0)
+    assert not WalkFeatures.of(compiled.job, compiled.modes, state, TraceBuffer.off()).idle_failures
+    idle = simulate(model, 500, seed=2)
+    calm = simulate(replace(model, job=replace(model.job, idle_failures=False)), 500, seed=2)
+    assert np.array_equal(idle.wall_hours, calm.wall_hours)
+    assert np.array_equal(idle.failures_by_mode, calm.failures_by_mode)
+
+
+def test_the_feasibility_guard_counts_only_modes_that_fail_idle() -> None:
+    """The expected downtime's geometric series (relplan.sim.engine) leaves out a mode
+    counted per job: one crash per job every 5 h with a 500-h fix gives waits of 500 h,
+    not an endless series."""
+    from relplan.sim.engine import expected_downtime_hours
+
+    model = make_model(work=100.0, interval=2.0, write=0.05, restart=0.1, modes=[
+        {"units": 1, "lifetime": distributions.exponential(5.0),
+         "repair": distributions.fixed(500.0)}])  # fmt: skip
+    model = replace(_with(model, unit="job"), job=replace(model.job, idle_failures=True))
+    assert expected_downtime_hours(model) == (500.0, "mode0")
+    hardware = _with(model, unit="gpu")
+    assert expected_downtime_hours(hardware)[0] == math.inf
 
 
 def test_idle_failures_are_off_by_default() -> None:
