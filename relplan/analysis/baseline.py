@@ -11,12 +11,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from relplan.analysis.results import finite_or_none
 from relplan.comm.baseline import baseline_report
 from relplan.comm.seed_figures import cluster_mtbf_hours
 from relplan.config.schema import RelplanConfig
 from relplan.errors import ConfigError
 from relplan.sim.model import SimulationModel, build_model
+from relplan.stats.summary import finite_or_none
 
 STEP_KEYS: tuple[str, ...] = (
     "compute_time_s",

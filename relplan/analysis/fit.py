@@ -57,20 +57,17 @@ from relplan.analysis.fit_checks import (
     RenewalWindow,
     count_check,
     gof_rule,
-    kaplan_meier,
 )
-from relplan.analysis.results import finite_or_none
 from relplan.config.schema import DistributionConfig
 from relplan.config.toml_text import toml_value
 from relplan.errors import ConfigError
 from relplan.sim import distributions
 from relplan.sim.distributions import Distribution
+from relplan.stats.summary import Z_95, finite_or_none
+from relplan.stats.survival import kaplan_meier
 
 FAMILIES = ("exponential", "weibull", "lognormal")
 """The lifetime families fitted, in the order they are reported."""
-
-Z_95 = 1.959963984540054
-"""Two-sided 95% quantile of the standard normal."""
 
 CI_METHOD = "Wald on the log scale, from the observed information"
 

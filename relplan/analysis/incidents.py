@@ -53,12 +53,12 @@ from relplan.analysis.event_log import (
     read_records,
 )
 from relplan.analysis.fit import duration_text
-from relplan.analysis.results import finite_or_none
 from relplan.config.loading import parse_config
 from relplan.config.schema import RelplanConfig
 from relplan.config.toml_text import toml_document
 from relplan.errors import ConfigError
 from relplan.sim.model import build_model
+from relplan.stats.summary import finite_or_none
 from relplan.units import HOURS_PER_YEAR, format_duration
 from relplan.vocab import LINK_SIDES, LOG_ID_CLASSES, LOG_ID_KINDS, SERVER_CLASSES
 

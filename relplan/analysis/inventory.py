@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from relplan.analysis.results import finite_or_none
 from relplan.cluster.topology import Inventory, check_port_budget
 from relplan.config.schema import RelplanConfig
 from relplan.sim.model import SimulationModel, build_model
+from relplan.stats.summary import finite_or_none
 
 
 def topology_facts(inventory: Inventory) -> dict[str, Any]:

@@ -70,7 +70,6 @@ from relplan.analysis.executor import (
 )
 from relplan.analysis.plan_checks import fit_plan_to_fabric
 from relplan.analysis.provenance import config_digest, provenance_record
-from relplan.analysis.results import Z_95
 from relplan.analysis.scenarios import run_scenario
 from relplan.analysis.store import PointStore, point_key
 from relplan.cluster.budget import (
@@ -85,6 +84,7 @@ from relplan.config.loading import parse_config
 from relplan.config.plan import PLAN_OBJECTIVES, Plan, Portfolio
 from relplan.config.schema import BudgetConfig
 from relplan.errors import ConfigError
+from relplan.stats.summary import mean_ci, quantile_ci
 from relplan.units import format_money
 
 MIN_TRIALS = 2
@@ -467,15 +467,15 @@ def _evaluate(plan: Plan, portfolio: Portfolio, stored: dict[str, Any],
     per_trial = _objective_per_trial(objective, plan, run, base, cost, price, names)
     base_trial = _objective_per_trial(objective, plan, base, base, 0.0, base_price, [])
     if objective == "p95_wall_hours":
-        value, ci = _quantile_ci(per_trial, 0.95)
+        value, ci = quantile_ci(per_trial, 0.95)
         base_value = float(np.quantile(base_trial, 0.95))
     else:
-        value, ci = _mean_ci(per_trial)
+        value, _, ci = mean_ci(per_trial)
         base_value = float(np.mean(base_trial))
     gain = value - base_value if sense == "max" else base_value - value
     if objective == "net_value":
         gain = value  # the base's net value is 0 by definition
-    goodput, goodput_ci = _mean_ci(run["goodput"])
+    goodput, _, goodput_ci = mean_ci(run["goodput"])
     wall_hours = float(np.mean(run["wall"]))
     gpu_hours_lost = float(np.mean(run["lost"]))
     saved = float(np.mean(gpu_hours_saved(base["wall"], base["gpus"], run["wall"],
@@ -502,24 +502,6 @@ def _evaluate(plan: Plan, portfolio: Portfolio, stored: dict[str, Any],
                 cost, run["wall"], budget))),
         })  # fmt: skip
     return Evaluation(portfolio, names, float(cost), value, ci, gain, figures)
-
-
-def _mean_ci(values: np.ndarray) -> tuple[float, tuple[float, float]]:
-    mean = float(np.mean(values))
-    sem = float(np.std(values, ddof=1)) / math.sqrt(values.size) if values.size > 1 else 0.0
-    return mean, (mean - Z_95 * sem, mean + Z_95 * sem)
-
-
-def _quantile_ci(values: np.ndarray, q: float) -> tuple[float, tuple[float, float]]:
-    """The ``q`` quantile with a distribution-free 95% CI from order statistics."""
-    from scipy import stats
-
-    ordered = np.sort(values)
-    n = ordered.size
-    low = int(stats.binom.ppf(0.025, n, q))
-    high = int(stats.binom.ppf(0.975, n, q))
-    value = float(np.quantile(values, q))
-    return value, (float(ordered[max(low - 1, 0)]), float(ordered[min(high, n - 1)]))
 
 
 def run_plan(plan: Plan, trials: int | None = None, seed: int | None = None,

@@ -33,7 +33,7 @@ history.
 
 The log is one history among those its failure process could have given. The 95%
 interval (``ci95``) is a **circular block bootstrap of the failure history**
-(:mod:`relplan.analysis.block_bootstrap`): ``samples`` new histories, each the window
+(:mod:`relplan.stats.bootstrap`): ``samples`` new histories, each the window
 filled with blocks of the log's own (each from a uniform point, the history wrapped),
 replayed from their start; the 2.5th and 97.5th percentiles of their figures. A block
 keeps the failures in it and their spacing (a burst stays a burst); the block length is
@@ -54,12 +54,12 @@ from typing import Any
 
 import numpy as np
 
-from relplan.analysis.block_bootstrap import BlockRule, Resampled, block_rule, resample_histories
 from relplan.analysis.event_log import parse_time
 from relplan.analysis.incidents import IncidentLog, prepare_log
 from relplan.config.schema import RelplanConfig
 from relplan.errors import ConfigError
 from relplan.sim.model import build_model
+from relplan.stats.bootstrap import BlockRule, Resampled, block_rule, resample_histories
 from relplan.vocab import BUCKETS
 
 DEFAULT_SAMPLES = 1000

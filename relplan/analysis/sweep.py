@@ -48,7 +48,6 @@ from relplan.analysis.executor import (
     default_workers,
 )
 from relplan.analysis.provenance import config_digest
-from relplan.analysis.results import summarize
 from relplan.analysis.scenarios import run_scenario
 from relplan.analysis.store import PointStore, point_key
 from relplan.cluster.budget import net_value, scenario_cost
@@ -56,6 +55,7 @@ from relplan.cluster.topology import build_inventory
 from relplan.config.loading import parse_config
 from relplan.config.schema import RelplanConfig
 from relplan.config.study import Study
+from relplan.stats.summary import summarize
 from relplan.vocab import METRIC_LABELS, METRICS
 
 

@@ -46,11 +46,16 @@ from relplan.config.loading import SHIPPED_CONFIGS, load_config, parse_config
 from relplan.errors import ConfigError
 from relplan.sim.engine import simulate
 from relplan.sim.model import SimulationModel, build_model
+from relplan.stats.summary import mean_ci
 from relplan.units import HOURS_PER_YEAR
 from relplan.vocab import BUCKETS
 
 SEED = 2006
 """The seed of every simulation of the suite (Daly's year)."""
+
+TABLE_Z = 1.96
+"""The normal quantile of the table's 95% CIs (rounded, as the table has always shown them;
+:data:`relplan.stats.summary.Z_95` elsewhere)."""
 
 CONFIGS = SHIPPED_CONFIGS
 """The shipped configs (the Llama 3 case runs ``llama3-16k.toml`` as shipped)."""
@@ -252,13 +257,6 @@ def _case(case: str, figure: str, unit: str, published: float, value: float,
                           tuple((label, float(figure)) for label, figure in sensitivity))
 
 
-def _mean_ci(values: np.ndarray) -> tuple[float, float, tuple[float, float]]:
-    """Mean, standard error and normal 95% CI of per-trial values."""
-    mean = float(values.mean())
-    sem = float(values.std(ddof=1) / math.sqrt(values.size))
-    return mean, sem, (mean - 1.96 * sem, mean + 1.96 * sem)
-
-
 def _job_config(mode: dict[str, Any], gpus: int, work: str, interval: str, write: str,
                 restart: str, gpus_per_server: int = 8) -> SimulationModel:  # fmt: skip
     """A one-mode job built through the config schema, as a user would write it."""
@@ -322,7 +320,7 @@ def daly_cases(trials: int = 1000) -> list[ValidationCase]:
         ))  # fmt: skip
         if label == "24h":
             walls = simulate(model.with_interval(published * MINUTE), n, SEED + 1).wall_hours
-            mean, sem, ci = _mean_ci(walls)
+            mean, sem, ci = mean_ci(walls, TABLE_Z)
             cases.append(_case(
                 "daly-wall", "expected wall time at 117 min, M = 24 h", "h", 547.9, mean, ci,
                 4 * sem + 0.05, WITHIN, DALY,
@@ -506,7 +504,7 @@ def llama3_cases(trials: int = 400, configs: Path = CONFIGS) -> list[ValidationC
     per_day = interruptions / days
     published = LLAMA3_INTERRUPTIONS / LLAMA3_DAYS
     poisson = 2 * math.sqrt(LLAMA3_INTERRUPTIONS) / LLAMA3_DAYS
-    mean, sem, ci = _mean_ci(per_day)
+    mean, sem, ci = mean_ci(per_day, TABLE_Z)
     cases = [_case(
         "llama3-per-day", "unexpected interruptions per day", "/day", published, mean, ci,
         poisson + 4 * sem, WITHIN, LLAMA3,
@@ -528,14 +526,15 @@ def llama3_cases(trials: int = 400, configs: Path = CONFIGS) -> list[ValidationC
         own = 100.0 * math.sqrt(p * (1 - p) / total)
         cases.append(_case(
             f"llama3-{key}", f"share: {category}", "%", 100.0 * p,
-            value, (value - 1.96 * own, value + 1.96 * own), binomial + 4 * own, WITHIN, LLAMA3,
+            value, (value - TABLE_Z * own, value + TABLE_Z * own), binomial + 4 * own, WITHIN,
+            LLAMA3,
             f"{count} of 419 by count (Table 5's printed percentages sum to 94.9%: the counts "
             f"are used); tolerance: 2 binomial SD of the published share + 4 SE; a "
             f"calibration: each category's rate is set from its count",
             kind=CALIBRATION,
         ))  # fmt: skip
     goodput = 100.0 * model.job.work_hours / outcomes.wall_hours
-    mean, sem, ci = _mean_ci(goodput)
+    mean, sem, ci = mean_ci(goodput, TABLE_Z)
     sensitivity = []
     for restart in LLAMA3_OTHER_RESTARTS:
         other = build_model(load_config(path, [f"job.restart={restart}"]))
@@ -552,7 +551,7 @@ def llama3_cases(trials: int = 400, configs: Path = CONFIGS) -> list[ValidationC
                  "5% hot spares (the pool size)"),
         sensitivity=tuple(sensitivity),
     ))  # fmt: skip
-    mean, sem, ci = _mean_ci(days)
+    mean, sem, ci = mean_ci(days, TABLE_Z)
     cases.append(_case(
         "llama3-days", "run length (wall clock)", "d", 54.0, mean, ci, 4 * sem + 0.5, WITHIN,
         LLAMA3,
@@ -585,7 +584,7 @@ def _byterobust_ettr(restart_hours: float, trials: int) -> tuple[float, float, t
     model = _recovery_model(BYTEROBUST_MTTF, restart_hours, "90d", f"{BYTEROBUST_STEP!r}h",
                             detect="30s")  # fmt: skip
     outcomes = simulate(model, trials, SEED)
-    return _mean_ci(100.0 * model.job.work_hours / outcomes.wall_hours)
+    return mean_ci(100.0 * model.job.work_hours / outcomes.wall_hours, TABLE_Z)
 
 
 def byterobust_cases(trials: int = 100) -> list[ValidationCase]:
@@ -689,7 +688,7 @@ def hlat_cases(trials: int = 100) -> list[ValidationCase]:
         outcomes = simulate(model, trials, SEED)
         down = outcomes.bucket_hours[:, BUCKETS.index("restart")]
         uptime = 100.0 * (1.0 - down / outcomes.wall_hours)
-        mean, sem, ci = _mean_ci(uptime)
+        mean, sem, ci = mean_ci(uptime, TABLE_Z)
         cases.append(_case(
             f"hlat-{label}", f"uptime, {label} restarts", "%", published, mean, ci,
             4 * sem + 0.005, WITHIN, HLAT,

@@ -17,7 +17,6 @@ from relplan.analysis.fit import (
     fit_lifetimes,
     fit_lognormal,
     fit_weibull,
-    kaplan_meier,
     km_distance,
     lifetime_fragment,
     lifetime_sample,
@@ -157,13 +156,6 @@ def test_the_right_family_is_closer_to_the_kaplan_meier_curve() -> None:
     distances = {family: fit.km_distance for family, fit in report.fits.items()}
     assert distances["weibull"] < 0.03
     assert distances["exponential"] > 2 * distances["weibull"]
-
-
-def test_kaplan_meier_without_censoring_is_the_empirical_survival() -> None:
-    hours = np.array([5.0, 1.0, 3.0, 3.0, 8.0])
-    times, survival = kaplan_meier(hours, np.ones(5, dtype=bool))
-    assert times.tolist() == [1.0, 3.0, 5.0, 8.0]
-    assert survival.tolist() == pytest.approx([0.8, 0.4, 0.2, 0.0])
 
 
 def test_km_distance_is_the_kolmogorov_statistic_without_censoring() -> None:

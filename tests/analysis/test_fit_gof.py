@@ -1,8 +1,7 @@
 """The two checks ``relplan fit`` judges a family by: the goodness-of-fit bound against the
-Kaplan-Meier curve (its noise part against the Kolmogorov critical value, its tolerance
-part by hand, true families passing), and the failures a line gives over the data's own
-exposure (the reverse Kaplan-Meier follow-up and the renewal function against closed
-forms and Monte Carlo)."""
+Kaplan-Meier curve (its tolerance part by hand, true families passing; the noise part is
+tested in tests/stats/test_survival.py), and the failures a line gives over the data's
+own exposure (the renewal function against closed forms and Monte Carlo)."""
 
 from __future__ import annotations
 
@@ -22,37 +21,10 @@ from relplan.analysis.fit_checks import (
     count_verdict,
     expected_failures_in_follow_up,
     expected_repair_hours,
-    follow_up_distribution,
     gof_rule,
-    km_noise_bound,
     renewal_function,
 )
 from relplan.sim import distributions
-
-KOLMOGOROV_95 = 1.3581
-"""The 95% point of the Kolmogorov distribution: sup |F_n - F| sqrt(n) for large n."""
-
-
-@pytest.mark.parametrize("seed", [1, 2])
-def test_the_noise_bound_without_censoring_is_the_kolmogorov_critical_value(seed: int) -> None:
-    # with every unit failed the Kaplan-Meier curve is the empirical CDF, and the
-    # bootstrap's 95% point of sup |F*_n - F_n| estimates 1.358 / sqrt(n); 400 resamples
-    # put the estimate within a few per cent
-    n = 3000
-    hours = np.random.default_rng(seed).exponential(100.0, n)
-    bound = km_noise_bound(hours, np.ones(n, dtype=bool))
-    assert bound * math.sqrt(n) == pytest.approx(KOLMOGOROV_95, rel=0.1)
-
-
-def test_the_noise_bound_grows_with_censoring() -> None:
-    # the same 2,000 lifetimes, then censored at uniform times: fewer units at risk late,
-    # a noisier curve
-    rng = np.random.default_rng(3)
-    lifetimes = rng.exponential(100.0, 2000)
-    complete = km_noise_bound(lifetimes, np.ones(2000, dtype=bool))
-    watch = rng.uniform(0.0, 150.0, 2000)
-    censored = km_noise_bound(np.minimum(lifetimes, watch), lifetimes <= watch)
-    assert censored > 1.2 * complete
 
 
 def test_the_tolerance_bound_is_a_fifth_of_the_fraction_failed() -> None:
@@ -91,17 +63,6 @@ def test_a_true_family_passes_and_on_a_large_fleet_a_misfit_fails_past_the_toler
     times = np.sort(lifetimes)
     distance = np.abs(shape_two.cdf(times) - np.arange(1, times.size + 1) / times.size).max()
     assert rule.noise_bound < distance <= rule.tolerance_bound
-
-
-def test_the_follow_up_is_the_reverse_kaplan_meier() -> None:
-    # censored at 4 (of 5 at risk of censoring: the unit failing at 2 is gone) and at 6
-    # (2 at risk, the failure at 6 coming first at the tie); the rest at the longest, 8
-    hours = np.array([2.0, 4.0, 5.0, 6.0, 6.0, 8.0])
-    failed = np.array([True, False, True, True, False, True])
-    times, probability = follow_up_distribution(hours, failed)
-    assert times.tolist() == [4.0, 6.0, 8.0]
-    assert probability.tolist() == pytest.approx([1 / 5, 4 / 5 * 1 / 2, 4 / 5 * 1 / 2])
-    assert probability.sum() == pytest.approx(1.0)
 
 
 def test_the_follow_up_count_is_the_expected_failures_of_units_new_at_entry() -> None:

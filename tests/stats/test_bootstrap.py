@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from relplan.analysis.block_bootstrap import (
+from relplan.stats.bootstrap import (
     MIN_BINS,
     block_rule,
     circular_block_length,
