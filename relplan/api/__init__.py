@@ -613,13 +613,13 @@ def fit(csv_path: str | Path, *, family: str | None = None, as_key: str = "lifet
     A best family that fails the check, or whose count is more than 20% off, is named in a
     :class:`~relplan.errors.RelplanWarning`; ``summary()["count_check"]["write_refused"]``
     says when ``relplan fit --write-config`` would refuse it (more than 2x off). See
-    :mod:`relplan.analysis.fit_checks`.
+    :mod:`relplan.calibrate.fit_checks`.
 
     Parameters
     ----------
     csv_path : str or Path
         A CSV of times in service, hours, with failure flags (see
-        :func:`relplan.analysis.fit.read_lifetime_csv`); with ``events=True``, failure
+        :func:`relplan.calibrate.lifetimes.read_lifetime_csv`); with ``events=True``, failure
         records ``unit,time`` instead.
     family : str, optional
         The family to report as the answer (``exponential``, ``weibull``, ``lognormal``)
@@ -653,7 +653,7 @@ def fit(csv_path: str | Path, *, family: str | None = None, as_key: str = "lifet
     >>> fit("tests/data/lifetimes.csv", as_key="repair").summary()["config"][:6]
     'repair'
     """
-    from relplan.analysis.fitting import fit_file
+    from relplan.calibrate.field_data import fit_file
 
     fitted = fit_file(csv_path, family=family, as_key=as_key, group=group, events=events,
                       start=start, end=end, units=units, unit_list=unit_list)  # fmt: skip
@@ -703,8 +703,8 @@ def analyze(log_path: str | Path, config: ConfigSource, start: str | None = None
     >>> "categories" in result.summary()
     True
     """
-    from relplan.analysis.event_log import read_category_map
-    from relplan.analysis.incidents import incident_report, read_incident_log
+    from relplan.calibrate.event_log import read_category_map
+    from relplan.calibrate.incidents import incident_report, read_incident_log
     from relplan.errors import ConfigError
     from relplan.vocab import LOG_ID_KINDS
 
@@ -766,9 +766,9 @@ def replay(log_path: str | Path, config: ConfigSource, start: str, end: str, *,
     >>> len(result.to_frame())
     2
     """
-    from relplan.analysis.event_log import read_category_map
-    from relplan.analysis.incidents import read_incident_log
-    from relplan.analysis.replay import DEFAULT_SAMPLES, replay_log
+    from relplan.calibrate.event_log import read_category_map
+    from relplan.calibrate.incidents import read_incident_log
+    from relplan.calibrate.replay import DEFAULT_SAMPLES, replay_log
 
     loaded, name = _config(config)
     mapping = (read_category_map(category_map) if isinstance(category_map, str | Path)

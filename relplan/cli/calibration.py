@@ -300,7 +300,7 @@ def fit_command(
     --write-config writes it (or the --family asked for) as a TOML line, lifetime = {
     dist = ..., ... } (or repair = with --as repair).
     """
-    from relplan.analysis.fitting import fit_file
+    from relplan.calibrate.field_data import fit_file
     from relplan.output.files import to_json
 
     if force and write_config is None:
@@ -471,13 +471,13 @@ def analyze_command(
     --write-config writes the config with each measured mode's lifetime replaced by an
     exponential with the measured MTBF.
     """
-    from relplan.analysis.event_log import read_category_map
-    from relplan.analysis.incidents import (
+    from relplan.analysis.preflight import warn_config
+    from relplan.calibrate.event_log import read_category_map
+    from relplan.calibrate.incidents import (
         incident_report,
         read_incident_log,
         recalibrated_config_text,
     )
-    from relplan.analysis.preflight import warn_config
     from relplan.config.loading import parse_config, read_toml
     from relplan.output.files import to_json
     from relplan.vocab import LOG_ID_KINDS
@@ -623,10 +623,10 @@ def replay_command(
     circular block bootstrap, the block length by Politis and White's rule), so that it
     holds how many failures came and when, not only where the checkpoints fell.
     """
-    from relplan.analysis.event_log import read_category_map
-    from relplan.analysis.incidents import read_incident_log
     from relplan.analysis.preflight import warn_config
-    from relplan.analysis.replay import replay_log
+    from relplan.calibrate.event_log import read_category_map
+    from relplan.calibrate.incidents import read_incident_log
+    from relplan.calibrate.replay import replay_log
     from relplan.config.loading import parse_config, read_toml
     from relplan.output.files import to_json
     from relplan.units import UnitError, parse_duration_hours

@@ -14,8 +14,8 @@ import typer
 from rich.console import Console
 from typer.testing import CliRunner
 
-from relplan.analysis.fit import fit_lifetimes, read_lifetime_csv
-from relplan.analysis.incidents import incident_report, read_incident_log
+from relplan.calibrate.incidents import incident_report, read_incident_log
+from relplan.calibrate.lifetimes import fit_lifetimes, read_lifetime_csv
 from relplan.cli.app import app as relplan_app
 from relplan.cli.app import reports_errors
 from relplan.cli.calibration import analyze_command, fit_command, render_fit, render_incidents

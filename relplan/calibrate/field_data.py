@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from relplan.analysis.event_log import read_event_lifetimes
-from relplan.analysis.fit import (
+from relplan.calibrate.event_log import read_event_lifetimes
+from relplan.calibrate.fit_checks import RenewalWindow
+from relplan.calibrate.lifetimes import (
     CONFIG_KEYS,
     FitReport,
     fit_groups,
@@ -20,7 +21,6 @@ from relplan.analysis.fit import (
     read_lifetime_csv,
     read_lifetime_groups,
 )
-from relplan.analysis.fit_checks import RenewalWindow
 from relplan.errors import ConfigError
 
 __all__ = ["FileFit", "fit_file"]

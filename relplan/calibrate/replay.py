@@ -54,8 +54,8 @@ from typing import Any
 
 import numpy as np
 
-from relplan.analysis.event_log import parse_time
-from relplan.analysis.incidents import IncidentLog, prepare_log
+from relplan.calibrate.event_log import parse_time
+from relplan.calibrate.incidents import IncidentLog, prepare_log
 from relplan.config.schema import RelplanConfig
 from relplan.errors import ConfigError
 from relplan.sim.model import build_model
@@ -644,7 +644,7 @@ def replay_log(
     Parameters
     ----------
     log : IncidentLog
-        The failures (see :func:`relplan.analysis.incidents.read_incident_log`); a
+        The failures (see :func:`relplan.calibrate.incidents.read_incident_log`); a
         ``downtime_hours`` where given sets the wait beyond detection and restart.
     config : RelplanConfig
         Its failure modes give each category's impact, detection and stall; its job the
@@ -659,7 +659,7 @@ def replay_log(
         Seed of the draw (default: the config's ``simulation.seed``).
     category_map : dict of str to str, optional
         The log's own categories onto the config's modes (see
-        :func:`relplan.analysis.incidents.map_categories`).
+        :func:`relplan.calibrate.incidents.map_categories`).
 
     Returns
     -------
@@ -675,7 +675,7 @@ def replay_log(
 
     Examples
     --------
-    >>> from relplan.analysis.incidents import incident_log
+    >>> from relplan.calibrate.incidents import incident_log
     >>> from relplan.config.loading import load_config
     >>> log = incident_log(["2024-01-02T10:15Z"], ["gpu"])
     >>> report = replay_log(log, load_config("configs/small.toml"), "2024-01-01", "2024-01-31",

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from relplan.analysis.fit import LifetimeSample, lifetime_sample
+from relplan.calibrate.lifetimes import LifetimeSample, lifetime_sample
 from relplan.errors import ConfigError
 
 DROP_MODE = "-"

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy import optimize, stats
 
-from relplan.analysis.fit import (
+from relplan.calibrate.lifetimes import (
     FAMILIES,
     fit_exponential,
     fit_lifetimes,

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from scipy import stats
 
-from relplan.analysis.event_log import read_category_map
-from relplan.analysis.incidents import incident_log, incident_report, read_incident_log
+from relplan.calibrate.event_log import read_category_map
+from relplan.calibrate.incidents import incident_log, incident_report, read_incident_log
 from relplan.config.loading import load_config, parse_config
 from relplan.errors import ConfigError
-from tests.analysis.test_incidents import CONFIG_TOML
+from tests.calibrate.test_incidents import CONFIG_TOML
 from tests.conftest import CONFIGS, REPO
 
 CONFIG = parse_config(tomllib.loads(CONFIG_TOML))  # 1,024 GPUs on 128 servers

@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 from scipy import integrate
 
-from relplan.analysis.fit import fit_exponential, fit_weibull, lifetime_sample
-from relplan.analysis.fit_checks import (
+from relplan.calibrate.fit_checks import (
     COUNT_REFUSE,
     COUNT_WARN,
     GOF_TOLERANCE,
@@ -24,6 +23,7 @@ from relplan.analysis.fit_checks import (
     gof_rule,
     renewal_function,
 )
+from relplan.calibrate.lifetimes import fit_exponential, fit_weibull, lifetime_sample
 from relplan.sim import distributions
 
 

@@ -18,11 +18,11 @@ Weibull through its one-dimensional profile score equation, the lognormal by Nel
   CDF and the fitted CDF, ``sup |F_KM(t) - F(t)|`` over the observed range: the
   Kolmogorov-Smirnov statistic made fit for censored data. A family passes when it is at
   most the larger of the Kaplan-Meier curve's own 95% bootstrap noise and 0.2 x the
-  fraction failed by the last observation (:mod:`relplan.analysis.fit_checks` says why).
+  fraction failed by the last observation (:mod:`relplan.calibrate.fit_checks` says why).
 - The best family is the one with the smallest AIC, ``2 p - 2 log L``, among the families
   that pass; if none passes, the smallest AIC of all, with a warning.
 - The line written is then simulated over the data's own exposure
-  (:func:`relplan.analysis.fit_checks.count_check`) and its expected failures set against
+  (:func:`relplan.calibrate.fit_checks.count_check`) and its expected failures set against
   the observed ones: past 20% either way a warning, past 2x ``--write-config`` refuses it
   unless forced.
 - Every family's mean is set next to the **exposure estimate** (total time on test /
@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 from scipy import optimize, special
 
-from relplan.analysis.fit_checks import (
+from relplan.calibrate.fit_checks import (
     GOF_METHOD,
     CountCheck,
     GofRule,
@@ -906,7 +906,7 @@ def fit_lifetimes(
     window : RenewalWindow, optional
         When the sample is times between failures built from event records: the units
         and the window they were watched over, so the failure count is a renewal count
-        (see :func:`relplan.analysis.fit_checks.count_check`).
+        (see :func:`relplan.calibrate.fit_checks.count_check`).
 
     Returns
     -------

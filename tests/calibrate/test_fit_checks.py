@@ -11,9 +11,10 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from relplan.analysis import fit as fit_module
-from relplan.analysis.event_log import events_to_lifetimes, read_unit_list
-from relplan.analysis.fit import (
+from relplan.calibrate import lifetimes as fit_module
+from relplan.calibrate.event_log import events_to_lifetimes, read_unit_list
+from relplan.calibrate.fit_checks import COUNT_REFUSE, GofRule, RenewalWindow
+from relplan.calibrate.lifetimes import (
     MEAN_EXPOSURE_TOLERANCE,
     family_check,
     fit_exponential,
@@ -24,7 +25,6 @@ from relplan.analysis.fit import (
     read_lifetime_csv,
     read_lifetime_groups,
 )
-from relplan.analysis.fit_checks import COUNT_REFUSE, GofRule, RenewalWindow
 from relplan.errors import ConfigError
 from tests.conftest import REPO
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from relplan.analysis.incidents import (
+from relplan.calibrate.incidents import (
     IncidentLog,
     incident_log,
     incident_report,

@@ -45,14 +45,14 @@ from typing import Any
 
 from scipy import stats
 
-from relplan.analysis.event_log import (
+from relplan.calibrate.event_log import (
     DROP_MODE,
     check_category_map,
     hours_value,
     parse_time,
     read_records,
 )
-from relplan.analysis.fit import duration_text
+from relplan.calibrate.lifetimes import duration_text
 from relplan.config.loading import parse_config
 from relplan.config.schema import RelplanConfig
 from relplan.config.toml_text import toml_document

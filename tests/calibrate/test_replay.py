@@ -13,8 +13,8 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from relplan.analysis.incidents import incident_log
-from relplan.analysis.replay import (
+from relplan.calibrate.incidents import incident_log
+from relplan.calibrate.replay import (
     ReplayFailure,
     ReplayPolicy,
     bootstrap_histories,
