@@ -471,7 +471,6 @@ def analyze_command(
     --write-config writes the config with each measured mode's lifetime replaced by an
     exponential with the measured MTBF.
     """
-    from relplan.analysis.preflight import warn_config
     from relplan.calibrate.event_log import read_category_map
     from relplan.calibrate.incidents import (
         incident_report,
@@ -480,6 +479,7 @@ def analyze_command(
     )
     from relplan.config.loading import parse_config, read_toml
     from relplan.output.files import to_json
+    from relplan.runs.preflight import warn_config
     from relplan.vocab import LOG_ID_KINDS
 
     if ids not in LOG_ID_KINDS:
@@ -623,12 +623,12 @@ def replay_command(
     circular block bootstrap, the block length by Politis and White's rule), so that it
     holds how many failures came and when, not only where the checkpoints fell.
     """
-    from relplan.analysis.preflight import warn_config
     from relplan.calibrate.event_log import read_category_map
     from relplan.calibrate.incidents import read_incident_log
     from relplan.calibrate.replay import replay_log
     from relplan.config.loading import parse_config, read_toml
     from relplan.output.files import to_json
+    from relplan.runs.preflight import warn_config
     from relplan.units import UnitError, parse_duration_hours
 
     intervals_hours = None

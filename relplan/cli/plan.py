@@ -1,6 +1,6 @@
 """``relplan plan``: the best portfolio of redundancy options under a budget.
 
-Thin: parse, call :func:`relplan.analysis.plan.run_plan`, render an 80-column frontier
+Thin: parse, call :func:`relplan.runs.planner.run_plan`, render an 80-column frontier
 table, print JSON, or write the plan's files. Like the rest of :mod:`relplan.cli`, no
 heavy library is imported at module level.
 """
@@ -24,12 +24,10 @@ from relplan.cli.common import (
     out_option,
     points_progress,
 )
-from relplan.cli.runs import (
+from relplan.cli.notes import (
     announce_points,
     note,
     note_reused,
-    point_workers,
-    running_points,
     write_outputs,
 )
 
@@ -43,7 +41,7 @@ def render_plan(result: dict[str, Any], answer: str, console: Console | None = N
     Parameters
     ----------
     result : dict
-        From :func:`relplan.analysis.plan.run_plan`.
+        From :func:`relplan.runs.planner.run_plan`.
     answer : str
         Its one-sentence answer.
     console : rich.console.Console, optional
@@ -168,12 +166,13 @@ def plan_command(
     import math
     import warnings
 
-    from relplan.analysis.plan import plan_settings, run_plan
-    from relplan.analysis.plan_checks import fit_plan_to_fabric
     from relplan.cli.render import error_console
     from relplan.config.plan import load_plan
     from relplan.output.files import check_output_dir, to_json
     from relplan.output.plan_report import plan_answer, plan_document, write_plan_outputs
+    from relplan.runs.plan_checks import fit_plan_to_fabric
+    from relplan.runs.planner import plan_settings, run_plan
+    from relplan.runs.resources import point_workers, running_points
     from relplan.sim.model import build_model
 
     plan = load_plan(plan_path, overrides or [])

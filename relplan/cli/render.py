@@ -478,7 +478,7 @@ def render_sweep(rows: list[dict[str, Any]], metrics: list[str], title: str, ans
 
 
 def render_comparison(data: dict[str, Any], priced: bool) -> None:
-    """Print a comparison (see :func:`relplan.analysis.compare.compare_scenarios`)."""
+    """Print a comparison (see :func:`relplan.runs.compare.compare_scenarios`)."""
     columns = ("scenario", "step s", "failure-free h", "goodput", "95% CI", "goodput P5",
                "wall P50 h", "wall P95 h", "GPU-h lost", "GPU-h saved")  # fmt: skip
     if priced:

@@ -98,7 +98,7 @@ def validation_command(
     report = run_validation()
     data = report.to_dict()
     if out is not None:
-        from relplan.cli.runs import write_outputs
+        from relplan.cli.notes import write_outputs
         from relplan.output.validation_files import write_validation_files
 
         # one run: the old files stay whole until the new ones replace them together

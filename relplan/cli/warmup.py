@@ -55,7 +55,7 @@ def _seconds_text(functions: list[dict[str, Any]]) -> str:
 
 
 def render_warmup(data: dict[str, Any]) -> None:
-    """Print what :func:`relplan.analysis.warmup.warm_up` compiled: one row per feature set
+    """Print what :func:`relplan.runs.compile_ahead.warm_up` compiled: one row per feature set
     of the walk (the configs that use it, the seconds of its walk and of its traced walk,
     or ``cached``), a line for the other functions, and a line that says how long it took
     or that nothing needed compiling; fits 80 columns."""
@@ -124,8 +124,8 @@ def warmup_command(
     each once; what is already compiled is listed as cached. A second warmup has
     nothing to do.
     """
-    from relplan.analysis.warmup import configs_of, shipped_configs, warm_up
     from relplan.output.files import to_json
+    from relplan.runs.compile_ahead import configs_of, shipped_configs, warm_up
 
     if config_paths:
         configs = [item for path in config_paths for item in configs_of(path, overrides)]

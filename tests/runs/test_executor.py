@@ -15,21 +15,21 @@ import pandas as pd
 import psutil
 import pytest
 
-from relplan.analysis.compare import ScenarioSpec, compare_scenarios
-from relplan.analysis.executor import (
+from relplan.config.loading import load_config
+from relplan.config.plan import load_plan
+from relplan.config.study import load_study
+from relplan.runs.compare import ScenarioSpec, compare_scenarios
+from relplan.runs.executor import (
     PointPool,
     available_cores,
     configured_workers,
     default_workers,
     engine_threads,
 )
-from relplan.analysis.plan import run_plan
-from relplan.analysis.sweep import run_study
-from relplan.config.loading import load_config
-from relplan.config.plan import load_plan
-from relplan.config.study import load_study
-from tests.analysis.test_plan import _plan_file
+from relplan.runs.planner import run_plan
+from relplan.runs.sweep import run_study
 from tests.conftest import CONFIGS, REPO
+from tests.runs.test_planner import _plan_file
 
 STUDY = REPO / "studies" / "recovery-strategies.toml"
 
@@ -185,7 +185,7 @@ def test_workers_fork_from_a_lone_process_else_from_the_fork_server() -> None:
     """Alone, this process forks its workers (they start with what it has computed);
     with another thread running it takes them from the fork server instead, and the
     numbers are the same."""
-    from relplan.analysis import executor
+    from relplan.runs import executor
 
     run_study(load_study(STUDY), trials=5, workers=1)  # the engine's walk threads are idle
     if executor._alone():  # other tests may have left threads behind (Dask's)

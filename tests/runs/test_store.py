@@ -13,7 +13,7 @@ import time
 import pandas as pd
 import pytest
 
-from relplan.analysis.store import STORE_NAME, PointStore, point_key
+from relplan.runs.store import STORE_NAME, PointStore, point_key
 from tests.conftest import CONFIGS
 
 STUDY = """\
@@ -46,7 +46,7 @@ def test_points_are_stored_and_reused(tmp_path) -> None:
 def test_points_of_an_older_engine_are_not_reused(tmp_path, monkeypatch) -> None:
     """A point stored before the engine's numbers moved (NUMBERS_VERSION) is computed
     again: its key differs."""
-    from relplan.analysis import store as store_module
+    from relplan.runs import store as store_module
 
     old = point_key("ab" * 32, 0, 10, "sweep")
     with PointStore(tmp_path / STORE_NAME) as store:

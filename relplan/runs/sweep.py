@@ -27,7 +27,7 @@ A study (``studies/*.toml``)::
 Every point runs with the same seed, so every point sees the same failure stream on
 the exposure clock (common random numbers): differences between points are not blurred
 by independent noise. Points run on local processes (by default one per core), in this
-process, or on a Dask cluster (:mod:`relplan.analysis.executor`); the numbers are the same
+process, or on a Dask cluster (:mod:`relplan.runs.executor`); the numbers are the same
 everywhere.
 """
 
@@ -39,7 +39,13 @@ from typing import Any
 
 import pandas as pd
 
-from relplan.analysis.executor import (
+from relplan.analysis.provenance import config_digest
+from relplan.cluster.budget import net_value, scenario_cost
+from relplan.cluster.topology import build_inventory
+from relplan.config.loading import parse_config
+from relplan.config.schema import RelplanConfig
+from relplan.config.study import Study
+from relplan.runs.executor import (
     PointPool,
     Progress,
     block_progress,
@@ -47,14 +53,8 @@ from relplan.analysis.executor import (
     dask_client,
     default_workers,
 )
-from relplan.analysis.provenance import config_digest
-from relplan.analysis.scenarios import run_scenario
-from relplan.analysis.store import PointStore, point_key
-from relplan.cluster.budget import net_value, scenario_cost
-from relplan.cluster.topology import build_inventory
-from relplan.config.loading import parse_config
-from relplan.config.schema import RelplanConfig
-from relplan.config.study import Study
+from relplan.runs.scenarios import run_scenario
+from relplan.runs.store import PointStore, point_key
 from relplan.stats.summary import summarize
 from relplan.vocab import METRIC_LABELS, METRICS
 
@@ -104,13 +104,13 @@ def run_study(
     workers : int, optional
         Points at once on local processes (1: one after another in this process); by
         default the base config's ``simulation.workers`` when it sets it, else every
-        core (see :mod:`relplan.analysis.executor`). Ignored on Dask.
+        core (see :mod:`relplan.runs.executor`). Ignored on Dask.
     dask_address : str, optional
         ``"local"`` for a local Dask cluster of ``workers`` workers, or a scheduler
         address such as ``"tcp://10.0.0.1:8786"``; the numbers do not depend on it.
     progress : callable, optional
         Called with ``(trials, points)`` newly finished (see
-        :data:`relplan.analysis.executor.Progress`): the points reused from ``store`` at
+        :data:`relplan.runs.executor.Progress`): the points reused from ``store`` at
         once, then each block's trials in this process, each point's trials and the point
         when it finishes elsewhere.
     client : distributed.Client, optional

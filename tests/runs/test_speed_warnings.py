@@ -10,13 +10,13 @@ import pytest
 from typer.testing import CliRunner
 
 import relplan
-from relplan.analysis.plan_checks import fit_plan_to_fabric
-from relplan.analysis.preflight import speed_warning
 from relplan.cli.app import app
 from relplan.config.loading import load_config
 from relplan.config.plan import load_plan
 from relplan.config.study import load_study
 from relplan.errors import RelplanWarning
+from relplan.runs.plan_checks import fit_plan_to_fabric
+from relplan.runs.preflight import speed_warning
 from tests.conftest import CONFIGS
 
 runner = CliRunner()

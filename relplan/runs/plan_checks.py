@@ -5,7 +5,7 @@ switch ports each option needs.
 A tier whose switches need more ports than they have is priced with the switches that
 would supply them (:func:`relplan.cluster.budget.switches_for_ports`); an option level
 whose switches the base config cannot price is left out of the plan
-(:func:`fit_plan_to_fabric`). The planner is :mod:`relplan.analysis.plan`.
+(:func:`fit_plan_to_fabric`). The planner is :mod:`relplan.runs.planner`.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from __future__ import annotations
 import warnings
 from dataclasses import replace
 
-from relplan.analysis.preflight import warn_configs
 from relplan.cluster.budget import switches_for_ports
 from relplan.cluster.topology import build_inventory, check_port_budget
 from relplan.config.plan import Plan, PlanOption, Portfolio
 from relplan.config.schema import BudgetConfig, RelplanConfig
 from relplan.errors import ConfigError, RelplanWarning
+from relplan.runs.preflight import warn_configs
 from relplan.units import format_money
 
 
@@ -41,7 +41,7 @@ def _switch_words(switches: dict[str, int], budget: BudgetConfig | None) -> str:
 def fit_plan_to_fabric(plan: Plan) -> Plan:
     """Check a plan's base and each option level alone before anything runs, as
     ``compare`` checks its scenarios: give their config warnings (the port budget among
-    them) and the speed warning (:func:`relplan.analysis.preflight.warn_configs`), and
+    them) and the speed warning (:func:`relplan.runs.preflight.warn_configs`), and
     fit the options to the fabric's ports.
 
     The rule for a fabric short of ports (a tier whose switches need more ports than

@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from relplan.analysis.sweep import run_study
 from relplan.cli.app import app
 from relplan.config.study import load_study
 from relplan.errors import ConfigError
+from relplan.runs.sweep import run_study
 from tests.conftest import REPO, SHIPPED_STUDIES
 
 STUDIES = SHIPPED_STUDIES
@@ -150,10 +150,10 @@ def test_a_study_with_a_budget_prices_every_point_against_the_first(tmp_path: Pa
     the net value being the GPU-hours it saves (wall x GPUs) at gpu_hour_value minus its
     extra hardware charge, worked out here from the row's own figures. A slower step (in
     steps) and 4 fewer spare servers both count."""
-    from relplan.analysis.sweep import MONEY_COLUMNS
     from relplan.cluster.budget import hardware_price
     from relplan.cluster.topology import build_inventory
     from relplan.config.loading import load_config
+    from relplan.runs.sweep import MONEY_COLUMNS
 
     base = REPO / "configs" / "small.toml"
     path = tmp_path / "money.toml"
@@ -194,7 +194,7 @@ set = ["workload.step_compute=1.25s", "job.spares=0"]
 
 
 def test_a_study_without_a_budget_has_no_money_columns(tmp_path: Path):
-    from relplan.analysis.sweep import MONEY_COLUMNS
+    from relplan.runs.sweep import MONEY_COLUMNS
 
     base = REPO / "configs" / "airesim-default.toml"  # no [budget]
     path = tmp_path / "plain.toml"

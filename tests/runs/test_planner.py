@@ -11,8 +11,12 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from relplan.analysis import plan as planner
-from relplan.analysis.plan import (
+from relplan.cli.app import app
+from relplan.config.plan import load_plan
+from relplan.errors import ConfigError
+from relplan.runs import planner
+from relplan.runs.plan_checks import fit_plan_to_fabric
+from relplan.runs.planner import (
     Evaluation,
     PlanRun,
     all_portfolios,
@@ -22,10 +26,6 @@ from relplan.analysis.plan import (
     run_plan,
     shapley_values,
 )
-from relplan.analysis.plan_checks import fit_plan_to_fabric
-from relplan.cli.app import app
-from relplan.config.plan import load_plan
-from relplan.errors import ConfigError
 from tests.conftest import CONFIGS, REPO
 
 runner = CliRunner()
@@ -346,7 +346,7 @@ def test_compare_and_plan_give_the_same_net_value_to_the_cent(tmp_path) -> None:
     hardware the job holds, and a faster restart), the same seed and trials, run by
     ``compare`` and by ``plan``: the same net value, extra charge and GPU-hours lost to
     the cent."""
-    from relplan.analysis.compare import ScenarioSpec, compare_scenarios
+    from relplan.runs.compare import ScenarioSpec, compare_scenarios
 
     overrides = ["job.spares=0", "job.restart=3min"]
     path = tmp_path / "one.toml"

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from relplan.analysis.compare import ScenarioSpec, compare_scenarios, parse_variant
-from relplan.analysis.scenarios import run_scenario
 from relplan.comm.work import healthy_step_hours
 from relplan.config.loading import load_config
 from relplan.errors import ConfigError
+from relplan.runs.compare import ScenarioSpec, compare_scenarios, parse_variant
+from relplan.runs.scenarios import run_scenario
 from tests.conftest import CONFIGS
 
 SMALL = CONFIGS / "small.toml"

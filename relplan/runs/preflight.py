@@ -13,11 +13,11 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 
-from relplan.analysis.memory import check_memory, check_workers_memory, estimate_memory
 from relplan.cluster.topology import check_port_budget
 from relplan.config.checks import config_warnings
 from relplan.config.schema import RelplanConfig
 from relplan.errors import RelplanWarning
+from relplan.runs.memory import check_memory, check_workers_memory, estimate_memory
 from relplan.sim.engine import check_feasible
 from relplan.sim.model import build_model
 
@@ -208,7 +208,7 @@ def check_run(configs: Sequence[RelplanConfig], command: str, trials: int, key: 
     configs : sequence of RelplanConfig
         What the run simulates (one, or each scenario or point).
     command : {"simulate", "optimize", "tiers", "compare", "sweep"}
-        What the run does (see :func:`relplan.analysis.memory.estimate_memory`).
+        What the run does (see :func:`relplan.runs.memory.estimate_memory`).
     trials : int
         Trials per run (interval, scenario or point).
     key : str
@@ -227,7 +227,7 @@ def check_run(configs: Sequence[RelplanConfig], command: str, trials: int, key: 
     ConfigError
         Naming ``key`` when the trials need more memory than is available with one
         worker, ``workers_key`` when they fit but ``workers`` blocks or points in flight
-        do not (see :func:`relplan.analysis.memory.check_workers_memory`).
+        do not (see :func:`relplan.runs.memory.check_workers_memory`).
 
     Examples
     --------

@@ -4,7 +4,7 @@ about how much memory and time.
 The count comes from the study or plan file alone (no point's config is validated yet),
 so a run of a million points is announced at once, and refused without ``--yes`` above
 :data:`POINT_LIMIT`. The memory and time are rough (within a factor of a few): the
-memory of one point's trials (:func:`relplan.analysis.memory.estimate_memory`) plus a
+memory of one point's trials (:func:`relplan.runs.memory.estimate_memory`) plus a
 measured cost of each point's bookkeeping; the time from the engine's measured cost per
 trial and per failure event plus a measured cost per point.
 """
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from relplan.analysis.memory import estimate_memory
 from relplan.errors import ConfigError
+from relplan.runs.memory import estimate_memory
 from relplan.sim.engine import first_window_hours
 from relplan.sim.model import SimulationModel
 from relplan.units import format_bytes, format_duration

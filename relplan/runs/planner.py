@@ -35,7 +35,7 @@ full) is priced with the switches it would need
 config has no price for those switches (no ``[budget]``, or none for the tier), an
 option level that needs them is left out, with a warning naming the port budget, and a
 plan left with no option is refused
-(:func:`relplan.analysis.plan_checks.fit_plan_to_fabric`).
+(:func:`relplan.runs.plan_checks.fit_plan_to_fabric`).
 
 Beside the best portfolio the plan names its runner-up: the rival that wins most often
 over the uncertain draws (without draws, or when none beats the best, the second best
@@ -44,7 +44,7 @@ the best's lead over the runner-up with each uncertain input at its low and high
 
 The search is exhaustive up to ``plan.exhaustive_limit`` portfolios; beyond, a local
 search (greedy steps from the base, then single-option moves until none improves, from
-several starting points) whose quality ``tests/analysis/test_plan.py`` measures against
+several starting points) whose quality ``tests/runs/test_planner.py`` measures against
 the exhaustive answer on smaller cases. Each option's worth inside the best portfolio is
 its Shapley value: its marginal gain averaged over every order of buying the portfolio's
 options; the values add up to the portfolio's gain over the base. Beside it, its
@@ -61,17 +61,7 @@ from typing import Any
 
 import numpy as np
 
-from relplan.analysis.executor import (
-    PointPool,
-    Progress,
-    block_progress,
-    configured_workers,
-    default_workers,
-)
-from relplan.analysis.plan_checks import fit_plan_to_fabric
 from relplan.analysis.provenance import config_digest, provenance_record
-from relplan.analysis.scenarios import run_scenario
-from relplan.analysis.store import PointStore, point_key
 from relplan.cluster.budget import (
     gpu_hours_saved,
     hardware_price,
@@ -84,6 +74,16 @@ from relplan.config.loading import parse_config
 from relplan.config.plan import PLAN_OBJECTIVES, Plan, Portfolio
 from relplan.config.schema import BudgetConfig
 from relplan.errors import ConfigError
+from relplan.runs.executor import (
+    PointPool,
+    Progress,
+    block_progress,
+    configured_workers,
+    default_workers,
+)
+from relplan.runs.plan_checks import fit_plan_to_fabric
+from relplan.runs.scenarios import run_scenario
+from relplan.runs.store import PointStore, point_key
 from relplan.stats.summary import mean_ci, quantile_ci
 from relplan.units import format_money
 
@@ -521,23 +521,23 @@ def run_plan(plan: Plan, trials: int | None = None, seed: int | None = None,
     workers : int, optional
         Portfolio runs at once on local processes (1: one after another in this
         process); by default the base config's ``simulation.workers`` when it sets it,
-        else every core (see :mod:`relplan.analysis.executor`). Changes no number.
+        else every core (see :mod:`relplan.runs.executor`). Changes no number.
     progress : callable, optional
         Called with ``(trials, points)`` newly finished (see
-        :data:`relplan.analysis.executor.Progress`); a point is a portfolio run.
+        :data:`relplan.runs.executor.Progress`); a point is a portfolio run.
     store : PointStore, optional
         Finished portfolios: reused when found, each stored, by this process, the moment
         it is computed.
     client : distributed.Client, optional
         Run the portfolios on this Dask cluster (see
-        :func:`relplan.analysis.executor.dask_client`); the numbers do not change.
+        :func:`relplan.runs.executor.dask_client`); the numbers do not change.
     pool : PointPool, optional
         Where the portfolios run, already made (see
-        :meth:`relplan.analysis.executor.PointPool.start`); used instead of ``workers``
+        :meth:`relplan.runs.executor.PointPool.start`); used instead of ``workers``
         and ``client``.
     fitted : bool
         The plan has been through
-        :func:`relplan.analysis.plan_checks.fit_plan_to_fabric` already (its warnings
+        :func:`relplan.runs.plan_checks.fit_plan_to_fabric` already (its warnings
         given); else it is, first.
 
     Notes

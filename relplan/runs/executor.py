@@ -6,7 +6,7 @@ of its config, seed and trials: every trial draws from its own stream seeded fro
 seed (see :mod:`relplan.sim.engine`), so where and in which order points run changes no
 number. :class:`PointPool` runs a list of points and hands each result back to the
 calling process the moment it finishes, so that the caller stores it at once
-(:class:`relplan.analysis.store.PointStore`) and counts it.
+(:class:`relplan.runs.store.PointStore`) and counts it.
 
 Executors:
 
@@ -62,7 +62,7 @@ MANAGER_JOIN_SECONDS = 5
 """How long an interrupted pool waits for its executor's manager thread to end, seconds
 (a hang guard: it ends within milliseconds of its workers)."""
 
-PRELOAD = ("relplan.analysis.sweep", "relplan.analysis.plan", "relplan.analysis.compare")
+PRELOAD = ("relplan.runs.sweep", "relplan.runs.planner", "relplan.runs.compare")
 """Modules the fork server imports once, so that every worker starts with them loaded."""
 
 WALK_THREAD_PREFIX = "relplan-walk"

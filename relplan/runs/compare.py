@@ -16,20 +16,20 @@ from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import Any
 
-from relplan.analysis.executor import (
+from relplan.analysis.provenance import config_digest
+from relplan.cluster.budget import ScenarioCost, net_value, scenario_cost, switches_for_ports
+from relplan.config.loading import load_config
+from relplan.config.schema import BudgetConfig, RelplanConfig
+from relplan.errors import ConfigError
+from relplan.runs.executor import (
     PointPool,
     Progress,
     block_progress,
     configured_workers,
     default_workers,
 )
-from relplan.analysis.provenance import config_digest
-from relplan.analysis.scenarios import run_scenario
-from relplan.analysis.store import PointStore, point_key
-from relplan.cluster.budget import ScenarioCost, net_value, scenario_cost, switches_for_ports
-from relplan.config.loading import load_config
-from relplan.config.schema import BudgetConfig, RelplanConfig
-from relplan.errors import ConfigError
+from relplan.runs.scenarios import run_scenario
+from relplan.runs.store import PointStore, point_key
 
 
 @dataclass(frozen=True)
@@ -156,10 +156,10 @@ def compare_scenarios(
     workers : int, optional
         Scenarios at once on local processes (1: one after another in this process); by
         default the first config's ``simulation.workers`` when it sets it, else every
-        core (see :mod:`relplan.analysis.executor`). Changes no number.
+        core (see :mod:`relplan.runs.executor`). Changes no number.
     progress : callable, optional
         Called with ``(trials, points)`` newly finished (see
-        :data:`relplan.analysis.executor.Progress`).
+        :data:`relplan.runs.executor.Progress`).
     configs : list of RelplanConfig, optional
         The scenarios' configs, already loaded (see :func:`load_scenarios`).
     store : PointStore, optional
@@ -167,10 +167,10 @@ def compare_scenarios(
         each stored, by this process, the moment it finishes.
     client : distributed.Client, optional
         Run the scenarios on this Dask cluster (see
-        :func:`relplan.analysis.executor.dask_client`).
+        :func:`relplan.runs.executor.dask_client`).
     pool : PointPool, optional
         Where the scenarios run, already made (see
-        :meth:`relplan.analysis.executor.PointPool.start`); used instead of ``workers``
+        :meth:`relplan.runs.executor.PointPool.start`); used instead of ``workers``
         and ``client``.
 
     Returns
