@@ -137,7 +137,7 @@ def simulate(
     >>> len(repr(result)) < 600
     True
     """
-    from relplan.analysis.baseline import step_baseline
+    from relplan.analysis.baseline_report import step_baseline
     from relplan.output import plots
     from relplan.output.report import failure_table, write_simulation_outputs
     from relplan.runs.scenarios import run_scenario
@@ -480,7 +480,7 @@ def baseline(config: ConfigSource, overrides: Overrides = None) -> Result:
     >>> sorted(baseline("configs/seed-moe-10k.toml").summary())[:2]
     ['baseline', 'cluster_mtbf_hours']
     """
-    from relplan.analysis.baseline import job_baseline
+    from relplan.analysis.baseline_report import job_baseline
 
     loaded, name = _config(config, overrides)
     data = job_baseline(loaded)
@@ -509,7 +509,7 @@ def inventory(config: ConfigSource, overrides: Overrides = None) -> Result:
     >>> result.summary()["job_servers"], "gpu" in result.to_frame().index
     (64, True)
     """
-    from relplan.analysis.inventory import inventory_report
+    from relplan.analysis.inventory_report import inventory_report
 
     loaded, name = _config(config, overrides)
     data = inventory_report(loaded)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from relplan.cli.calibration import analyze_command, fit_command, replay_command
+from relplan.cli.calibration_commands import analyze_command, fit_command, replay_command
 from relplan.cli.common import (
     SEED,
     TRIALS,
@@ -234,7 +234,7 @@ def inventory_command(
     config_path: ConfigArgument, overrides: SetOption = None, as_json: JsonOption = False
 ) -> None:
     """Show component counts, the fabric and its port budget, per-class failure rates and MTTI."""
-    from relplan.analysis.inventory import inventory_report
+    from relplan.analysis.inventory_report import inventory_report
     from relplan.cli.render import render_inventory
 
     _report(config_path, overrides, as_json, inventory_report, render_inventory)
@@ -257,7 +257,7 @@ def simulate_command(
     ] = None,
 ) -> None:
     """Simulate a training job many times; report wall time, goodput and lost hours."""
-    from relplan.analysis.baseline import step_baseline
+    from relplan.analysis.baseline_report import step_baseline
     from relplan.output.files import to_json
     from relplan.runs.scenarios import run_scenario
 
@@ -315,7 +315,7 @@ def baseline_command(
     config_path: ConfigArgument, overrides: SetOption = None, as_json: JsonOption = False
 ) -> None:
     """Show the job's communication baseline: per parallelism dimension and per step."""
-    from relplan.analysis.baseline import job_baseline
+    from relplan.analysis.baseline_report import job_baseline
     from relplan.cli.render import render_baseline
 
     _report(config_path, overrides, as_json, job_baseline, render_baseline)
@@ -566,17 +566,17 @@ app.command("replay")(reports_errors(replay_command))
 
 # relplan published: relplan against published figures. Its old name, "validation", read
 # too much like "validate" (which checks a config); it stays as a hidden alias.
-from relplan.cli.validation import validation_command  # noqa: E402
+from relplan.cli.published_command import published_command  # noqa: E402
 
-app.command("published")(reports_errors(validation_command))
-app.command("validation", hidden=True)(reports_errors(validation_command))
+app.command("published")(reports_errors(published_command))
+app.command("validation", hidden=True)(reports_errors(published_command))
 
 # relplan plan: the best portfolio of redundancy options under a budget
-from relplan.cli.plan import plan_command  # noqa: E402
+from relplan.cli.plan_command import plan_command  # noqa: E402
 
 app.command("plan")(reports_errors(plan_command))
 
 # relplan warmup: compile the engine ahead of the first run
-from relplan.cli.warmup import warmup_command  # noqa: E402
+from relplan.cli.warmup_command import warmup_command  # noqa: E402
 
 app.command("warmup")(reports_errors(warmup_command))

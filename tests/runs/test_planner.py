@@ -484,7 +484,7 @@ def test_the_terminal_table_shows_each_portfolios_speed_only_when_it_differs() -
     frontier differ in them, else one line under the table."""
     from rich.console import Console
 
-    from relplan.cli.plan import render_plan
+    from relplan.cli.plan_command import render_plan
 
     def result(steps: list[float]) -> dict:
         frontier = [{"options": [f"option {i}"], "hardware_cost": 1e3 * i, "objective": 1e4,

@@ -1,6 +1,6 @@
 """``relplan published``: relplan against published figures (the validation suite).
 
-Thin: parse, call :func:`relplan.analysis.validation.run_validation`, render a table of 80
+Thin: parse, call :func:`relplan.published.run_validation`, render a table of 80
 columns, print JSON, or write the table as CSV, JSON and Markdown. Like the rest of
 :mod:`relplan.cli`, no heavy library is imported at module level.
 """
@@ -30,7 +30,7 @@ def render_validation(data: dict[str, Any], cells: list[dict[str, str]],
     data : dict
         The ``--json`` object (for the tally).
     cells : list of dict
-        Each case's :meth:`~relplan.analysis.validation.ValidationCase.cells`.
+        Each case's :meth:`~relplan.published.ValidationCase.cells`.
     console : rich.console.Console, optional
         Where to print (default: relplan's console).
     """
@@ -74,7 +74,7 @@ def render_validation(data: dict[str, Any], cells: list[dict[str, str]],
     )
 
 
-def validation_command(
+def published_command(
     as_json: JsonOption = False,
     out: Annotated[
         Path | None, out_option("validation.csv, validation.json and validation.md here")
@@ -88,8 +88,8 @@ def validation_command(
     the verdict (pass, fail, or explained: a figure relplan is not meant to match, with
     the reason). Exits 1 if a case fails. Fixed seed; well under a minute.
     """
-    from relplan.analysis.validation import run_validation
     from relplan.output.files import to_json
+    from relplan.published import run_validation
 
     if out is not None:
         from relplan.output.files import check_output_dir
@@ -99,7 +99,7 @@ def validation_command(
     data = report.to_dict()
     if out is not None:
         from relplan.cli.notes import write_outputs
-        from relplan.output.validation_files import write_validation_files
+        from relplan.output.published_files import write_validation_files
 
         # one run: the old files stay whole until the new ones replace them together
         write_outputs(out, lambda folder: write_validation_files(report, folder))

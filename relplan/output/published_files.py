@@ -8,8 +8,8 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from relplan.analysis.validation import ValidationReport
 from relplan.output.files import to_json, write_atomic, write_text_atomic
+from relplan.published import ValidationReport
 
 
 def write_validation_files(report: ValidationReport, directory: Path) -> list[Path]:
@@ -30,7 +30,7 @@ def write_validation_files(report: ValidationReport, directory: Path) -> list[Pa
     Examples
     --------
     >>> import tempfile
-    >>> from relplan.analysis.validation import run_validation
+    >>> from relplan.published import run_validation
     >>> folder = Path(tempfile.mkdtemp())
     >>> [p.name for p in write_validation_files(run_validation(("meta",)), folder)]
     ['validation.csv', 'validation.json', 'validation.md']

@@ -16,8 +16,10 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from relplan.analysis import validation
-from relplan.analysis.validation import (
+from relplan import published
+from relplan.cli.app import app
+from relplan.cli.published_command import render_validation
+from relplan.published import (
     ABOVE,
     EXPLAINED,
     FAIL,
@@ -30,8 +32,6 @@ from relplan.analysis.validation import (
     run_validation,
     verdict,
 )
-from relplan.cli.app import app
-from relplan.cli.validation import render_validation
 from tests.conftest import REPO
 
 # the whole validation suite runs once for the module (about 20 s)
@@ -46,7 +46,7 @@ def report() -> ValidationReport:
 
 
 @pytest.fixture(scope="module")
-def cases(report: ValidationReport) -> dict[str, validation.ValidationCase]:
+def cases(report: ValidationReport) -> dict[str, published.ValidationCase]:
     return {case.case: case for case in report.cases}
 
 
@@ -120,14 +120,14 @@ def test_byterobust_needs_a_faster_restart_than_its_unoptimised_cycle(cases) -> 
     slow, implied = cases["byterobust-10min"], cases["byterobust-implied"]
     assert slow.check == GAP and slow.ci95[1] < 97.0  # 10 min is too slow for 97%
     assert 2.5 < implied.relplan < 10.0
-    mean, sem, _ = validation._byterobust_ettr(implied.relplan / 60.0, 60)
+    mean, sem, _ = published._byterobust_ettr(implied.relplan / 60.0, 60)
     assert abs(mean - 97.0) < 4 * sem + 0.05  # the closed form's restart, simulated
 
 
 def test_hlat_differs_by_its_restart_only(cases) -> None:
     """Uptime = exp(-R / M): the two runs' restarts are in the ratio of the logs."""
-    automated = -validation.HLAT_MTTF * math.log(0.9881)
-    manual = -validation.HLAT_MTTF * math.log(0.7783)
+    automated = -published.HLAT_MTTF * math.log(0.9881)
+    manual = -published.HLAT_MTTF * math.log(0.7783)
     assert f"{automated * 60:.1f} min" in cases["hlat-automated"].note
     assert f"{manual:.2f} h" in cases["hlat-manual"].note
     assert f"{manual / automated:.1f}x" in cases["hlat-manual"].note
@@ -161,7 +161,7 @@ def test_inside_checks_the_range() -> None:
 @pytest.fixture
 def cached(report, monkeypatch) -> ValidationReport:
     """The command runs the suite already run (the CLI only renders it)."""
-    monkeypatch.setattr(validation, "run_validation", lambda groups=None: report)
+    monkeypatch.setattr(published, "run_validation", lambda groups=None: report)
     return report
 
 
@@ -203,7 +203,7 @@ def test_command_refuses_an_unwritable_out_before_running(tmp_path: Path, monkey
     def never(groups=None):
         raise AssertionError("the suite ran before --out was checked")
 
-    monkeypatch.setattr(validation, "run_validation", never)
+    monkeypatch.setattr(published, "run_validation", never)
     a_file = tmp_path / "file"
     a_file.write_text("x")
     result = runner.invoke(app, ["published", "--out", str(a_file)])
@@ -215,7 +215,7 @@ def test_command_refuses_an_unwritable_out_before_running(tmp_path: Path, monkey
 def test_command_exits_1_when_a_case_fails(cached, monkeypatch) -> None:
     failing = dataclasses.replace(cached.cases[0], status=FAIL)
     broken = ValidationReport((failing, *cached.cases[1:]), cached.seed, cached.settings)
-    monkeypatch.setattr(validation, "run_validation", lambda groups=None: broken)
+    monkeypatch.setattr(published, "run_validation", lambda groups=None: broken)
     result = runner.invoke(app, ["validation"])
     assert result.exit_code == 1
     assert "1 fail" in result.output
@@ -234,7 +234,7 @@ def test_readme_shows_the_table_relplan_validation_generates(report) -> None:
 def test_every_case_says_what_kind_of_evidence_it_is(cases) -> None:
     """Calibrations are the figures an input was set from; consistency checks measure
     relplan's model back against its own inputs; the rest predict from published inputs."""
-    assert {case.kind for case in cases.values()} <= set(validation.KINDS)
+    assert {case.kind for case in cases.values()} <= set(published.KINDS)
     calibrations = {name for name, case in cases.items() if case.kind == "calibration"}
     assert {"llama3-per-day", "llama3-days", "hlat-automated", "hlat-manual"} <= calibrations
     assert all(cases[name].kind == "calibration" for name in cases if name.startswith(
