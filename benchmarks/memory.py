@@ -5,7 +5,7 @@ processes on every shipped config (``airesim-default`` among them: AIReSim's own
 4,096 servers for 256 days with curable bad servers) and an AIReSim-sized fleet with GPU
 lemons and imperfect repair (:data:`AIRESIM_OVERRIDES`), takes each run's peak RSS
 (:func:`benchmarks.scaling.peak_rss_of_cli`) and sets the estimate relplan checks before
-a run (:func:`relplan.analysis.memory.estimate_memory`) against it.
+a run (:func:`relplan.runs.memory.estimate_memory`) against it.
 :func:`memory_markdown` renders the table that ``benchmarks/RESULTS.md`` and the docs'
 Performance page quote; ``python -m benchmarks.memory --json PATH`` runs it all (about 8
 minutes on 2 loaded cores) and ``--render PATH`` prints the table of a result again.
@@ -21,8 +21,8 @@ from typing import Any
 
 from benchmarks.cases import config_path
 from benchmarks.scaling import peak_rss_of_cli
-from relplan.analysis.memory import estimate_memory
 from relplan.config.loading import load_config
+from relplan.runs.memory import estimate_memory
 from relplan.sim.engine import block_trials
 from relplan.sim.model import build_model
 
@@ -101,7 +101,7 @@ def memory_against_trials(cases=CASES, seed: int = 0) -> dict[str, Any]:
         "[--set ...]",
         "method": "getrusage(RUSAGE_CHILDREN).ru_maxrss of a wrapper whose only child is the "
         "run (kernel peak RSS, the whole process); estimate = "
-        "relplan.analysis.memory.estimate_memory(model, 'simulate').bytes(N)",
+        "relplan.runs.memory.estimate_memory(model, 'simulate').bytes(N)",
         "runs": runs,
     }
 

@@ -29,13 +29,13 @@ def main() -> None:
     from matplotlib.figure import Figure
 
     import relplan
-    from relplan.analysis.plan import run_plan
     from relplan.analysis.provenance import provenance_line, study_provenance
-    from relplan.analysis.sweep import run_study
     from relplan.config.plan import load_plan
     from relplan.config.study import load_study
     from relplan.output import plan_plots, plots
     from relplan.output.report import write_simulation_figures
+    from relplan.runs.planner import run_plan
+    from relplan.runs.sweep import run_study
     from relplan.units import parse_duration_hours
 
     GALLERY.mkdir(parents=True, exist_ok=True)

@@ -45,7 +45,7 @@ def test_every_study_point_reads_back_from_its_toml(path: Path) -> None:
 
 def test_a_default_stays_a_default_through_with_overrides_and_to_toml() -> None:
     # "every core" for points needs simulation.workers to stay unset (configured_workers)
-    from relplan.analysis.executor import configured_workers
+    from relplan.runs.executor import configured_workers
 
     config = relplan.load_config(CONFIGS / "small.toml")
     assert configured_workers(config) is None

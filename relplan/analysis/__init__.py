@@ -1,2 +1,2 @@
-"""Analysis of simulations: result summaries with confidence intervals, the checkpoint
-optimisers, scenario comparison and declarative sweeps."""
+"""What one simulation means: its summaries and frames, its provenance, the checkpoint
+optimisers, and the inventory and baseline reports of a config."""

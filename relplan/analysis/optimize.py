@@ -25,6 +25,7 @@ from relplan.errors import ConfigError, RelplanWarning
 from relplan.sim.closed_forms import daly_interval, exact_interval, young_interval
 from relplan.sim.engine import simulate
 from relplan.sim.model import SimulationModel, build_model
+from relplan.stats.summary import Z_95
 
 
 @dataclass(frozen=True)
@@ -266,7 +267,7 @@ def grid_resolution_ci(grid: np.ndarray, estimate: float,
 def _mean_with_ci(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Column means of a (trials, points) array and their normal 95% CI bounds."""
     mean = values.mean(axis=0)
-    half_width = 1.959963984540054 * values.std(axis=0, ddof=1) / math.sqrt(values.shape[0])
+    half_width = Z_95 * values.std(axis=0, ddof=1) / math.sqrt(values.shape[0])
     return mean, mean - half_width, mean + half_width
 
 

@@ -113,7 +113,7 @@ def study_provenance(study: Study, results: pd.DataFrame, trials: int) -> dict[s
     study : Study
         The study.
     results : pandas.DataFrame
-        Its points (:func:`relplan.analysis.sweep.run_study`).
+        Its points (:func:`relplan.runs.sweep.run_study`).
     trials : int
         Trials per point.
 
@@ -136,7 +136,7 @@ def comparison_provenance(data: Mapping[str, Any]) -> dict[str, Any]:
     Parameters
     ----------
     data : mapping
-        From :func:`relplan.analysis.compare.compare_scenarios`: ``trials``, ``seed`` and
+        From :func:`relplan.runs.compare.compare_scenarios`: ``trials``, ``seed`` and
         ``scenarios`` (each with ``scenario`` and its ``provenance``).
 
     Examples

@@ -1,4 +1,4 @@
-"""Summaries, confidence intervals, tidy DataFrames and result files.
+"""What one simulation gives: its summaries, tidy DataFrames and per-trial columns.
 
 A :class:`SimulationResult` wraps the engine's per-trial arrays with what is needed
 to read them: the job's size, the seed and the interval. Everything here is a pure
@@ -8,7 +8,6 @@ function of that data.
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -18,13 +17,11 @@ import numpy as np
 from relplan.analysis.provenance import provenance_record
 from relplan.sim.engine import TrialOutcomes
 from relplan.sim.model import JobSpec, SimulationModel
-from relplan.vocab import BUCKETS, METRICS, ML_GOODPUT_BADPUT, PERCENTILES, UNIT_STATS
+from relplan.stats.summary import finite_or_none, summarize
+from relplan.vocab import BUCKETS, METRICS, ML_GOODPUT_BADPUT, UNIT_STATS
 
 if TYPE_CHECKING:
     import pandas as pd
-
-Z_95 = 1.959963984540054
-"""Two-sided 95% quantile of the standard normal."""
 
 
 def work_done_hours(job: JobSpec, outcomes: TrialOutcomes,
@@ -56,42 +53,6 @@ def work_done_hours(job: JobSpec, outcomes: TrialOutcomes,
             done[depleted] = useful[depleted]
         return done
     return useful.copy()
-
-
-def summarize(values: np.ndarray) -> dict[str, Any]:
-    """Mean with a 95% confidence interval, standard deviation and percentiles.
-
-    Parameters
-    ----------
-    values : numpy.ndarray
-        One value per trial.
-
-    Returns
-    -------
-    dict
-        ``mean``, ``std`` (sample, ddof=1), ``sem`` (standard error of the mean),
-        ``ci95`` ([low, high], normal approximation), ``p5``, ``p50``, ``p95``, ``p99``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> stats = summarize(np.array([1.0, 2.0, 3.0, 4.0]))
-    >>> stats["mean"], stats["p50"]
-    (2.5, 2.5)
-    """
-    data = np.asarray(values, dtype=float)
-    mean = float(data.mean())
-    std = float(data.std(ddof=1)) if data.size > 1 else 0.0
-    sem = std / math.sqrt(data.size)
-    summary: dict[str, Any] = {
-        "mean": mean,
-        "std": std,
-        "sem": sem,
-        "ci95": [mean - Z_95 * sem, mean + Z_95 * sem],
-    }
-    for q, value in zip(PERCENTILES, np.percentile(data, PERCENTILES), strict=True):
-        summary[f"p{q}"] = float(value)
-    return summary
 
 
 @dataclass(frozen=True)
@@ -435,13 +396,3 @@ def unit_failure_summary(columns: dict[str, np.ndarray], mode: str) -> dict[str,
     summary["trials_with_repeat_units"] = float((columns[f"repeat_units_{mode}"] > 0).mean())
     return summary
 
-
-def finite_or_none(value: float) -> float | None:
-    """``value``, or None where it is infinite or NaN (JSON has no infinity).
-
-    Examples
-    --------
-    >>> finite_or_none(float("inf")) is None, finite_or_none(2.0)
-    (True, 2.0)
-    """
-    return value if math.isfinite(value) else None

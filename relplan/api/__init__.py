@@ -21,13 +21,13 @@ from typing import Any
 
 import pandas as pd
 
-from relplan.analysis import preflight
 from relplan.analysis.provenance import study_provenance
-from relplan.analysis.sweep import answer_sentence
 from relplan.api.result import Result
 from relplan.config.loading import load_config, loads_config
 from relplan.config.schema import RelplanConfig
 from relplan.config.study import Study, load_study
+from relplan.runs import preflight
+from relplan.runs.sweep import answer_sentence
 from relplan.units import format_duration
 
 __all__ = [
@@ -137,10 +137,10 @@ def simulate(
     >>> len(repr(result)) < 600
     True
     """
-    from relplan.analysis.baseline import step_baseline
-    from relplan.analysis.scenarios import run_scenario
+    from relplan.analysis.baseline_report import step_baseline
     from relplan.output import plots
     from relplan.output.report import failure_table, write_simulation_outputs
+    from relplan.runs.scenarios import run_scenario
 
     loaded, name = _config(config, overrides)
     trials, seed, workers, key = _settings(loaded, trials, seed, workers)
@@ -273,10 +273,10 @@ def compare(
     >>> [row["scenario"] for row in result.summary()["scenarios"]]
     ['small', 'no spares']
     """
-    from relplan.analysis.compare import ScenarioSpec, compare_scenarios, scenario_name
-    from relplan.analysis.executor import configured_workers, default_workers
     from relplan.output import plots
     from relplan.output.files import write_comparison_files
+    from relplan.runs.compare import ScenarioSpec, compare_scenarios, scenario_name
+    from relplan.runs.executor import configured_workers, default_workers
 
     if not configs:
         from relplan.errors import ConfigError
@@ -319,7 +319,7 @@ class StudyResult(Result):
     study : Study
         The loaded study.
     points : pandas.DataFrame
-        One row per point (see :func:`relplan.analysis.sweep.run_study`).
+        One row per point (see :func:`relplan.runs.sweep.run_study`).
     trials : int
         Trials per point.
     """
@@ -368,10 +368,10 @@ def run_study(
     """
     import json
 
-    from relplan.analysis.executor import configured_workers, default_workers
-    from relplan.analysis.sweep import run_study as run_study_points
     from relplan.output import plots
     from relplan.output.study_report import write_study_outputs
+    from relplan.runs.executor import configured_workers, default_workers
+    from relplan.runs.sweep import run_study as run_study_points
 
     loaded = study if isinstance(study, Study) else load_study(study)
     configs = [(f"study point {label}", loaded.config(items))
@@ -436,11 +436,11 @@ def plan(
     >>> "answer" in result.summary()
     True
     """
-    from relplan.analysis.executor import PointPool, configured_workers, default_workers
-    from relplan.analysis.plan import run_plan
     from relplan.config.plan import load_plan
     from relplan.output.plan_plots import attribution_figure, frontier_figure
     from relplan.output.plan_report import plan_answer, write_plan_outputs
+    from relplan.runs.executor import PointPool, configured_workers, default_workers
+    from relplan.runs.planner import run_plan
 
     loaded = load_plan(plan_file)
     count = default_workers(workers if workers is not None else configured_workers(loaded.base))
@@ -480,7 +480,7 @@ def baseline(config: ConfigSource, overrides: Overrides = None) -> Result:
     >>> sorted(baseline("configs/seed-moe-10k.toml").summary())[:2]
     ['baseline', 'cluster_mtbf_hours']
     """
-    from relplan.analysis.baseline import job_baseline
+    from relplan.analysis.baseline_report import job_baseline
 
     loaded, name = _config(config, overrides)
     data = job_baseline(loaded)
@@ -509,7 +509,7 @@ def inventory(config: ConfigSource, overrides: Overrides = None) -> Result:
     >>> result.summary()["job_servers"], "gpu" in result.to_frame().index
     (64, True)
     """
-    from relplan.analysis.inventory import inventory_report
+    from relplan.analysis.inventory_report import inventory_report
 
     loaded, name = _config(config, overrides)
     data = inventory_report(loaded)
@@ -613,13 +613,13 @@ def fit(csv_path: str | Path, *, family: str | None = None, as_key: str = "lifet
     A best family that fails the check, or whose count is more than 20% off, is named in a
     :class:`~relplan.errors.RelplanWarning`; ``summary()["count_check"]["write_refused"]``
     says when ``relplan fit --write-config`` would refuse it (more than 2x off). See
-    :mod:`relplan.analysis.fit_checks`.
+    :mod:`relplan.calibrate.fit_checks`.
 
     Parameters
     ----------
     csv_path : str or Path
         A CSV of times in service, hours, with failure flags (see
-        :func:`relplan.analysis.fit.read_lifetime_csv`); with ``events=True``, failure
+        :func:`relplan.calibrate.lifetimes.read_lifetime_csv`); with ``events=True``, failure
         records ``unit,time`` instead.
     family : str, optional
         The family to report as the answer (``exponential``, ``weibull``, ``lognormal``)
@@ -653,7 +653,7 @@ def fit(csv_path: str | Path, *, family: str | None = None, as_key: str = "lifet
     >>> fit("tests/data/lifetimes.csv", as_key="repair").summary()["config"][:6]
     'repair'
     """
-    from relplan.analysis.fitting import fit_file
+    from relplan.calibrate.field_data import fit_file
 
     fitted = fit_file(csv_path, family=family, as_key=as_key, group=group, events=events,
                       start=start, end=end, units=units, unit_list=unit_list)  # fmt: skip
@@ -703,8 +703,8 @@ def analyze(log_path: str | Path, config: ConfigSource, start: str | None = None
     >>> "categories" in result.summary()
     True
     """
-    from relplan.analysis.event_log import read_category_map
-    from relplan.analysis.incidents import incident_report, read_incident_log
+    from relplan.calibrate.event_log import read_category_map
+    from relplan.calibrate.incidents import incident_report, read_incident_log
     from relplan.errors import ConfigError
     from relplan.vocab import LOG_ID_KINDS
 
@@ -766,9 +766,9 @@ def replay(log_path: str | Path, config: ConfigSource, start: str, end: str, *,
     >>> len(result.to_frame())
     2
     """
-    from relplan.analysis.event_log import read_category_map
-    from relplan.analysis.incidents import read_incident_log
-    from relplan.analysis.replay import DEFAULT_SAMPLES, replay_log
+    from relplan.calibrate.event_log import read_category_map
+    from relplan.calibrate.incidents import read_incident_log
+    from relplan.calibrate.replay import DEFAULT_SAMPLES, replay_log
 
     loaded, name = _config(config)
     mapping = (read_category_map(category_map) if isinstance(category_map, str | Path)
@@ -803,7 +803,7 @@ def warmup(configs: list[ConfigSource] | None = None, overrides: Overrides = Non
     on 2 cores). This compiles, without running a trial, every compiled function the runs
     of the configs call: the walk of each config's features with and without the trace
     the reports draw and the trace's segment arithmetic, each once (see
-    :func:`relplan.analysis.warmup.warm_up`). What is already compiled is only listed. A
+    :func:`relplan.runs.compile_ahead.warm_up`). What is already compiled is only listed. A
     live notice counts the seconds while a walk compiles.
 
     Parameters
@@ -831,8 +831,8 @@ def warmup(configs: list[ConfigSource] | None = None, overrides: Overrides = Non
     >>> warmup(["configs/small.toml"]).summary()["compiled_now"]  # all compiled now
     0
     """
-    from relplan.analysis.warmup import configs_of, shipped_configs, warm_up
     from relplan.errors import ConfigError
+    from relplan.runs.compile_ahead import configs_of, shipped_configs, warm_up
 
     if configs is None:
         if overrides:

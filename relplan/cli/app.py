@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from relplan.cli.calibration import analyze_command, fit_command, replay_command
+from relplan.cli.calibration_commands import analyze_command, fit_command, replay_command
 from relplan.cli.common import (
     SEED,
     TRIALS,
@@ -39,11 +39,9 @@ from relplan.cli.common import (
     points_progress,
     reports_errors,
 )
-from relplan.cli.runs import (
+from relplan.cli.notes import (
     announce_points,
     note_reused,
-    point_workers,
-    running_points,
     write_outputs,
 )
 from relplan.errors import ConfigError
@@ -84,8 +82,8 @@ def main(
 
 def _load(config_path: Path, overrides: list[str] | None, warn: bool = True) -> RelplanConfig:
     """Load a config; give its warnings (printed on stderr by :func:`reports_errors`)."""
-    from relplan.analysis.preflight import warn_config
     from relplan.config.loading import load_config
+    from relplan.runs.preflight import warn_config
 
     config = load_config(config_path, overrides or [])
     if warn:
@@ -103,8 +101,8 @@ def _check_memory(configs: list[RelplanConfig], command: str, trials: int, key: 
     """Refuse, before any work, a job that would never finish, and a run that cannot fit
     in the available memory: too many trials (the error names ``key``), or too many
     workers holding their blocks or points at once (it names ``workers_key``); see
-    :func:`relplan.analysis.preflight.check_run`."""
-    from relplan.analysis.preflight import check_run
+    :func:`relplan.runs.preflight.check_run`."""
+    from relplan.runs.preflight import check_run
 
     check_run(configs, command, trials, key, workers, write_trials, workers_key)
 
@@ -190,8 +188,8 @@ def validate_command(
     warning line on stderr naming the key, as from every command; with --strict that is
     an error (exit 1).
     """
-    from relplan.analysis.preflight import warn_config
     from relplan.cli.render import console
+    from relplan.runs.preflight import warn_config
     from relplan.sim.model import build_model
     from relplan.units import format_duration
 
@@ -236,7 +234,7 @@ def inventory_command(
     config_path: ConfigArgument, overrides: SetOption = None, as_json: JsonOption = False
 ) -> None:
     """Show component counts, the fabric and its port budget, per-class failure rates and MTTI."""
-    from relplan.analysis.inventory import inventory_report
+    from relplan.analysis.inventory_report import inventory_report
     from relplan.cli.render import render_inventory
 
     _report(config_path, overrides, as_json, inventory_report, render_inventory)
@@ -259,9 +257,9 @@ def simulate_command(
     ] = None,
 ) -> None:
     """Simulate a training job many times; report wall time, goodput and lost hours."""
-    from relplan.analysis.baseline import step_baseline
-    from relplan.analysis.scenarios import run_scenario
+    from relplan.analysis.baseline_report import step_baseline
     from relplan.output.files import to_json
+    from relplan.runs.scenarios import run_scenario
 
     config = _load(config_path, command_overrides(overrides, interval, horizon))
     if out is not None:
@@ -317,7 +315,7 @@ def baseline_command(
     config_path: ConfigArgument, overrides: SetOption = None, as_json: JsonOption = False
 ) -> None:
     """Show the job's communication baseline: per parallelism dimension and per step."""
-    from relplan.analysis.baseline import job_baseline
+    from relplan.analysis.baseline_report import job_baseline
     from relplan.cli.render import render_baseline
 
     _report(config_path, overrides, as_json, job_baseline, render_baseline)
@@ -412,10 +410,11 @@ def sweep_command(
     replaced together at the end: a Ctrl-C leaves the previous run or this one.
     """
     from relplan.analysis.provenance import study_provenance
-    from relplan.analysis.sweep import answer_sentence, run_study
     from relplan.config.study import load_study
     from relplan.output.files import check_output_dir, to_json
     from relplan.output.study_report import write_study_outputs
+    from relplan.runs.resources import point_workers, running_points
+    from relplan.runs.sweep import answer_sentence, run_study
     from relplan.sim.model import build_model
 
     workers_key = "--workers" if workers is not None else "simulation.workers"
@@ -470,8 +469,8 @@ def sweep_command(
 
 def _print_grouped_warnings(labelled: list[tuple[str, RelplanConfig]]) -> None:
     """Give the warnings of several configs, one per key
-    (:func:`relplan.analysis.preflight.warn_configs`)."""
-    from relplan.analysis.preflight import warn_configs
+    (:func:`relplan.runs.preflight.warn_configs`)."""
+    from relplan.runs.preflight import warn_configs
 
     warn_configs(labelled)
 
@@ -510,14 +509,15 @@ def compare_command(
     stored the moment it finishes (points.sqlite), and a rerun reuses them (--fresh
     ignores them).
     """
-    from relplan.analysis.compare import (
+    from relplan.output.files import check_output_dir, to_json
+    from relplan.runs.compare import (
         ScenarioSpec,
         compare_scenarios,
         load_scenarios,
         parse_variant,
         scenario_name,
     )
-    from relplan.output.files import check_output_dir, to_json
+    from relplan.runs.resources import point_workers, running_points
 
     workers_key = "--workers" if workers is not None else "simulation.workers"
     items = command_overrides(overrides, interval)
@@ -566,17 +566,17 @@ app.command("replay")(reports_errors(replay_command))
 
 # relplan published: relplan against published figures. Its old name, "validation", read
 # too much like "validate" (which checks a config); it stays as a hidden alias.
-from relplan.cli.validation import validation_command  # noqa: E402
+from relplan.cli.published_command import published_command  # noqa: E402
 
-app.command("published")(reports_errors(validation_command))
-app.command("validation", hidden=True)(reports_errors(validation_command))
+app.command("published")(reports_errors(published_command))
+app.command("validation", hidden=True)(reports_errors(published_command))
 
 # relplan plan: the best portfolio of redundancy options under a budget
-from relplan.cli.plan import plan_command  # noqa: E402
+from relplan.cli.plan_command import plan_command  # noqa: E402
 
 app.command("plan")(reports_errors(plan_command))
 
 # relplan warmup: compile the engine ahead of the first run
-from relplan.cli.warmup import warmup_command  # noqa: E402
+from relplan.cli.warmup_command import warmup_command  # noqa: E402
 
 app.command("warmup")(reports_errors(warmup_command))

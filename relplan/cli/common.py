@@ -258,7 +258,7 @@ def points_progress(label: str, points: int | None, trials_per_point: int,
     ------
     callable or None
         ``advance(trials, points)``: count trials and points newly finished (see
-        :data:`relplan.analysis.executor.Progress`).
+        :data:`relplan.runs.executor.Progress`).
     """
     if not show:
         yield None

@@ -200,7 +200,8 @@ def _spares_text(mode: dict[str, Any]) -> str:
 
 
 def render_inventory(data: dict[str, Any], name: str) -> None:
-    """Print an inventory report (see :func:`relplan.analysis.inventory.inventory_report`)."""
+    """Print an inventory report (see
+    :func:`relplan.analysis.inventory_report.inventory_report`)."""
     print_table(f"Inventory of {name}", ("class", "cluster units", "job units"),
                 [[component, f"{counts['cluster_units']:,}", f"{counts['job_units']:,}"]
                  for component, counts in data["components"].items()])  # fmt: skip
@@ -351,7 +352,7 @@ def render_step_baseline(baseline: dict[str, float]) -> None:
 
 
 def render_baseline(report: dict[str, Any], name: str) -> None:
-    """Print a baseline report (see :func:`relplan.analysis.baseline.job_baseline`)."""
+    """Print a baseline report (see :func:`relplan.analysis.baseline_report.job_baseline`)."""
     base = report["baseline"]
     rows = []
     for dimension, entry in base["dimensions"].items():
@@ -478,7 +479,7 @@ def render_sweep(rows: list[dict[str, Any]], metrics: list[str], title: str, ans
 
 
 def render_comparison(data: dict[str, Any], priced: bool) -> None:
-    """Print a comparison (see :func:`relplan.analysis.compare.compare_scenarios`)."""
+    """Print a comparison (see :func:`relplan.runs.compare.compare_scenarios`)."""
     columns = ("scenario", "step s", "failure-free h", "goodput", "95% CI", "goodput P5",
                "wall P50 h", "wall P95 h", "GPU-h lost", "GPU-h saved")  # fmt: skip
     if priced:

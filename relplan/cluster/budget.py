@@ -27,7 +27,7 @@ GPU-hours: above that value it pays).
 
 With the work in hours (``job.work``) every scenario trains the same hours, so a slower
 step costs nothing: ``compare``, ``sweep`` and ``plan`` warn when the scenarios'
-healthy step times differ then (:func:`relplan.analysis.preflight.speed_warning`).
+healthy step times differ then (:func:`relplan.runs.preflight.speed_warning`).
 """
 
 from __future__ import annotations

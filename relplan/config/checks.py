@@ -7,7 +7,7 @@ failure is a :class:`~relplan.errors.ConfigError` naming the key.
 Some settings are legal but almost certainly a mistake (a checkpoint write longer than its
 interval, failures faster than a checkpoint cycle, switches short of ports):
 :func:`config_warnings` names each as a :class:`~relplan.errors.RelplanWarning`
-(:mod:`relplan.analysis.preflight` gives them with :func:`warnings.warn`, and the command
+(:mod:`relplan.runs.preflight` gives them with :func:`warnings.warn`, and the command
 line prints each as one ``warning:`` line on stderr before it works).
 """
 

@@ -4,7 +4,7 @@ A plan names a base config (its ``[budget]`` prices the hardware), the options a
 buy (each a set of ``--set`` overrides, or mutually exclusive levels of one), an objective,
 an optional spend limit and the uncertain inputs; :func:`load_plan` validates it, and
 every portfolio's config, before anything runs. The planner is
-:mod:`relplan.analysis.plan`.
+:mod:`relplan.runs.planner`.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ PLAN_OBJECTIVES: dict[str, str] = {
     "goodput_per_dollar": "max",
 }
 """The objectives a plan may rank portfolios by, and whether more or less is better (see
-:mod:`relplan.analysis.plan` for each one's definition)."""
+:mod:`relplan.runs.planner` for each one's definition)."""
 
 MONEY_OBJECTIVES: frozenset[str] = frozenset(
     {"net_value", "cost_per_useful_gpu_hour", "goodput_per_dollar"}

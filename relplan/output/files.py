@@ -21,10 +21,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from relplan.analysis.memory import PARQUET_ROWS
 from relplan.analysis.provenance import comparison_provenance
 from relplan.analysis.results import SimulationResult
 from relplan.errors import ConfigError
+from relplan.runs.memory import PARQUET_ROWS
 
 
 def to_json(data: Any) -> str:
@@ -379,7 +379,7 @@ def write_comparison_files(data: dict[str, Any], directory: Path) -> list[Path]:
     Parameters
     ----------
     data : dict
-        From :func:`relplan.analysis.compare.compare_scenarios`.
+        From :func:`relplan.runs.compare.compare_scenarios`.
     directory : Path
         Output directory (created if missing).
 

@@ -1,6 +1,6 @@
 """Figures of a redundancy plan: the frontier, the attribution and the tornado chart.
 
-Pure functions of the dict :func:`relplan.analysis.plan.run_plan` returns; each gives a
+Pure functions of the dict :func:`relplan.runs.planner.run_plan` returns; each gives a
 matplotlib Figure for :func:`relplan.output.plots.save_figure`.
 """
 

@@ -189,7 +189,7 @@ def write_plan_outputs(result: dict[str, Any], directory: Path, answer: str | No
     Parameters
     ----------
     result : dict
-        From :func:`relplan.analysis.plan.run_plan`.
+        From :func:`relplan.runs.planner.run_plan`.
     directory : Path
         The output folder (created if missing).
     answer : str, optional

@@ -1,6 +1,6 @@
 """Words and numbers of a redundancy plan: objective labels, values with the currency's
 symbol, uncertain inputs named in words. Pure string functions of the dict
-:func:`relplan.analysis.plan.run_plan` returns, shared by the terminal table, the
+:func:`relplan.runs.planner.run_plan` returns, shared by the terminal table, the
 report and the figures.
 """
 

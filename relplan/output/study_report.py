@@ -1,6 +1,6 @@
 """A study's files: results.parquet, its figures, report.md, report.html, provenance.json.
 
-Reads the results of :func:`relplan.analysis.sweep.run_study` and writes them, each file
+Reads the results of :func:`relplan.runs.sweep.run_study` and writes them, each file
 atomically; it computes nothing the results do not already hold.
 """
 
@@ -12,11 +12,11 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from relplan.analysis.provenance import provenance_line, study_provenance
-from relplan.analysis.sweep import answer_sentence
 from relplan.config.study import Study
 from relplan.output import plots
 from relplan.output.files import write_parquet, write_provenance
 from relplan.output.report import metric_heading, metric_rows_table, write_report
+from relplan.runs.sweep import answer_sentence
 from relplan.units import UnitError, parse_duration_hours
 
 
@@ -43,7 +43,7 @@ def results_tables(study: Study, results: pd.DataFrame) -> list[tuple[str, pd.Da
     study : Study
         The study (its metrics, in order).
     results : pandas.DataFrame
-        From :func:`relplan.analysis.sweep.run_study`.
+        From :func:`relplan.runs.sweep.run_study`.
 
     Returns
     -------

@@ -199,8 +199,8 @@ def test_llama3_optimum_lands_by_young_with_a_real_ci() -> None:
 
 
 def test_the_memory_estimate_counts_every_interval_optimize_may_run() -> None:
-    from relplan.analysis import memory
     from relplan.analysis import optimize as optimiser
+    from relplan.runs import memory
 
     most = (optimiser.COARSE_POINTS + optimiser.REFINE_POINTS + 5
             + optimiser.EDGE_EXTENSIONS * optimiser.EXTENSION_POINTS)

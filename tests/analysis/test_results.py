@@ -1,4 +1,4 @@
-"""Summaries, DataFrames and atomic files."""
+"""A simulation's frames and atomic files."""
 
 from __future__ import annotations
 
@@ -7,32 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from relplan.analysis.results import SimulationResult, summarize
+from relplan.analysis.results import SimulationResult
 from relplan.output.files import write_atomic, write_text_atomic
 from relplan.sim.engine import simulate
 from relplan.vocab import BUCKETS
-
-
-def test_summarize_by_hand() -> None:
-    data = np.arange(1.0, 101.0)  # 1..100
-    summary = summarize(data)
-    assert summary["mean"] == 50.5
-    assert summary["std"] == pytest.approx(np.sqrt(np.sum((data - 50.5) ** 2) / 99))
-    half_width = 1.959963984540054 * summary["std"] / 10.0
-    assert summary["ci95"] == pytest.approx([50.5 - half_width, 50.5 + half_width])
-    assert summary["p50"] == 50.5
-    assert summary["p5"] == pytest.approx(5.95)
-    assert summary["p99"] == pytest.approx(99.01)
-
-
-def test_ci_covers_the_truth_about_95_percent_of_the_time() -> None:
-    rng = np.random.default_rng(0)
-    covered = 0
-    for _ in range(400):
-        low, high = summarize(rng.exponential(2.0, 400))["ci95"]
-        covered += low <= 2.0 <= high
-    # binomial(400, 0.95): sd 4.4; allow 4 sd
-    assert abs(covered - 380) < 18
 
 
 def test_frames_agree_with_the_outcomes(minimal_model) -> None:

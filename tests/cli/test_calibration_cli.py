@@ -14,11 +14,16 @@ import typer
 from rich.console import Console
 from typer.testing import CliRunner
 
-from relplan.analysis.fit import fit_lifetimes, read_lifetime_csv
-from relplan.analysis.incidents import incident_report, read_incident_log
+from relplan.calibrate.incidents import incident_report, read_incident_log
+from relplan.calibrate.lifetimes import fit_lifetimes, read_lifetime_csv
 from relplan.cli.app import app as relplan_app
 from relplan.cli.app import reports_errors
-from relplan.cli.calibration import analyze_command, fit_command, render_fit, render_incidents
+from relplan.cli.calibration_commands import (
+    analyze_command,
+    fit_command,
+    render_fit,
+    render_incidents,
+)
 from relplan.config.loading import load_config
 from tests.conftest import CONFIGS, MINIMAL_TOML, REPO
 
@@ -176,7 +181,7 @@ def test_terminal_output_names_the_lemon_and_the_best_family() -> None:
 def test_importing_the_commands_loads_no_heavy_library() -> None:
     heavy = ("numba", "matplotlib", "pandas", "scipy", "dask", "pyarrow", "numpy", "pydantic")
     probe = (
-        f"import sys, json; import relplan.cli.calibration; "
+        f"import sys, json; import relplan.cli.calibration_commands; "
         f"print(json.dumps([m for m in {heavy!r} if m in sys.modules]))"
     )
     done = subprocess.run(

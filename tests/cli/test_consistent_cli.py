@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import relplan.analysis.scenarios as scenarios
+import relplan.runs.scenarios as scenarios
 from relplan.cli import app as app_module
 from relplan.cli.app import app
 from tests.conftest import CONFIGS, REPO, docs_text
@@ -68,7 +68,7 @@ def test_a_study_with_an_empty_axis_names_the_axis(tmp_path, no_work) -> None:
 @pytest.mark.parametrize("address", ["nonsense", "tcp://127.0.0.1:1"])
 def test_a_bad_dask_address_is_refused_before_the_work(address, tmp_path, monkeypatch,
                                                         no_work) -> None:  # fmt: skip
-    import relplan.analysis.executor as executor
+    import relplan.runs.executor as executor
 
     monkeypatch.setattr(executor, "DASK_CONNECT_SECONDS", 1)
     result = runner.invoke(app, ["sweep", STUDY, "--trials", "5", "--dask", address,
@@ -98,9 +98,9 @@ def test_a_run_too_big_for_memory_is_refused_saying_what_fits(command, tmp_path,
 
 
 def test_the_trials_that_fit_do_fit() -> None:
-    from relplan.analysis.memory import check_memory, estimate_memory
     from relplan.config.loading import load_config
     from relplan.errors import ConfigError
+    from relplan.runs.memory import check_memory, estimate_memory
     from relplan.sim.model import build_model
 
     model = build_model(load_config(SMALL))
@@ -123,8 +123,8 @@ def _peak_and_estimate(config: Path, trials: int, overrides: tuple[str, ...] = (
                        out: Path | None = None) -> tuple[int, float]:  # fmt: skip
     """Peak RSS of one ``relplan simulate`` in a fresh process, and the estimate of it."""
     from benchmarks.scaling import peak_rss_of_cli
-    from relplan.analysis.memory import estimate_memory
     from relplan.config.loading import load_config
+    from relplan.runs.memory import estimate_memory
     from relplan.sim.model import build_model
 
     arguments = [str(config), "--trials", str(trials), "--workers", "1"]
@@ -246,7 +246,7 @@ def test_the_shared_options_are_on_every_command(command) -> None:
 
 @pytest.mark.slow
 def test_sweep_takes_seed_and_set(monkeypatch, tmp_path) -> None:
-    import relplan.analysis.sweep as sweep
+    import relplan.runs.sweep as sweep
 
     seen = []
     real = sweep._run_point
@@ -400,7 +400,7 @@ def test_readme_documents_the_shared_options() -> None:
     readme = docs_text()
     for option in ("--interval", "--workers", "comparison.csv", "trials fit", "--dask"):
         assert option in readme, option
-    assert Path(REPO / "relplan" / "analysis" / "memory.py").exists()
+    assert Path(REPO / "relplan" / "runs" / "memory.py").exists()
 
 
 def test_analyze_prints_the_config_warnings(tmp_path) -> None:

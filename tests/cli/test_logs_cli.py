@@ -15,9 +15,9 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from relplan.cli.app import app
-from relplan.cli.calibration import render_fit, render_replay
+from relplan.cli.calibration_commands import render_fit, render_replay
 from relplan.vocab import BUCKETS
-from tests.analysis.test_fit_checks import YEAR_HOURS, bursty_node_log
+from tests.calibrate.test_fit_checks import YEAR_HOURS, bursty_node_log
 from tests.conftest import CONFIGS, REPO
 
 runner = CliRunner()

@@ -24,7 +24,7 @@ def test_a_bad_out_is_refused_before_the_work(command, where, tmp_path, monkeypa
     blocker.write_text("x")
     out = blocker if where == "file" else blocker / "results"
     ran = []
-    import relplan.analysis.scenarios as scenarios
+    import relplan.runs.scenarios as scenarios
 
     monkeypatch.setattr(scenarios, "simulate", lambda *a, **k: ran.append(1))
     result = runner.invoke(app, [*command, "--out", str(out)])
@@ -73,7 +73,7 @@ def test_an_overflowing_duration_is_a_clear_error(override) -> None:
 
 
 def test_ctrl_c_stops_with_one_line_and_exit_130(monkeypatch) -> None:
-    import relplan.analysis.scenarios as scenarios
+    import relplan.runs.scenarios as scenarios
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt

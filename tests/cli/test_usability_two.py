@@ -122,7 +122,7 @@ def _serve(greeting: bytes | None) -> tuple[socket.socket, str]:
 @pytest.mark.slow
 @pytest.mark.parametrize("greeting", [b"SSH-2.0-OpenSSH_9.6\r\n", None, b"HTTP/1.1 400\r\n\r\n"])
 def test_dask_at_a_server_that_is_not_dask_is_one_line_within_the_timeout(greeting) -> None:
-    from relplan.analysis.executor import DASK_CONNECT_SECONDS, check_dask_scheduler
+    from relplan.runs.executor import DASK_CONNECT_SECONDS, check_dask_scheduler
 
     server, address = _serve(greeting)
     try:
@@ -144,7 +144,7 @@ def test_dask_at_a_server_that_is_not_dask_is_one_line_within_the_timeout(greeti
 def test_dask_handshake_check_passes_a_real_scheduler() -> None:
     from distributed import LocalCluster
 
-    from relplan.analysis.executor import check_dask_scheduler
+    from relplan.runs.executor import check_dask_scheduler
 
     with LocalCluster(n_workers=0, processes=False, protocol="tcp://",
                       dashboard_address=None) as cluster:  # fmt: skip
@@ -455,7 +455,7 @@ def test_workers_whose_blocks_do_not_fit_are_blamed_on_workers(monkeypatch) -> N
     """5M trials of the small config fit in 3 GB with one block in flight (about 0.9 GB);
     1,000 workers would hold all 5M trials in flight at once (about 6 GB). A short run
     holds only its own trials, whatever the workers: 10 trials on 10^6 workers run."""
-    import relplan.analysis.memory as memory
+    import relplan.runs.memory as memory
 
     monkeypatch.setattr(memory, "available_memory", lambda: 3e9)
     refused = runner.invoke(app, ["simulate", SMALL, "--trials", "5000000", "--workers",
@@ -509,7 +509,7 @@ def test_an_interrupted_pool_has_no_executor_thread_left() -> None:
     """The executor's manager thread is joined when the pool is interrupted, so that the
     interpreter's exit hook never writes to the pipe that thread is closing (the
     "Exception ignored ... Bad file descriptor" after "interrupted")."""
-    from relplan.analysis.executor import PointPool
+    from relplan.runs.executor import PointPool
 
     pool = PointPool(2).start()
     processes = pool._processes
@@ -611,7 +611,7 @@ def test_the_sigint_tests_pass_when_started_with_sigint_ignored() -> None:
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
          str(REPO / "tests" / "cli" / "test_interrupt_startup.py"),
          str(REPO / "tests" / "cli" / "test_interrupt.py"),
-         str(REPO / "tests" / "analysis" / "test_executor.py") + "::"
+         str(REPO / "tests" / "runs" / "test_executor.py") + "::"
          "test_ctrl_c_stops_a_sweep_on_processes_with_exit_130_and_no_worker_left"],
         capture_output=True, text=True, timeout=300, cwd=REPO,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),

@@ -119,7 +119,7 @@ def test_after_warmup_a_run_and_its_trace_compile_nothing(minimal_config_file: P
 
 
 def test_without_the_source_tree_warmup_asks_for_configs(monkeypatch, tmp_path: Path) -> None:
-    import relplan.analysis.warmup as warmup
+    import relplan.runs.compile_ahead as warmup
 
     monkeypatch.setattr(warmup, "SHIPPED_CONFIGS", tmp_path)  # no configs there
     result = runner.invoke(app, ["warmup"])

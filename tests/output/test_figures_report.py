@@ -20,11 +20,11 @@ from matplotlib.colors import to_hex
 from typer.testing import CliRunner
 
 from relplan.analysis.provenance import PROVENANCE_KEYS, config_digest
-from relplan.analysis.scenarios import run_scenario
 from relplan.cli.app import app
 from relplan.config.loading import load_config
 from relplan.output import plots
 from relplan.output.report import failure_table, metric_heading
+from relplan.runs.scenarios import run_scenario
 from relplan.vocab import HIGHER_IS_BETTER, TAIL_PERCENTILES
 from tests.conftest import CONFIGS, REPO, SHIPPED_STUDIES
 

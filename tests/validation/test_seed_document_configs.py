@@ -7,7 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from relplan.analysis.baseline import cluster_mtbf
+from relplan.analysis.baseline_report import cluster_mtbf
 from relplan.cli.app import app
 from relplan.comm.baseline import baseline_report
 from relplan.config.loading import load_config
