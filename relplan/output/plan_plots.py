@@ -17,7 +17,7 @@ from relplan.output.plan_text import (
     objective_label,
     objective_text,
 )
-from relplan.output.plots import new_figure, style_axes
+from relplan.output.figure_style import new_figure, style_axes
 from relplan.units import format_money
 
 
