@@ -10,6 +10,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from relplan.output.figure_style import new_figure, style_axes
 from relplan.output.plan_text import (
     MONEY_SHOWN,
     currency_of,
@@ -17,7 +18,6 @@ from relplan.output.plan_text import (
     objective_label,
     objective_text,
 )
-from relplan.output.figure_style import new_figure, style_axes
 from relplan.units import format_money
 
 
