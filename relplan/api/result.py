@@ -82,8 +82,9 @@ class Result:
     """What one relplan command found: the interface every result class shares.
 
     A subclass names its ``command`` and ``figures`` and defines :attr:`headline`,
-    :meth:`summary`, :meth:`to_frame`, the drawing of each figure (``_draw``) and, when
-    its command has an ``--out``, the files it writes (``_write_files``).
+    the summary (``_summary``), :meth:`to_frame`, the drawing of each figure (``_draw``)
+    and, when its command has an ``--out``, the files it writes (``_write_files``). It
+    holds data only: methods, never stored callables, so that it pickles.
 
     Attributes
     ----------
@@ -173,16 +174,23 @@ class Result:
 
         folder = Path(directory)
         check_output_dir(folder, "directory")
-        return write_run(folder, self._write_files, "directory")
+        return write_run(folder, lambda staging: self._write_files(staging, folder),
+                         "directory")  # fmt: skip
 
-    def _write_files(self, folder: Path) -> list[Path]:
-        """The summary, the frame and the figures (for a command without ``--out``)."""
+    def _write_files(self, folder: Path, final: Path) -> list[Path]:
+        """Write the files into ``folder`` (a staging folder, renamed to ``final``
+        afterwards); by default the summary, the frame and the figures (a command without
+        ``--out``)."""
+        import pandas as pd
+
         from relplan.output.files import to_json, write_text_atomic
         from relplan.output.plots import save_figure
 
         json_path, csv_path = folder / f"{self.command}.json", folder / f"{self.command}.csv"
         write_text_atomic(json_path, to_json(self._summary()) + "\n")
-        write_text_atomic(csv_path, self.to_frame().to_csv())
+        frame = self.to_frame()
+        write_text_atomic(csv_path, frame.to_csv(index=not isinstance(frame.index,
+                                                                     pd.RangeIndex)))
         written = [json_path, csv_path]
         for kind in self.plot_kinds:
             written += save_figure(self.plot(kind), folder / f"{self.command}-{kind}")
