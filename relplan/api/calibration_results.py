@@ -77,8 +77,7 @@ class FitResult(Result):
             return {name: report.config for name, report in self.reports.items()}
         return self.reports[""].config
 
-    @property
-    def headline(self) -> str:
+    def _headline(self) -> str:
         if self.grouped:
             return f"{len(self.reports)} groups of {self.group!r} fitted apart"
         report = self.reports[""]
@@ -150,11 +149,11 @@ class AnalyzeResult(Result):
         return {name: entry.get("ratio_to_config")
                 for name, entry in self.report["categories"].items()}  # fmt: skip
 
-    @property
-    def headline(self) -> str:
+    def _headline(self) -> str:
         window = self.report.get("window", {})
-        return (f"{self.source} against {self.config_name}, {window.get('start')} to "
-                f"{window.get('end')}")
+        return (f"{self.source} against {self.config_name}, {str(window.get('start'))[:10]} "
+                f"to {str(window.get('end'))[:10]}: {sum(self.counts.values()):,} failures in "
+                f"{len(self.counts)} categories")
 
     def _summary(self) -> dict[str, Any]:
         return self.report
@@ -222,8 +221,7 @@ class ReplayResult(Result):
         goodput = self.goodput
         return max(goodput, key=goodput.__getitem__)
 
-    @property
-    def headline(self) -> str:
+    def _headline(self) -> str:
         window = self.replay.window
         return (f"{self.source} replayed against {self.config_name}, {window['start'][:10]} "
                 f"to {window['end'][:10]}: best interval {self.best_interval_hours:g} h")

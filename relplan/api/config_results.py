@@ -74,8 +74,7 @@ class CheckResult(Result):
         """Always True: an invalid config raises."""
         return True
 
-    @property
-    def headline(self) -> str:
+    def _headline(self) -> str:
         return (f"{self.config_name} is valid: {self.gpus} GPUs on {self.job_servers} servers, "
                 f"job MTTI {format_duration(self.job_mtti_hours)}, {len(self.warnings)} "
                 "warnings")
@@ -154,8 +153,7 @@ class InventoryResult(Result):
         to 1)."""
         return {mode: entry["share"] for mode, entry in self.report["failure_modes"].items()}
 
-    @property
-    def headline(self) -> str:
+    def _headline(self) -> str:
         return (f"{self.config_name}: {self.job_servers} job servers, {self.spare_servers} "
                 f"spares, job MTTI {_mtti_text(self.job_mtti_hours)}")
 
@@ -224,8 +222,7 @@ class BaselineResult(Result):
         """The job's mean time to interruption, hours (None when nothing interrupts it)."""
         return self.report["job_mtti_hours"]
 
-    @property
-    def headline(self) -> str:
+    def _headline(self) -> str:
         return (f"{self.config_name}: step {self.step_time_s:.3g} s ({self.compute_time_s:.3g} s "
                 f"compute, {self.exposed_communication_s:.3g} s exposed communication), job "
                 f"MTTI {_mtti_text(self.job_mtti_hours)}")
@@ -268,8 +265,7 @@ class CatalogResult(Result):
 
     entries: tuple[CatalogEntry, ...]
 
-    @property
-    def headline(self) -> str:
+    def _headline(self) -> str:
         return f"{len(self.entries)} component classes"
 
     def _summary(self) -> dict[str, Any]:
@@ -330,8 +326,7 @@ class WarmupResult(Result):
         """The whole warm-up, seconds."""
         return self.report["seconds"]
 
-    @property
-    def headline(self) -> str:
+    def _headline(self) -> str:
         functions = len(self.report["functions"])
         if self.compiled_now:
             return (f"{self.compiled_now} of {functions} functions compiled now, in "

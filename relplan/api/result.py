@@ -81,8 +81,8 @@ class Estimate:
 class Result:
     """What one relplan command found: the interface every result class shares.
 
-    A subclass names its ``command`` and ``figures`` and defines :attr:`headline`,
-    the summary (``_summary``), :meth:`to_frame`, the drawing of each figure (``_draw``)
+    A subclass names its ``command`` and ``figures`` and defines its headline
+    (``_headline``), the summary (``_summary``), :meth:`to_frame`, the drawing of each figure (``_draw``)
     and, when its command has an ``--out``, the files it writes (``_write_files``). It
     holds data only: methods, never stored callables, so that it pickles.
 
@@ -101,6 +101,9 @@ class Result:
     @property
     def headline(self) -> str:
         """One line saying what was found (the start of the ``repr``)."""
+        return self._headline()
+
+    def _headline(self) -> str:
         raise NotImplementedError
 
     def summary(self) -> dict[str, Any]:

@@ -120,8 +120,7 @@ class SimulateResult(Result):
         """The relplan version, config digest, seed and trials."""
         return self.simulation.provenance
 
-    @property
-    def headline(self) -> str:
+    def _headline(self) -> str:
         goodput = self.goodput
         return (f"{self.config_name}, {self.trials:,} trials, seed {self.seed}: goodput "
                 f"{goodput.mean:.4f} (95% CI {goodput.ci95[0]:.4f} to {goodput.ci95[1]:.4f}), "
@@ -248,8 +247,7 @@ class OptimizeResult(Result):
         """The seed every interval shares."""
         return self.optimum.seed
 
-    @property
-    def headline(self) -> str:
+    def _headline(self) -> str:
         return (f"{self.config_name}: Monte Carlo optimum "
                 f"{format_duration(self.mc_optimal_hours)}, Young "
                 f"{format_duration(self.young_hours)}, Daly {format_duration(self.daly_hours)} "
@@ -351,8 +349,7 @@ class CompareResult(Result):
         """Mean goodput per scenario."""
         return {row["scenario"]: row["goodput"] for row in self.comparison["scenarios"]}
 
-    @property
-    def headline(self) -> str:
+    def _headline(self) -> str:
         return (f"{len(self.names)} scenarios, {self.trials:,} trials, seed {self.seed}; best "
                 f"goodput: {self.best} ({self.goodput[self.best]:.4f})")
 
@@ -433,8 +430,7 @@ class StudyResult(Result):
         """Each metric by point, then the lost hours by bucket per point."""
         return [*self.metrics, *self.figures]
 
-    @property
-    def headline(self) -> str:
+    def _headline(self) -> str:
         return f"{self.name}, {len(self.points)} points x {self.trials:,} trials: {self.answer}"
 
     @functools.cached_property
@@ -559,8 +555,7 @@ class PlanResult(Result):
         return [kind for kind in self.figures
                 if kind != "tornado" or self.outcome["uncertainty"]]  # fmt: skip
 
-    @property
-    def headline(self) -> str:
+    def _headline(self) -> str:
         return self.answer
 
     @functools.cached_property

@@ -16,6 +16,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.ticker import NullLocator
 
 from relplan.calibrate.lifetimes import FitReport
 from relplan.output.figure_style import (
@@ -35,6 +36,9 @@ __all__ = ["fitted_survival", "observed_rates", "replayed_goodput"]
 
 CURVE_POINTS = 400
 """Points along each fitted survival curve."""
+
+MAX_TICKED_INTERVALS = 12
+"""Intervals replayed up to which each gets its own tick on a log axis."""
 
 KM_COLOR = "#000000"
 """Colour of the Kaplan-Meier estimate of a single sample (its families take the palette)."""
@@ -121,11 +125,14 @@ def fitted_survival(reports: Mapping[str, FitReport], name: str,
     longest = max(float(np.max(report.sample.hours)) for report in reports.values())
     grid = np.linspace(0.0, longest, CURVE_POINTS)
     single = list(reports) == [""]
+    repair = first.key == "repair"
     for index, (group, report) in enumerate(reports.items()):
         color = KM_COLOR if single else PALETTE[index % len(PALETTE)]
         sample = report.sample
-        _draw_sample(axes, report, color, f"Kaplan-Meier, {sample.n:,} units, {sample.failures:,} "
-                     "failures" if single else f"{group}: Kaplan-Meier ({sample.n:,} units)")
+        ended = "repairs ended" if repair else "failures"
+        _draw_sample(axes, report, color,
+                     f"Kaplan-Meier, {sample.n:,} units, {sample.failures:,} {ended}" if single
+                     else f"{group}: Kaplan-Meier ({sample.n:,} units)")  # fmt: skip
         families = list(report.fits) if single else [report.best]
         for number, family in enumerate(families):
             best = family == report.best
@@ -137,7 +144,6 @@ def fitted_survival(reports: Mapping[str, FitReport], name: str,
                       else f"{group}: {family}")  # fmt: skip
     axes.set_ylim(0.0, 1.02)
     axes.set_xlim(0.0, longest)
-    repair = first.key == "repair"
     axes.set_xlabel("Repair time (hours)" if repair else "Time in service (hours)",
                     fontsize=LABEL_SIZE)  # fmt: skip
     axes.set_ylabel("Still " + ("in repair" if repair else "working") + " (fraction of units)",
@@ -193,6 +199,7 @@ def observed_rates(categories: Mapping[str, Mapping[str, Any]], name: str,
     style_axes(axes)
     positions = np.arange(len(rows))[::-1]
     shown: list[float] = []
+    bounds: list[tuple[float, float]] = []
     for y, (_, entry) in zip(positions, rows, strict=True):
         low, high = _rate_bounds(entry)
         rate = float(entry["rate_per_unit_year"])
@@ -204,7 +211,9 @@ def observed_rates(categories: Mapping[str, Mapping[str, Any]], name: str,
             axes.plot([high], [y], marker="<", color=PALETTE[0], markersize=7,
                       linestyle="none", zorder=3)  # fmt: skip
             shown.append(high)
-        mtbf = finite_or_none(entry.get("config_mtbf_hours"))
+            bounds.append((y, high))
+        given = entry.get("config_mtbf_hours")
+        mtbf = finite_or_none(given) if given is not None else None
         if mtbf:
             config_rate = HOURS_PER_YEAR / mtbf
             axes.plot([config_rate], [y], marker="D", markerfacecolor="none", markersize=7,
@@ -213,6 +222,10 @@ def observed_rates(categories: Mapping[str, Mapping[str, Any]], name: str,
     values = np.array([value for value in shown if value > 0])
     if values.size and values.max() / values.min() > 10.0:
         log_x_axis(axes, values)
+    left = axes.get_xlim()[0]
+    for y, high in bounds:  # from the axis to the bound: anywhere below it
+        axes.plot([left, high], [y, y], linestyle=":", color=PALETTE[0], linewidth=1.2)
+    axes.set_xlim(left=left)
     axes.set_yticks(positions, [f"{category} ({entry['count']:,} failures)"
                                 for category, entry in rows], fontsize=SMALL_SIZE)  # fmt: skip
     axes.set_xlabel("Failures per unit-year (rate)", fontsize=LABEL_SIZE)
@@ -266,15 +279,17 @@ def replayed_goodput(intervals: Sequence[Mapping[str, Any]], name: str,
     style_axes(axes)
     axes.fill_between(hours, lows, highs, color=PALETTE[0], alpha=0.18, linewidth=0,
                       label="95% CI (histories resampled)")  # fmt: skip
-    axes.errorbar(hours, means, yerr=[means - lows, highs - means], color=PALETTE[0],
-                  marker="o", markersize=5, capsize=3, linewidth=1.6,
-                  label="mean over job start times")  # fmt: skip
+    axes.plot(hours, means, color=PALETTE[0], marker="o", markersize=5, linewidth=1.6,
+              label="mean over job start times")
     best = int(np.argmax(means))
     axes.plot([hours[best]], [means[best]], marker="*", markersize=16, color=PALETTE[1],
               markeredgecolor="black", markeredgewidth=0.6, linestyle="none", zorder=5,
               label=f"best: {hours[best]:g} h, goodput {means[best]:.4f}")  # fmt: skip
     if hours.size > 1 and hours.min() > 0 and hours.max() / hours.min() > 10.0:
         log_x_axis(axes, hours)
+        if hours.size <= MAX_TICKED_INTERVALS:  # a tick at each interval replayed
+            axes.set_xticks(hours, [f"{value:g}" for value in hours])
+            axes.xaxis.set_minor_locator(NullLocator())
     axes.set_xlabel("Checkpoint interval (hours)", fontsize=LABEL_SIZE)
     axes.set_ylabel("Goodput (fraction of the window)", fontsize=LABEL_SIZE)
     axes.legend(fontsize=SMALL_SIZE, loc="best", framealpha=0.9)

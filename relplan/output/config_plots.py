@@ -48,6 +48,17 @@ def _row_height(rows: int, least: float = 2.8, per_row: float = 0.42) -> float:
     return max(least, 1.5 + per_row * rows)
 
 
+def _legend_below(figure: Figure, axes: Axes, own: bool, handles: Sequence[Any],
+                  labels: Sequence[str], columns: int) -> None:
+    """The legend under the chart on a figure of its own (nothing hides behind it), or on
+    the caller's axes where it fits best."""
+    if own:
+        figure.legend(handles, labels, loc="outside lower center", ncols=columns,
+                      fontsize=SMALL_SIZE, frameon=False)  # fmt: skip
+    else:
+        axes.legend(handles, labels, loc="best", fontsize=SMALL_SIZE, framealpha=0.9)
+
+
 def _bar_labels(axes: Axes, bars: Any, texts: Sequence[str]) -> None:
     """A label just right of each horizontal bar."""
     for bar, text in zip(bars, texts, strict=True):
@@ -91,13 +102,13 @@ def interruption_share(failure_modes: Mapping[str, Mapping[str, Any]], name: str
     colors = [IMPACT_COLORS.get(entry["impact"], PALETTE[7]) for _, entry in modes]
     bars = axes.barh(range(len(modes)), shares, color=colors, height=0.6)
     _bar_labels(axes, bars, [
-        f"{share:.1%}, MTBF in the job {format_duration(1.0 / entry['job_failures_per_hour'])}"
+        f"{share:.1%} (one every {format_duration(1.0 / entry['job_failures_per_hour'])})"
         if entry["job_failures_per_hour"] > 0 else f"{share:.1%}"
         for share, (_, entry) in zip(shares, modes, strict=True)])  # fmt: skip
     axes.set_yticks(range(len(modes)), [f"{mode} ({entry['job_units']:,} units, "
                                         f"{entry['impact']})" for mode, entry in modes],
                     fontsize=SMALL_SIZE)  # fmt: skip
-    axes.set_xlim(0.0, max([*shares, 0.01]) * 1.45)
+    axes.set_xlim(0.0, max([*shares, 0.01]) * 1.7)
     axes.xaxis.set_major_formatter(PercentFormatter(1.0))
     axes.set_xlabel("Share of the job's failures (percent of failures per hour)",
                     fontsize=LABEL_SIZE)  # fmt: skip
@@ -202,19 +213,23 @@ def step_time_by_dimension(baseline: Mapping[str, Any], name: str,
     figure, axes = axes_for(ax, 8.0, _row_height(len(rows)))
     style_axes(axes)
     positions = np.arange(len(rows))[::-1]
-    axes.barh(positions, totals, height=0.6, color=PALETTE[5], alpha=0.45,
-              label="communication hidden under compute")  # fmt: skip
-    bars = axes.barh(positions, exposed, height=0.6,
-                     color=[PALETTE[2], PALETTE[4], *[PALETTE[1]] * len(dimensions)],
-                     label="on the step's critical path")  # fmt: skip
-    _bar_labels(axes, bars, [f"{total:.3g} s" if done == total else
-                             f"{done:.3g} s exposed of {total:.3g} s"
-                             for done, total in zip(exposed, totals, strict=True)])  # fmt: skip
+    hidden_color, exposed_color = "#A6CEE3", PALETTE[1]
+    whole = axes.barh(positions, totals, height=0.6, color=hidden_color)
+    axes.barh(positions, exposed, height=0.6,
+              color=[PALETTE[2], PALETTE[4], *[exposed_color] * len(dimensions)])  # fmt: skip
+    _bar_labels(axes, whole, [f"{total:.3g} s" if index < 2 or done == total else
+                              f"{total:.3g} s, {done:.3g} s of it exposed"
+                              for index, (done, total)
+                              in enumerate(zip(exposed, totals, strict=True))])  # fmt: skip
+    _legend_below(figure, axes, ax is None,
+                  [Patch(color=PALETTE[2]), Patch(color=PALETTE[4]), Patch(color=exposed_color),
+                   Patch(color=hidden_color)],
+                  ["compute", "pipeline bubble", "communication the compute does not hide",
+                   "communication hidden under the compute"], 2)  # fmt: skip
     axes.set_yticks(positions, rows, fontsize=SMALL_SIZE + 0.5)
     axes.set_xlim(0.0, max([*totals, 1e-9]) * 1.5)
     axes.set_xlabel("Time per step (seconds)", fontsize=LABEL_SIZE)
     axes.grid(False, axis="y")
-    axes.legend(fontsize=SMALL_SIZE, loc="lower right", framealpha=0.9)
     figure_title(figure, f"Step time by parallelism dimension ({baseline['step_time_s']:.3g} s "
                  "per step)", name)  # fmt: skip
     return figure
@@ -262,7 +277,7 @@ def port_budget(tiers: Sequence[Mapping[str, Any]], name: str,
     labels = []
     for y, row, need, has in zip(positions, tiers, down + up, available, strict=True):
         short = need > has
-        axes.annotate(f"{need:,.0f} of {has:,.0f}", (max(need, has), y), xytext=(8, 0),
+        axes.annotate(f"needs {need:,.0f}, has {has:,.0f}", (max(need, has), y), xytext=(8, 0),
                       textcoords="offset points", va="center", fontsize=SMALL_SIZE,
                       color="#C00000" if short else "black")  # fmt: skip
         labels.append(f"{row['tier']} ({row['switches']:,} switches)"
@@ -272,12 +287,11 @@ def port_budget(tiers: Sequence[Mapping[str, Any]], name: str,
         if row["down_ports"] + row["up_ports"] > row["ports_available"]:
             tick.set_color("#C00000")
     axes.set_xlim(0.0, max(float((down + up).max(initial=1.0)),
-                           float(available.max(initial=1.0))) * 1.3)  # fmt: skip
+                           float(available.max(initial=1.0))) * 1.5)  # fmt: skip
     axes.set_ylim(positions.min(initial=0) - 0.8, positions.max(initial=0) + 0.8)
     axes.set_xlabel("Ports per switch (count)", fontsize=LABEL_SIZE)
     axes.grid(False, axis="y")
-    axes.legend(fontsize=SMALL_SIZE, loc="upper right", framealpha=0.9,
-                bbox_to_anchor=(1.0, -0.25 if len(tiers) < 3 else -0.12), ncols=3)
+    _legend_below(figure, axes, ax is None, *axes.get_legend_handles_labels(), 3)
     figure_title(figure, "Port budget per switch tier", name)
     return figure
 
@@ -313,8 +327,9 @@ def catalog_mtbf(entries: Sequence[Mapping[str, Any]], ax: Axes | None = None) -
     colors = [PALETTE[0] if entry["default"] else PALETTE[7] for entry in entries]
     bars = axes.barh(positions, hours, height=0.62, color=colors)
     _bar_labels(axes, bars, [format_duration(value) for value in hours])
-    log_x_axis(axes, hours)
-    axes.set_xlim(hours.min() / 3.0, hours.max() * 12.0)
+    low, high = hours.min() / 3.0, hours.max() * 12.0
+    log_x_axis(axes, np.array([low, high]))
+    axes.set_xlim(low, high)
     names = [entry["mode"] if entry["mode"] == entry["component"]
              else f"{entry['component']}: {entry['mode']}" for entry in entries]  # fmt: skip
     axes.set_yticks(positions, [f"{label} ({entry['year']})" for label, entry
@@ -329,9 +344,8 @@ def catalog_mtbf(entries: Sequence[Mapping[str, Any]], ax: Axes | None = None) -
     years.xaxis.set_major_formatter(FuncFormatter(plain_number))
     years.tick_params(labelsize=SMALL_SIZE + 0.5)
     axes.grid(False, axis="y")
-    axes.legend([Patch(color=PALETTE[0]), Patch(color=PALETTE[7])],
-                ["a config's default", "an alternative (not the default)"],
-                fontsize=SMALL_SIZE, loc="lower right", framealpha=0.9)  # fmt: skip
+    axes.set_title("blue: a config's default; grey: an alternative", fontsize=SMALL_SIZE,
+                   loc="left")  # fmt: skip
     figure.suptitle("Failure rates of relplan's catalog (source year)", fontsize=TITLE_SIZE,
                     fontweight="bold")  # fmt: skip
     return figure
@@ -362,7 +376,7 @@ def compile_seconds(functions: Sequence[Mapping[str, Any]],
     >>> figure.axes[0].get_xlabel()
     'Compile time (seconds)'
     """
-    figure, axes = axes_for(ax, 8.5, _row_height(len(functions), per_row=0.4))
+    figure, axes = axes_for(ax, 8.5, _row_height(len(functions), per_row=0.55))
     style_axes(axes)
     positions = np.arange(len(functions))[::-1]
     seconds = np.array([float(row["seconds"] or 0.0) for row in functions])
@@ -371,14 +385,15 @@ def compile_seconds(functions: Sequence[Mapping[str, Any]],
                             for row in functions])  # fmt: skip
     _bar_labels(axes, bars, [f"{value:.1f} s" if row["compiled_now"] else "compiled already"
                              for value, row in zip(seconds, functions, strict=True)])
-    axes.set_yticks(positions, [f"{row['kind']}: {', '.join(row['features']) or 'no feature'}"
+    axes.set_yticks(positions, [f"{row['kind']}: {row['function']}"
+                                + (f"\n({', '.join(row['features'])})" if row["features"] else "")
                                 for row in functions], fontsize=SMALL_SIZE)  # fmt: skip
     axes.set_xlim(0.0, max(float(seconds.max(initial=0.0)), 1.0) * 1.45)
     axes.set_xlabel("Compile time (seconds)", fontsize=LABEL_SIZE)
     axes.grid(False, axis="y")
-    total = float(seconds.sum())
-    figure.suptitle(f"Compiling the engine: {total:.1f} s for "
-                    f"{sum(bool(row['compiled_now']) for row in functions)} of "
-                    f"{len(functions)} functions", fontsize=TITLE_SIZE,
-                    fontweight="bold")  # fmt: skip
+    compiled = sum(bool(row["compiled_now"]) for row in functions)
+    figure.suptitle(f"Compiling the engine: {float(seconds.sum()):.1f} s for {compiled} of "
+                    f"{len(functions)} functions" if compiled else
+                    f"The engine: all {len(functions)} functions compiled already",
+                    fontsize=TITLE_SIZE, fontweight="bold")  # fmt: skip
     return figure
