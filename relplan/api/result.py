@@ -82,9 +82,10 @@ class Result:
     """What one relplan command found: the interface every result class shares.
 
     A subclass names its ``command`` and ``figures`` and defines its headline
-    (``_headline``), the summary (``_summary``), :meth:`to_frame`, the drawing of each figure (``_draw``)
-    and, when its command has an ``--out``, the files it writes (``_write_files``). It
-    holds data only: methods, never stored callables, so that it pickles.
+    (``_headline``), the summary (``_summary``), :meth:`to_frame`, the drawing of each
+    figure (``_draw``) and, when its command has an ``--out``, the files it writes
+    (``_write_files``). It holds data only: methods, never stored callables, so that it
+    pickles.
 
     Attributes
     ----------
