@@ -98,6 +98,7 @@ def test_a_study_reuses_its_store_and_runs_on_dask_with_the_same_numbers(tmp_pat
         assert result.summary() == here.summary()
 
 
+@pytest.mark.slow
 def test_a_study_takes_the_command_lines_seed_and_overrides(tmp_path: Path) -> None:
     result = relplan.run_study(STUDY, trials=10, workers=1, seed=7,
                                overrides=["job.restart=5min"])  # fmt: skip

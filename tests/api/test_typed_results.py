@@ -191,7 +191,9 @@ def test_a_summary_is_a_new_copy_each_call(results) -> None:
     assert result.summary()["job_servers"] == result.job_servers > 0
 
 
-@pytest.mark.parametrize("name", ["inventory", "catalog", "fit", "replay"])
+@pytest.mark.parametrize("name", [pytest.param("inventory", marks=pytest.mark.slow),
+                                  pytest.param("catalog", marks=pytest.mark.slow),
+                                  "fit", "replay"])  # fmt: skip
 def test_a_command_without_out_writes_its_summary_frame_and_figures(results, name: str,
                                                                    tmp_path: Path) -> None:
     result = results[name]
@@ -205,6 +207,7 @@ def test_a_command_without_out_writes_its_summary_frame_and_figures(results, nam
     assert len(rows) == len(result.to_frame()) + 1
 
 
+@pytest.mark.slow
 def test_write_replaces_the_previous_run_and_refuses_a_file(results, tmp_path: Path) -> None:
     folder = tmp_path / "out"
     results["compare"].write(folder)
