@@ -556,7 +556,12 @@ class PlanResult(Result):
                 if kind != "tornado" or self.outcome["uncertainty"]]  # fmt: skip
 
     def _headline(self) -> str:
-        return self.answer
+        from relplan.output.plan_text import objective_text
+
+        best = self.outcome["best"]
+        return (f"{self.name}: best {' + '.join(best['options']) or 'the base'}, "
+                f"{self.objective} {objective_text(self.outcome, best['objective'])} "
+                f"({self.outcome['evaluated']} portfolios x {self.trials:,} trials)")
 
     @functools.cached_property
     def _data(self) -> dict[str, Any]:
