@@ -27,6 +27,8 @@ validated again (a config changed with pydantic's tools is checked like a file).
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -142,9 +144,18 @@ def _checks_memory_here(dask: Any) -> bool:
     return dask is None or dask == "local"
 
 
-def _reused_by(store: PointStore | None, before: int) -> int:
-    """Points the run took from the store (a store given open counts from ``before``)."""
-    return store.reused - before if store is not None else 0
+@contextmanager
+def _running_points(given: RunArguments, workers: int, points: int | None,
+                    ) -> Iterator[tuple[Any, PointStore | None, Callable[[], int]]]:  # fmt: skip
+    """The pool and the store of a run of points, set up from the arguments as the command
+    line sets them up (:func:`relplan.runs.resources.running_points`), and how many
+    points the run has taken from the store so far (a store given open counts from now)."""
+    from relplan.runs.resources import running_points
+
+    with running_points(workers, given.dask, points, given.store, given.fresh,
+                        dask_key="dask") as (pool, store):  # fmt: skip
+        before = store.reused if store is not None else 0
+        yield pool, store, lambda: store.reused - before if store is not None else 0
 
 
 def simulate(
@@ -310,7 +321,7 @@ def compare(
     ['small', 'no spares']
     """
     from relplan.runs.compare import ScenarioSpec, compare_scenarios, scenario_name
-    from relplan.runs.resources import point_workers, running_points
+    from relplan.runs.resources import point_workers
 
     given = RunArguments(trials=trials, seed=seed, workers=workers, dask=dask, store=store,
                          fresh=fresh, overrides=overrides)  # fmt: skip
@@ -334,12 +345,9 @@ def compare(
     if _checks_memory_here(given.dask):
         preflight.check_run(loaded, "compare", trials, key, min(at_once, len(loaded)),
                             workers_key=workers_key)  # fmt: skip
-    with running_points(at_once, given.dask, len(loaded), given.store, given.fresh,
-                        dask_key="dask") as (pool, opened):  # fmt: skip
-        before = opened.reused if opened is not None else 0
-        data = compare_scenarios(specs, trials, seed, configs=loaded, store=opened, pool=pool)
-        reused = _reused_by(opened, before)
-    return CompareResult(data, reused)
+    with _running_points(given, at_once, len(loaded)) as (pool, store, reused):
+        data = compare_scenarios(specs, trials, seed, configs=loaded, store=store, pool=pool)
+        return CompareResult(data, reused())
 
 
 def run_study(
@@ -398,7 +406,7 @@ def run_study(
     >>> len(result.to_frame()) == len(result.summary()["results"])
     True
     """
-    from relplan.runs.resources import point_workers, running_points
+    from relplan.runs.resources import point_workers
     from relplan.runs.sweep import run_study as run_study_points
 
     if dask_address is not None:
@@ -438,12 +446,9 @@ def run_study(
                             min(at_once, len(configs)),
                             workers_key="workers" if given.workers is not None
                             else "simulation.workers")  # fmt: skip
-    with running_points(at_once, given.dask, len(points), given.store, given.fresh,
-                        dask_key="dask") as (pool, opened):  # fmt: skip
-        before = opened.reused if opened is not None else 0
-        results = run_study_points(loaded, per_point, store=opened, pool=pool)
-        reused = _reused_by(opened, before)
-    return StudyResult(loaded, results, per_point, reused)
+    with _running_points(given, at_once, len(points)) as (pool, store, reused):
+        results = run_study_points(loaded, per_point, store=store, pool=pool)
+        return StudyResult(loaded, results, per_point, reused())
 
 
 def plan(
@@ -498,20 +503,17 @@ def plan(
     from relplan.config.overriding import override_items
     from relplan.config.plan import load_plan
     from relplan.runs.planner import plan_settings, run_plan
-    from relplan.runs.resources import point_workers, running_points
+    from relplan.runs.resources import point_workers
 
     given = RunArguments(trials=trials, seed=seed, workers=workers, dask=dask, store=store,
                          fresh=fresh, overrides=overrides)  # fmt: skip
     loaded = load_plan(plan_file, override_items(given.overrides or []))
     trials, seed = plan_settings(loaded, given.trials, given.seed, "trials")
     at_once = point_workers(given.workers, loaded.base)
-    with running_points(at_once, given.dask, None, given.store, given.fresh,
-                        dask_key="dask") as (pool, opened):  # fmt: skip
-        before = opened.reused if opened is not None else 0
-        outcome = run_plan(loaded, trials, seed, store=opened, pool=pool)
-        reused = _reused_by(opened, before)
-    outcome["source"] = str(plan_file)
-    return PlanResult(outcome, reused)
+    with _running_points(given, at_once, None) as (pool, store, reused):
+        outcome = run_plan(loaded, trials, seed, store=store, pool=pool)
+        outcome["source"] = str(plan_file)
+        return PlanResult(outcome, reused())
 
 
 def baseline(config: ConfigSource, overrides: Overrides = None) -> BaselineResult:
