@@ -8,6 +8,7 @@ import pytest
 SLOW_DOCTESTS = frozenset({
     "from-your-logs.md",                          # replays a year of a real log
     "relplan.api.plan",                           # a redundancy plan
+    "relplan.api.run_results.PlanResult",         # a redundancy plan
     "relplan.published.daly_cases",     # Daly's validation cases
 })  # fmt: skip
 """Doctests of a second or more, left out of the quick loop (``pytest -m "not slow"``)."""

@@ -14,9 +14,12 @@ relplan`` stays light. Every command of the command line is a function:
   replays a real failure history against a checkpoint policy;
 - :func:`warmup` compiles the engine ahead of the first run.
 
-Each returns a :class:`Result`: ``summary()`` (the ``--json`` object), ``to_frame()``,
-``plot(kind=None, ax=None)``, ``write(directory)``. Errors are :class:`RelplanError`;
-suspicious settings are given as :class:`RelplanWarning` (a :class:`UserWarning`).
+Each returns its command's result (:class:`SimulateResult`, :class:`CompareResult`,
+:class:`FitResult`, ...), a frozen dataclass with typed attributes and the interface of
+:class:`Result`: ``summary()`` (the ``--json`` object), ``to_frame()``,
+``plot(kind=None, ax=None)``, ``write(directory)``; it pickles. Errors are
+:class:`RelplanError` (a wrong argument: a :class:`ConfigError` naming it); suspicious
+settings are given as :class:`RelplanWarning` (a :class:`UserWarning`).
 
 Examples
 --------
@@ -33,19 +36,22 @@ from typing import Any
 from relplan.version import __version__
 
 _API = (
-    "Result", "StudyResult", "analyze", "baseline", "catalog", "check", "compare", "fit",
-    "inventory", "load_config", "loads_config", "optimize_interval", "plan", "replay",
-    "run_study",
-    "simulate", "warmup",
+    "analyze", "baseline", "catalog", "check", "compare", "fit", "inventory", "load_config",
+    "loads_config", "optimize_interval", "plan", "replay", "run_study", "simulate", "warmup",
+)  # fmt: skip
+_RESULTS = (
+    "AnalyzeResult", "BaselineResult", "CatalogResult", "CheckResult", "CompareResult",
+    "Estimate", "FitResult", "InventoryResult", "OptimizeResult", "PlanResult", "PointStore",
+    "ReplayResult", "Result", "RunArguments", "SimulateResult", "StudyResult", "WarmupResult",
 )  # fmt: skip
 _ERRORS = ("ConfigError", "InfeasibleJobError", "RelplanError", "RelplanWarning")
 
-__all__ = ["RelplanConfig", "__version__", *_API, *_ERRORS]
+__all__ = ["RelplanConfig", "__version__", *_API, *_RESULTS, *_ERRORS]
 
 
 def __getattr__(name: str) -> Any:
     """Load the API on first use (PEP 562): ``relplan --help`` pays for none of it."""
-    if name in _API:
+    if name in _API or name in _RESULTS:
         from relplan import api
 
         return getattr(api, name)

@@ -55,6 +55,10 @@ def work_done_hours(job: JobSpec, outcomes: TrialOutcomes,
     return useful.copy()
 
 
+_CACHED = ("_trials", "column_names")
+"""The cached properties of :class:`SimulationResult` a pickle leaves out."""
+
+
 @dataclass(frozen=True)
 class SimulationResult:
     """The outcome of ``relplan simulate``: per-trial data and what it was run with.
@@ -85,6 +89,14 @@ class SimulationResult:
         """One line (the per-trial arrays are in :meth:`trials_frame`)."""
         return (f"SimulationResult({self.config_name!r}, trials={self.trials:,}, "
                 f"seed={self.seed}, goodput mean {float(self._trials['goodput'].mean()):.4f})")
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What a pickle holds: the outcomes, not the tables built from them (built again
+        on first use), so that a pickled result stays the size of its trials' arrays."""
+        state = dict(self.__dict__)
+        for cached in _CACHED:
+            state.pop(cached, None)
+        return state
 
     @property
     def provenance(self) -> dict[str, Any]:

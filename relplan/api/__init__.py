@@ -4,10 +4,21 @@ Each function takes a config (a path, or a :class:`~relplan.config.schema.Relpla
 from :func:`load_config` or :func:`loads_config`), runs the same checks as the command
 (the config's warnings are given as :class:`~relplan.errors.RelplanWarning`; a job that
 would never finish or a run that cannot fit in memory is refused before any work) and
-returns a :class:`~relplan.api.result.Result`: ``summary()`` is the command's ``--json``
-object (the same keys and, for the same config, trials and seed, the same numbers),
-``to_frame()`` a pandas DataFrame, ``plot(kind=None, ax=None)`` a figure, ``write(dir)``
-its files. Every error is a :class:`~relplan.errors.RelplanError`.
+returns the command's result: a frozen dataclass of its own (:class:`SimulateResult`,
+:class:`CompareResult`, ...) with typed attributes and the interface of
+:class:`~relplan.api.result.Result`: ``summary()`` is the command's ``--json`` object (the
+same keys and, for the same config, trials and seed, the same numbers), ``to_frame()`` a
+pandas DataFrame, ``plot(kind=None, ax=None)`` a figure, ``write(dir)`` its files. A
+result pickles. Every error is a :class:`~relplan.errors.RelplanError`; a wrong argument
+(``trials="100"``, ``seed=-1``, ``workers=0``, ...) is a
+:class:`~relplan.errors.ConfigError` naming it (:class:`~relplan.api.arguments.RunArguments`).
+
+The functions that run many points (:func:`compare`, :func:`run_study`, :func:`plan`)
+take what the command line's ``--workers``, ``--dask``, ``--out`` (its store of finished
+points) and ``--fresh`` give: ``workers=``, ``dask=`` (``"local"``, a scheduler address or
+a ``distributed.Client``), ``store=`` (a folder, the store's file or a
+:class:`~relplan.runs.store.PointStore`) and ``fresh=``; set up as the command line sets
+them up (:mod:`relplan.runs.resources`). None of them changes a number.
 
 A config given as a value is used as it is: ``overrides`` apply to it, and it is
 validated again (a config changed with pydantic's tools is checked like a file).
@@ -15,24 +26,54 @@ validated again (a config changed with pydantic's tools is checked like a file).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
-from relplan.analysis.provenance import study_provenance
-from relplan.api.result import Result
+from relplan.api.arguments import RunArguments
+from relplan.api.calibration_results import AnalyzeResult, FitResult, ReplayResult
+from relplan.api.config_results import (
+    BaselineResult,
+    CatalogResult,
+    CheckResult,
+    InventoryResult,
+    WarmupResult,
+)
+from relplan.api.result import Estimate, Result
+from relplan.api.run_results import (
+    CompareResult,
+    OptimizeResult,
+    PlanResult,
+    SimulateResult,
+    StudyResult,
+)
 from relplan.config.loading import load_config, loads_config
 from relplan.config.schema import RelplanConfig
 from relplan.config.study import Study, load_study
+from relplan.errors import ConfigError
 from relplan.runs import preflight
-from relplan.runs.sweep import answer_sentence
-from relplan.units import format_duration
+from relplan.runs.store import PointStore
 
 __all__ = [
+    "AnalyzeResult",
+    "BaselineResult",
+    "CatalogResult",
+    "CheckResult",
+    "CompareResult",
+    "Estimate",
+    "FitResult",
+    "InventoryResult",
+    "OptimizeResult",
+    "PlanResult",
+    "PointStore",
+    "ReplayResult",
     "Result",
+    "RunArguments",
+    "SimulateResult",
     "StudyResult",
+    "WarmupResult",
     "analyze",
     "baseline",
     "catalog",
@@ -57,45 +98,64 @@ Overrides = list[str] | dict[str, Any] | None
 """``KEY=VALUE`` items, or a dict of dotted keys to values (see
 :meth:`~relplan.config.schema.RelplanConfig.with_overrides`)."""
 
+DaskTarget = Any
+"""``"local"`` (a cluster of ``workers`` workers in this process), a scheduler address
+(``"tcp://10.0.0.1:8786"``), or a ``distributed.Client`` already connected."""
+
+StoreTarget = str | Path | PointStore | None
+"""A folder (its ``points.sqlite``, as ``--out`` keeps it), the store's file, or a
+:class:`~relplan.runs.store.PointStore` already open."""
+
 
 def _config(config: ConfigSource, overrides: Overrides = None,
             warn: bool = True) -> tuple[RelplanConfig, str]:  # fmt: skip
     """The config as it is, with the overrides applied and validated again; its name."""
     if isinstance(config, RelplanConfig):
         loaded, name = config.with_overrides(overrides or []), config.name or "config"
-    else:
+    elif isinstance(config, str | Path):
         items = overrides or []
         if isinstance(items, dict):
             loaded = load_config(config).with_overrides(items)
         else:
             loaded = load_config(config, list(items))
         name = loaded.name or Path(config).stem
+    else:
+        raise ConfigError("config", "must be a config file's path or a RelplanConfig, not a "
+                                    f"{type(config).__name__}")  # fmt: skip
     if warn:  # the warning names the line of the caller's code that called the API
         preflight.warn_config(loaded, stacklevel=3)
     return loaded, name
 
 
-def _settings(config: RelplanConfig, trials: int | None, seed: int | None,
-              workers: int | None) -> tuple[int, int, int, str]:  # fmt: skip
+def _settings(config: RelplanConfig, given: RunArguments) -> tuple[int, int, int, str, str]:
+    """Trials, seed and threads: those given, else the config's ``[simulation]``; and
+    what names the trials and the workers in an error."""
     settings = config.simulation
-    return (trials if trials is not None else settings.trials,
-            seed if seed is not None else settings.seed,
-            workers if workers is not None else settings.workers,
-            "trials" if trials is not None else "simulation.trials")  # fmt: skip
+    return (given.trials if given.trials is not None else settings.trials,
+            given.seed if given.seed is not None else settings.seed,
+            given.workers if given.workers is not None else settings.workers,
+            "trials" if given.trials is not None else "simulation.trials",
+            "workers" if given.workers is not None else "simulation.workers")  # fmt: skip
 
 
-def _own_figure(kind: str, draw: Any) -> Any:
-    """A plotter for a figure of several axes, which cannot go on the caller's ``ax``."""
+def _checks_memory_here(dask: Any) -> bool:
+    """Whether the points run on this machine (no Dask, or a local cluster): their memory
+    is checked before the run."""
+    return dask is None or dask == "local"
 
-    def plotter(ax: Any) -> Any:
-        if ax is not None:
-            from relplan.errors import ConfigError
 
-            raise ConfigError("ax", f"the {kind} figure lays out its own axes: call "
-                                    f"plot({kind!r}) without ax")  # fmt: skip
-        return draw()
+@contextmanager
+def _running_points(given: RunArguments, workers: int, points: int | None,
+                    ) -> Iterator[tuple[Any, PointStore | None, Callable[[], int]]]:  # fmt: skip
+    """The pool and the store of a run of points, set up from the arguments as the command
+    line sets them up (:func:`relplan.runs.resources.running_points`), and how many
+    points the run has taken from the store so far (a store given open counts from now)."""
+    from relplan.runs.resources import running_points
 
-    return plotter
+    with running_points(workers, given.dask, points, given.store, given.fresh,
+                        dask_key="dask") as (pool, store):  # fmt: skip
+        before = store.reused if store is not None else 0
+        yield pool, store, lambda: store.reused - before if store is not None else 0
 
 
 def simulate(
@@ -104,7 +164,7 @@ def simulate(
     seed: int | None = None,
     workers: int | None = None,
     overrides: Overrides = None,
-) -> Result:
+) -> SimulateResult:
     """Simulate a training job many times (``relplan simulate``).
 
     Parameters
@@ -112,62 +172,52 @@ def simulate(
     config : str, Path or RelplanConfig
         The config.
     trials, seed, workers : int, optional
-        Monte Carlo settings; by default the config's ``[simulation]`` values. One seed
-        fixes every number, whatever the workers.
+        Monte Carlo settings (trials and threads at least 1, seed at least 0); by
+        default the config's ``[simulation]`` values. One seed fixes every number,
+        whatever the workers.
     overrides : list of str or dict, optional
         Keys to change first (see :meth:`RelplanConfig.with_overrides`).
 
     Returns
     -------
-    Result
-        ``summary()`` is the ``--json`` object; ``to_frame()`` one row per trial;
-        ``plot()`` kinds ``lost-hours-histogram``, ``lost-hours-cdf``,
-        ``lost-hours-by-bucket``, ``failures-by-mode``; ``write(dir)`` what ``--out``
-        writes. ``model``, ``trials`` and the other attributes of
-        :class:`~relplan.analysis.results.SimulationResult` are reached through it.
+    SimulateResult
+        ``goodput``, ``wall_hours``, ``lost_hours`` (:class:`Estimate`), ``model``,
+        ``trials``, ``seed``, ...; ``summary()`` is the ``--json`` object;
+        ``to_frame()`` one row per trial; ``plot()`` kinds ``lost-hours-histogram``,
+        ``lost-hours-cdf``, ``lost-hours-by-bucket``, ``failures-by-mode``;
+        ``write(dir)`` what ``--out`` writes.
+
+    Raises
+    ------
+    ConfigError
+        Naming the argument or the config key at fault.
 
     Examples
     --------
     >>> result = simulate("configs/small.toml", trials=200, seed=1)
-    >>> summary = result.summary()
-    >>> summary["trials"], 0.9 < summary["goodput"]["mean"] < 1.0
+    >>> result.trials, 0.9 < result.goodput.mean < 1.0
     (200, True)
+    >>> result.summary()["goodput"]["mean"] == result.goodput.mean
+    True
     >>> result.to_frame()[["wall_hours", "goodput"]].shape
     (200, 2)
     >>> len(repr(result)) < 600
     True
+    >>> simulate("configs/small.toml", trials="200")
+    Traceback (most recent call last):
+    ...
+    relplan.errors.ConfigError: trials: must be a whole number of at least 1, not a str ('200')
     """
     from relplan.analysis.baseline_report import step_baseline
-    from relplan.output import plots
-    from relplan.output.report import failure_table, write_simulation_outputs
     from relplan.runs.scenarios import run_scenario
 
-    loaded, name = _config(config, overrides)
-    trials, seed, workers, key = _settings(loaded, trials, seed, workers)
-    preflight.check_run([loaded], "simulate", trials, key, workers)
+    given = RunArguments(trials=trials, seed=seed, workers=workers, overrides=overrides)
+    loaded, name = _config(config, given.overrides)
+    trials, seed, workers, key, workers_key = _settings(loaded, given)
+    preflight.check_run([loaded], "simulate", trials, key, workers, workers_key=workers_key)
     result = run_scenario(loaded, trials, seed, name, workers)
-    data = result.summary()
-    step = step_baseline(loaded)
-    if step is not None:
-        data["baseline"] = step
-    goodput = data["goodput"]
-    headline = (f"{name}, {trials:,} trials, seed {seed}: goodput {goodput['mean']:.4f} "
-                f"(95% CI {goodput['ci95'][0]:.4f} to {goodput['ci95'][1]:.4f}), wall P50 "
-                f"{format_duration(data['wall_hours']['p50'])}")  # fmt: skip
     source = None if isinstance(config, RelplanConfig) else str(config)
-    return Result(
-        "simulate", headline, data, result, frame=result.to_frame,
-        plots={
-            "lost-hours-histogram": lambda ax: plots.lost_hours_histogram(
-                result.trials_frame(), name, ax=ax),
-            "lost-hours-cdf": lambda ax: plots.lost_hours_cdf(result.trials_frame(), name, ax=ax),
-            "lost-hours-by-bucket": lambda ax: plots.lost_hours_by_bucket(
-                data["lost_hours_breakdown"], name, ax=ax),
-            "failures-by-mode": lambda ax: plots.failures_by_mode(
-                failure_table(data), name, ax=ax),
-        },
-        writer=lambda folder: write_simulation_outputs(result, folder, source),
-    )  # fmt: skip
+    return SimulateResult(result, loaded, source, step_baseline(loaded))
 
 
 def optimize_interval(
@@ -176,7 +226,7 @@ def optimize_interval(
     seed: int | None = None,
     workers: int | None = None,
     overrides: Overrides = None,
-) -> Result:
+) -> OptimizeResult:
     """Find the checkpoint interval (``relplan optimize``): Young, Daly and Monte Carlo.
 
     Parameters
@@ -191,12 +241,11 @@ def optimize_interval(
 
     Returns
     -------
-    Result
-        ``summary()`` is the ``--json`` object (``young_hours``, ``daly_hours``,
-        ``mc_optimal_hours``, ``mc_optimal_ci95``, ..., and ``two_tier`` for a job with
-        a fast tier); ``to_frame()`` the curve; ``plot()`` goodput against the interval;
-        the :class:`~relplan.analysis.optimize.IntervalOptimum`'s attributes
-        (``young_hours``, ``mc_optimal_hours``, ...) are reached through it.
+    OptimizeResult
+        ``young_hours``, ``daly_hours``, ``mc_optimal_hours``, ``mc_optimal_ci95``, ...;
+        ``summary()`` is the ``--json`` object (and ``two_tier`` for a job with a fast
+        tier); ``to_frame()`` the curve; ``plot()`` goodput against the interval;
+        ``write(dir)`` what ``--out`` writes.
 
     Examples
     --------
@@ -208,30 +257,14 @@ def optimize_interval(
     ['interval_hours', 'goodput_mean']
     """
     from relplan.analysis.optimize import optimize_config
-    from relplan.output import plots
-    from relplan.output.report import write_optimize_outputs
 
-    loaded, name = _config(config, overrides)
-    trials, seed, workers, key = _settings(loaded, trials, seed, workers)
+    given = RunArguments(trials=trials, seed=seed, workers=workers, overrides=overrides)
+    loaded, name = _config(config, given.overrides)
+    trials, seed, workers, key, workers_key = _settings(loaded, given)
     command = "optimize" if loaded.job.checkpoint.fast is None else "tiers"
-    preflight.check_run([loaded], command, trials, key, workers)
+    preflight.check_run([loaded], command, trials, key, workers, workers_key=workers_key)
     optimum, tiers = optimize_config(loaded, trials, seed, workers, None, key)
-    data = optimum.to_dict()
-    if tiers is not None:
-        data["two_tier"] = tiers.to_dict()
-    headline = (f"{name}: Monte Carlo optimum {format_duration(optimum.mc_optimal_hours)}, "
-                f"Young {format_duration(optimum.young_hours)}, Daly "
-                f"{format_duration(optimum.daly_hours)} ({trials:,} trials per interval)")
-    return Result(
-        "optimize", headline, data, optimum, frame=optimum.to_frame,
-        plots={"goodput-vs-interval": lambda ax: plots.goodput_vs_interval(
-            optimum.curve, name, young_hours=optimum.young_hours,
-            daly_hours=optimum.daly_hours, mc_optimal_hours=optimum.mc_optimal_hours,
-            mc_optimal_ci95=optimum.mc_optimal_ci95,
-            p95_optimal_hours=optimum.p95_optimal_hours,
-            p95_optimal_ci95=optimum.p95_optimal_ci95, ax=ax)},
-        writer=lambda folder: write_optimize_outputs(optimum, data, folder, name),
-    )  # fmt: skip
+    return OptimizeResult(optimum, tiers, name)
 
 
 def compare(
@@ -241,7 +274,11 @@ def compare(
     seed: int | None = None,
     workers: int | None = None,
     overrides: Overrides = None,
-) -> Result:
+    *,
+    dask: DaskTarget = None,
+    store: StoreTarget = None,
+    fresh: bool = False,
+) -> CompareResult:
     """Compare scenarios on common failure streams (``relplan compare``).
 
     Parameters
@@ -254,17 +291,27 @@ def compare(
     trials, seed : int, optional
         Shared by every scenario; by default the first config's.
     workers : int, optional
-        Scenarios at once on local processes (1: one after another, in this process).
+        Scenarios at once on local processes (1: one after another, in this process), or
+        the workers of a local Dask cluster; by default the first config's
+        ``simulation.workers`` when it sets it, else every core.
     overrides : list of str or dict, optional
         Applied to every scenario, before its variant.
+    dask : str or distributed.Client, optional
+        Run the scenarios on Dask (``--dask``): ``"local"``, a scheduler address or a
+        client.
+    store : str, Path or PointStore, optional
+        Keep each finished scenario (``--out``'s ``points.sqlite``): a rerun with the
+        same config, seed, trials and budget reuses it.
+    fresh : bool
+        Ignore the scenarios stored before (``--fresh``).
 
     Returns
     -------
-    Result
-        ``summary()`` is the ``--json`` object (``scenarios``, one entry each, priced
-        when the first config has a ``[budget]``); ``to_frame()`` one row per scenario;
-        ``plot()`` goodput by scenario with its CI; ``write(dir)`` comparison.csv and
-        comparison.json.
+    CompareResult
+        ``names``, ``goodput``, ``best``, ``reused``, ...; ``summary()`` is the
+        ``--json`` object (``scenarios``, one entry each, priced when the first config
+        has a ``[budget]``); ``to_frame()`` one row per scenario; ``plot()`` goodput by
+        scenario with its CI; ``write(dir)`` comparison.csv and comparison.json.
 
     Examples
     --------
@@ -273,66 +320,46 @@ def compare(
     >>> [row["scenario"] for row in result.summary()["scenarios"]]
     ['small', 'no spares']
     """
-    from relplan.output import plots
-    from relplan.output.files import write_comparison_files
     from relplan.runs.compare import ScenarioSpec, compare_scenarios, scenario_name
-    from relplan.runs.executor import configured_workers, default_workers
+    from relplan.runs.resources import point_workers
 
-    if not configs:
-        from relplan.errors import ConfigError
-
-        raise ConfigError("configs", "give at least one config")
-    bases = [_config(source, overrides, warn=False) for source in configs]
+    given = RunArguments(trials=trials, seed=seed, workers=workers, dask=dask, store=store,
+                         fresh=fresh, overrides=overrides)  # fmt: skip
+    if isinstance(configs, str | Path | RelplanConfig) or not configs:
+        raise ConfigError("configs", "give a list of configs, at least one")
+    if variants is not None and not isinstance(variants, dict):
+        raise ConfigError("variants", "give a dict of labels to the keys each variant changes")
+    bases = [_config(source, given.overrides, warn=False) for source in configs]
     specs = [ScenarioSpec(Path(name), (), name) for _, name in bases]
     loaded = [config for config, _ in bases]
     for label, items in (variants or {}).items():
         specs.append(ScenarioSpec(Path(label), (), label))
-        loaded.append(loaded[0].with_overrides(items or []))
+        loaded.append(loaded[0].with_overrides(RunArguments(overrides=items).overrides or []))
+    if len(specs) < 2:
+        raise ConfigError("variants", "compare needs two configs, or a config and a variant")
     preflight.warn_configs([(f"scenario {scenario_name(spec, config)}", config)
                             for spec, config in zip(specs, loaded, strict=True)],
                            stacklevel=2)  # fmt: skip
-    trials, seed, _, key = _settings(loaded[0], trials, seed, None)
-    at_once = default_workers(workers if workers is not None else configured_workers(loaded[0]))
-    preflight.check_run(loaded, "compare", trials, key, min(at_once, len(loaded)))
-    data = compare_scenarios(specs, trials, seed, workers, configs=loaded)
-    frame = pd.json_normalize(data["scenarios"])
-    best = max(data["scenarios"], key=lambda row: row["goodput"])
-    headline = (f"{len(specs)} scenarios, {trials:,} trials, seed {seed}; best goodput: "
-                f"{best['scenario']} ({best['goodput']:.4f})")
-    return Result(
-        "compare", headline, data, None, frame=lambda: frame.copy(),
-        plots={"goodput": lambda ax: plots.metric_by_point(
-            frame.rename(columns={"scenario": "label"}).assign(
-                goodput_ci95_low=frame["goodput_ci95"].str[0],
-                goodput_ci95_high=frame["goodput_ci95"].str[1]),
-            "goodput", "comparison", ax=ax)},
-        writer=lambda folder: write_comparison_files(data, folder),
-    )  # fmt: skip
-
-
-@dataclass(frozen=True, repr=False, eq=False)
-class StudyResult(Result):
-    """The points of a study (a :class:`~relplan.api.result.Result` of ``sweep``).
-
-    Attributes
-    ----------
-    study : Study
-        The loaded study.
-    points : pandas.DataFrame
-        One row per point (see :func:`relplan.runs.sweep.run_study`).
-    trials : int
-        Trials per point.
-    """
-
-    study: Study | None = None
-    points: pd.DataFrame | None = None
-    trials: int = 0
+    trials, seed, _, key, workers_key = _settings(loaded[0], given)
+    at_once = point_workers(given.workers, loaded[0])
+    if _checks_memory_here(given.dask):
+        preflight.check_run(loaded, "compare", trials, key, min(at_once, len(loaded)),
+                            workers_key=workers_key)  # fmt: skip
+    with _running_points(given, at_once, len(loaded)) as (pool, store, reused):
+        data = compare_scenarios(specs, trials, seed, configs=loaded, store=store, pool=pool)
+        return CompareResult(data, reused())
 
 
 def run_study(
     study: str | Path | Study,
     trials: int | None = None,
     workers: int | None = None,
+    dask: DaskTarget = None,
+    *,
+    seed: int | None = None,
+    overrides: Overrides = None,
+    store: StoreTarget = None,
+    fresh: bool = False,
     dask_address: str | None = None,
 ) -> StudyResult:
     """Run a declarative study (``relplan sweep``) on common failure streams.
@@ -344,21 +371,34 @@ def run_study(
     trials : int, optional
         Trials per point (default: the study's).
     workers : int, optional
-        Points at once on local processes (1: one at a time in this process); by default
-        the base config's ``simulation.workers`` when it sets it, else every core. A
-        script that runs points on processes should keep its work under
-        ``if __name__ == "__main__":``, as every multiprocessing program should.
+        Points at once on local processes (1: one at a time in this process), or the
+        workers of a local Dask cluster; by default the base config's
+        ``simulation.workers`` when it sets it, else every core. A script that runs
+        points on processes should keep its work under ``if __name__ == "__main__":``,
+        as every multiprocessing program should.
+    dask : str or distributed.Client, optional
+        ``"local"`` (a cluster of ``workers`` workers in this process), a Dask scheduler
+        address or a client; the numbers do not depend on it.
+    seed : int, optional
+        The seed every point shares (default: the study's); only with a study file.
+    overrides : list of str or dict, optional
+        Keys applied to every point, after the study's own ``set`` (``--set``); only
+        with a study file.
+    store : str, Path or PointStore, optional
+        Keep each finished point (``--out``'s ``points.sqlite``): a rerun reuses it.
+    fresh : bool
+        Ignore the points stored before (``--fresh``).
     dask_address : str, optional
-        ``"local"`` (a cluster of ``workers`` workers in this process) or a Dask
-        scheduler address; the numbers do not depend on it.
+        The old name of ``dask`` (deprecated).
 
     Returns
     -------
     StudyResult
-        ``summary()`` is the ``--json`` object (``study``, ``answer``, ``files`` (empty
-        until written), ``results``, ``provenance``); ``to_frame()`` one row per point;
-        ``plot(kind)`` a metric by point (kinds: the study's metrics); ``write(dir)`` what
-        ``sweep --out`` writes.
+        ``study``, ``points``, ``trials``, ``answer``, ``reused``; ``summary()`` is the
+        ``--json`` object (``study``, ``answer``, ``files`` (empty: :meth:`write`
+        returns them), ``results``, ``provenance``); ``to_frame()`` one row per point;
+        ``plot(kind)`` a metric by point (kinds: the study's metrics) or
+        ``lost-hours-by-point``; ``write(dir)`` what ``sweep --out`` writes.
 
     Examples
     --------
@@ -366,42 +406,49 @@ def run_study(
     >>> len(result.to_frame()) == len(result.summary()["results"])
     True
     """
-    import json
-
-    from relplan.output import plots
-    from relplan.output.study_report import write_study_outputs
-    from relplan.runs.executor import configured_workers, default_workers
+    from relplan.runs.resources import point_workers
     from relplan.runs.sweep import run_study as run_study_points
 
-    loaded = study if isinstance(study, Study) else load_study(study)
-    configs = [(f"study point {label}", loaded.config(items))
-               for label, _, items in loaded.points()]
+    if dask_address is not None:
+        warnings.warn("run_study(dask_address=...) is now dask=...", DeprecationWarning,
+                      stacklevel=2)  # fmt: skip
+        if dask is not None:
+            raise ConfigError("dask_address", "give dask only (dask_address is its old name)")
+        dask = dask_address
+    given = RunArguments(trials=trials, seed=seed, workers=workers, dask=dask, store=store,
+                         fresh=fresh, overrides=overrides)  # fmt: skip
+    if isinstance(study, Study):
+        for name, value in (("seed", given.seed), ("overrides", given.overrides)):
+            if value is not None:
+                raise ConfigError(name, "applies to a study file: give its path, or load it "
+                                        "with relplan.config.study.load_study(path, "
+                                        "overrides, seed)")  # fmt: skip
+        loaded = study
+    elif isinstance(study, str | Path):
+        from relplan.config.overriding import override_items
+
+        loaded = load_study(study, override_items(given.overrides or []), given.seed)
+    else:
+        raise ConfigError("study", f"must be a study file's path or a Study, not a "
+                                   f"{type(study).__name__}")  # fmt: skip
+    points = loaded.points()
+    configs = [(f"study point {label}", loaded.config(items)) for label, _, items in points]
     preflight.warn_configs(configs, stacklevel=2)
-    per_point = trials or loaded.spec.trials
-    if dask_address is None or dask_address == "local":
-        at_once = default_workers(workers if workers is not None
-                                  else configured_workers(configs[0][1]))  # fmt: skip
+    per_point = given.trials or loaded.spec.trials
+    try:  # the workers' config: the base with the study's own set, as the command line
+        base = loaded.config(list(loaded.spec.set))
+    except ConfigError:  # valid only with each point's own keys: the first point
+        base = configs[0][1]
+    at_once = point_workers(given.workers, base)
+    if _checks_memory_here(given.dask):
         preflight.check_run([config for _, config in configs], "sweep", per_point,
-                            "trials" if trials is not None else "study.trials",
-                            min(at_once, len(configs)))  # fmt: skip
-    results = run_study_points(loaded, per_point, workers, dask_address)
-    answer = answer_sentence(loaded, results, per_point)
-    data = {
-        "study": loaded.spec.name,
-        "answer": answer,
-        "files": [],
-        "results": json.loads(results.to_json(orient="records")),
-        "provenance": study_provenance(loaded, results, per_point),
-    }
-    spec = loaded.spec
-    return StudyResult(
-        "sweep", f"{spec.name}, {len(results)} points x {per_point:,} trials: {answer}", data,
-        None, frame=lambda: results, writer=lambda folder: write_study_outputs(
-            loaded, results, folder, per_point),
-        plots={metric: (lambda ax, m=metric: plots.metric_by_point(
-            results, m, spec.name, reference=spec.reference, ax=ax)) for metric in spec.metrics},
-        study=loaded, points=results, trials=per_point,
-    )  # fmt: skip
+                            "trials" if given.trials is not None else "study.trials",
+                            min(at_once, len(configs)),
+                            workers_key="workers" if given.workers is not None
+                            else "simulation.workers")  # fmt: skip
+    with _running_points(given, at_once, len(points)) as (pool, store, reused):
+        results = run_study_points(loaded, per_point, store=store, pool=pool)
+        return StudyResult(loaded, results, per_point, reused())
 
 
 def plan(
@@ -409,7 +456,12 @@ def plan(
     trials: int | None = None,
     seed: int | None = None,
     workers: int | None = None,
-) -> Result:
+    *,
+    overrides: Overrides = None,
+    dask: DaskTarget = None,
+    store: StoreTarget = None,
+    fresh: bool = False,
+) -> PlanResult:
     """Find the best portfolio of redundancy options within a budget (``relplan plan``).
 
     Parameters
@@ -420,15 +472,27 @@ def plan(
         Trials per portfolio (at least 2) and the seed; by default the plan's, else the
         base config's ``[simulation]``.
     workers : int, optional
-        Portfolios at once on local processes (1: one at a time in this process).
+        Portfolios at once on local processes (1: one at a time in this process), or the
+        workers of a local Dask cluster.
+    overrides : list of str or dict, optional
+        Keys applied to every portfolio after the plan's own ``set`` (``--set``).
+    dask : str or distributed.Client, optional
+        Run the portfolios on Dask (``--dask``); the numbers do not depend on it.
+    store : str, Path or PointStore, optional
+        Keep each finished portfolio run (``--out``'s ``points.sqlite``): a rerun reuses
+        it.
+    fresh : bool
+        Ignore the portfolio runs stored before (``--fresh``).
 
     Returns
     -------
-    Result
+    PlanResult
+        ``best``, ``frontier``, ``attribution``, ``answer``, ``reused``, ...;
         ``summary()`` is the ``--json`` object (the frontier, the best portfolio, the
-        attribution, the uncertainty, ``answer`` and ``files``, empty until written);
-        ``to_frame()`` one row per portfolio run; ``plot()`` kinds ``frontier``,
-        ``attribution``; ``write(dir)`` what ``plan --out`` writes.
+        attribution, the uncertainty, ``answer`` and ``files``, empty: :meth:`write`
+        returns them); ``to_frame()`` one row per portfolio run; ``plot()`` kinds
+        ``frontier``, ``attribution`` (and ``tornado`` with uncertain inputs);
+        ``write(dir)`` what ``plan --out`` writes.
 
     Examples
     --------
@@ -436,31 +500,23 @@ def plan(
     >>> "answer" in result.summary()
     True
     """
+    from relplan.config.overriding import override_items
     from relplan.config.plan import load_plan
-    from relplan.output.plan_plots import attribution_figure, frontier_figure
-    from relplan.output.plan_report import plan_answer, write_plan_outputs
-    from relplan.runs.executor import PointPool, configured_workers, default_workers
-    from relplan.runs.planner import run_plan
+    from relplan.runs.planner import plan_settings, run_plan
+    from relplan.runs.resources import point_workers
 
-    loaded = load_plan(plan_file)
-    count = default_workers(workers if workers is not None else configured_workers(loaded.base))
-    with PointPool(count, None) as pool:
-        result = run_plan(loaded, trials, seed, pool=pool.start())
-    result["source"] = str(plan_file)
-    answer = plan_answer(result)
-    data = {**result, "answer": answer, "files": []}
-    frame_key = next((k for k in ("portfolios", "frontier") if isinstance(result.get(k), list)),
-                     None)  # fmt: skip
-    return Result(
-        "plan", answer, data, None,
-        frame=(lambda: pd.json_normalize(result[frame_key])) if frame_key else None,
-        plots={"frontier": _own_figure("frontier", lambda: frontier_figure(result)),
-               "attribution": _own_figure("attribution", lambda: attribution_figure(result))},
-        writer=lambda folder: write_plan_outputs(result, folder, answer),
-    )  # fmt: skip
+    given = RunArguments(trials=trials, seed=seed, workers=workers, dask=dask, store=store,
+                         fresh=fresh, overrides=overrides)  # fmt: skip
+    loaded = load_plan(plan_file, override_items(given.overrides or []))
+    trials, seed = plan_settings(loaded, given.trials, given.seed, "trials")
+    at_once = point_workers(given.workers, loaded.base)
+    with _running_points(given, at_once, None) as (pool, store, reused):
+        outcome = run_plan(loaded, trials, seed, store=store, pool=pool)
+        outcome["source"] = str(plan_file)
+        return PlanResult(outcome, reused())
 
 
-def baseline(config: ConfigSource, overrides: Overrides = None) -> Result:
+def baseline(config: ConfigSource, overrides: Overrides = None) -> BaselineResult:
     """The job's communication baseline (``relplan baseline``).
 
     Parameters
@@ -472,8 +528,10 @@ def baseline(config: ConfigSource, overrides: Overrides = None) -> Result:
 
     Returns
     -------
-    Result
-        ``summary()`` is the ``--json`` object; ``to_frame()`` one row per key of it.
+    BaselineResult
+        ``step_time_s``, ``compute_time_s``, ``exposed_communication_s``,
+        ``job_mtti_hours``; ``summary()`` is the ``--json`` object; ``to_frame()`` one
+        row per parallelism dimension; ``plot()`` the step time by dimension.
 
     Examples
     --------
@@ -482,13 +540,12 @@ def baseline(config: ConfigSource, overrides: Overrides = None) -> Result:
     """
     from relplan.analysis.baseline_report import job_baseline
 
-    loaded, name = _config(config, overrides)
-    data = job_baseline(loaded)
-    return Result("baseline", f"{name}: job MTTI {format_duration(data['job_mtti_hours'])}",
-                  data)  # fmt: skip
+    given = RunArguments(overrides=overrides)
+    loaded, name = _config(config, given.overrides)
+    return BaselineResult(name, job_baseline(loaded))
 
 
-def inventory(config: ConfigSource, overrides: Overrides = None) -> Result:
+def inventory(config: ConfigSource, overrides: Overrides = None) -> InventoryResult:
     """Component counts, the fabric, failure rates and MTTI (``relplan inventory``).
 
     Parameters
@@ -500,8 +557,10 @@ def inventory(config: ConfigSource, overrides: Overrides = None) -> Result:
 
     Returns
     -------
-    Result
-        ``summary()`` is the ``--json`` object; ``to_frame()`` one row per failure mode.
+    InventoryResult
+        ``job_servers``, ``spare_servers``, ``job_mtti_hours``, ``units``,
+        ``failure_share``; ``summary()`` is the ``--json`` object; ``to_frame()`` one
+        row per failure mode; ``plot()`` kinds ``failure-share``, ``units``.
 
     Examples
     --------
@@ -511,16 +570,12 @@ def inventory(config: ConfigSource, overrides: Overrides = None) -> Result:
     """
     from relplan.analysis.inventory_report import inventory_report
 
-    loaded, name = _config(config, overrides)
-    data = inventory_report(loaded)
-    return Result(
-        "inventory", f"{name}: {data['job_servers']} job servers, {data['spare_servers']} "
-        f"spares, job MTTI {format_duration(data['job_mtti_hours'])}", data,
-        frame=lambda: pd.DataFrame.from_dict(data["failure_modes"], orient="index"),
-    )  # fmt: skip
+    given = RunArguments(overrides=overrides)
+    loaded, name = _config(config, given.overrides)
+    return InventoryResult(name, inventory_report(loaded))
 
 
-def check(config: ConfigSource, overrides: Overrides = None) -> Result:
+def check(config: ConfigSource, overrides: Overrides = None) -> CheckResult:
     """Check a config (``relplan validate``): schema, units, consistency, warnings.
 
     Parameters
@@ -532,10 +587,13 @@ def check(config: ConfigSource, overrides: Overrides = None) -> Result:
 
     Returns
     -------
-    Result
-        ``summary()``: ``valid`` (always True: an invalid config raises), ``gpus``,
-        ``job_servers``, ``failure_modes``, ``job_mtti_hours`` and ``warnings`` (each
-        ``KEY: message``, also given as :class:`~relplan.errors.RelplanWarning`).
+    CheckResult
+        ``gpus``, ``job_servers``, ``failure_modes``, ``job_mtti_hours``, ``warnings``
+        and ``port_budget``; ``summary()``: ``valid`` (always True: an invalid config
+        raises), ``gpus``, ``job_servers``, ``failure_modes``, ``job_mtti_hours`` and
+        ``warnings`` (each ``KEY: message``, also given as
+        :class:`~relplan.errors.RelplanWarning`); ``to_frame()`` and ``plot()`` the port
+        budget per switch tier.
 
     Raises
     ------
@@ -553,30 +611,24 @@ def check(config: ConfigSource, overrides: Overrides = None) -> Result:
     """
     from relplan.sim.model import build_model
 
-    loaded, name = _config(config, overrides, warn=False)
-    given = preflight.warn_config(loaded, stacklevel=2)
+    given = RunArguments(overrides=overrides)
+    loaded, name = _config(config, given.overrides, warn=False)
+    warned = preflight.warn_config(loaded, stacklevel=2)
     model = build_model(loaded)
-    data = {
-        "valid": True,
-        "gpus": loaded.job.gpus,
-        "job_servers": model.inventory.job_servers,
-        "failure_modes": len(model.modes),
-        "job_mtti_hours": model.job_mtti_hours,
-        "warnings": [str(w) for w in given],
-    }
-    return Result("check", f"{name} is valid: {data['gpus']} GPUs on {data['job_servers']} "
-                  f"servers, job MTTI {format_duration(data['job_mtti_hours'])}, "
-                  f"{len(given)} warnings", data, loaded)  # fmt: skip
+    return CheckResult(name, loaded.job.gpus, model.inventory.job_servers, len(model.modes),
+                       model.job_mtti_hours, tuple(str(w) for w in warned),
+                       tuple(model.inventory.port_budget))  # fmt: skip
 
 
-def catalog() -> Result:
+def catalog() -> CatalogResult:
     """The default failure model of every component class, with sources (``relplan
     catalog``).
 
     Returns
     -------
-    Result
-        ``summary()`` is ``{"entries": [...]}``; ``to_frame()`` one row per entry.
+    CatalogResult
+        ``entries``; ``summary()`` is ``{"entries": [...]}``; ``to_frame()`` one row per
+        entry; ``plot()`` the MTBF of each (log scale).
 
     Examples
     --------
@@ -585,16 +637,12 @@ def catalog() -> Result:
     """
     from relplan.config.catalog import CATALOG
 
-    entries = [entry.to_dict() for entry in CATALOG]
-    return Result("catalog", f"{len(entries)} component classes", {"entries": entries},
-                  frame=lambda: pd.DataFrame(entries))  # fmt: skip
+    return CatalogResult(tuple(CATALOG))
 
 
 def _warn_all(key: str, messages: Any) -> None:
     """Give each message as a :class:`~relplan.errors.RelplanWarning` about ``key`` (the
     argument or input it concerns), at the caller's line."""
-    import warnings
-
     from relplan.errors import RelplanWarning
 
     for message in messages:
@@ -604,7 +652,7 @@ def _warn_all(key: str, messages: Any) -> None:
 def fit(csv_path: str | Path, *, family: str | None = None, as_key: str = "lifetime",
         group: str | None = None, events: bool = False, start: str | None = None,
         end: str | None = None, units: int | None = None,
-        unit_list: str | Path | None = None) -> Result:  # fmt: skip
+        unit_list: str | Path | None = None) -> FitResult:  # fmt: skip
     """Fit exponential, Weibull and lognormal lifetimes to censored data (``relplan fit``).
 
     The best family is the smallest AIC among those that pass the goodness-of-fit check
@@ -641,14 +689,16 @@ def fit(csv_path: str | Path, *, family: str | None = None, as_key: str = "lifet
 
     Returns
     -------
-    Result
-        ``summary()`` is the ``--json`` object; ``to_frame()`` one row per family (per
-        group and family with ``group``).
+    FitResult
+        ``best``, ``config`` (per group with ``group``), ``reports``; ``summary()`` is
+        the ``--json`` object; ``to_frame()`` one row per family (per group and family
+        with ``group``); ``plot()`` the survival curves of the families against the
+        Kaplan-Meier estimate.
 
     Examples
     --------
     >>> result = fit("tests/data/lifetimes.csv")
-    >>> result.summary()["best"] in result.to_frame().index
+    >>> result.best in result.to_frame().index
     True
     >>> fit("tests/data/lifetimes.csv", as_key="repair").summary()["config"][:6]
     'repair'
@@ -658,22 +708,13 @@ def fit(csv_path: str | Path, *, family: str | None = None, as_key: str = "lifet
     fitted = fit_file(csv_path, family=family, as_key=as_key, group=group, events=events,
                       start=start, end=end, units=units, unit_list=unit_list)  # fmt: skip
     _warn_all("csv_path", fitted.warnings)
-    data = fitted.data
-    if fitted.grouped:
-        frames = {name: pd.DataFrame.from_dict(one["fits"], orient="index")
-                  for name, one in data["groups"].items()}  # fmt: skip
-        return Result("fit", f"{len(fitted.reports)} groups of {group!r} fitted apart", data,
-                      fitted.reports,
-                      frame=lambda: pd.concat(frames, names=[group, "family"]))  # fmt: skip
-    report = fitted.reports[""]
-    return Result("fit", f"{report.best} chosen by {data.get('chosen_by', 'AIC')} "
-                  f"({report.sample.n} units, {report.sample.failures} failures)", data, report,
-                  frame=lambda: pd.DataFrame.from_dict(data["fits"], orient="index"))  # fmt: skip
+    return FitResult(Path(csv_path).name, fitted.reports, fitted.data,
+                     group if fitted.grouped else None)  # fmt: skip
 
 
 def analyze(log_path: str | Path, config: ConfigSource, start: str | None = None,
             end: str | None = None, *, ids: str = "auto",
-            category_map: str | Path | dict[str, str] | None = None) -> Result:  # fmt: skip
+            category_map: str | Path | dict[str, str] | None = None) -> AnalyzeResult:  # fmt: skip
     """Measure failure rates from an incident log against a config (``relplan analyze``).
 
     Parameters
@@ -693,8 +734,10 @@ def analyze(log_path: str | Path, config: ConfigSource, start: str | None = None
 
     Returns
     -------
-    Result
-        ``summary()`` is the ``--json`` object; ``to_frame()`` one row per category.
+    AnalyzeResult
+        ``counts``, ``ratio_to_config``, ``window_hours``; ``summary()`` is the
+        ``--json`` object; ``to_frame()`` one row per category; ``plot()`` the observed
+        rates with their CIs against the config's.
 
     Examples
     --------
@@ -705,7 +748,6 @@ def analyze(log_path: str | Path, config: ConfigSource, start: str | None = None
     """
     from relplan.calibrate.event_log import read_category_map
     from relplan.calibrate.incidents import incident_report, read_incident_log
-    from relplan.errors import ConfigError
     from relplan.vocab import LOG_ID_KINDS
 
     if ids not in LOG_ID_KINDS:
@@ -715,17 +757,13 @@ def analyze(log_path: str | Path, config: ConfigSource, start: str | None = None
                else category_map)  # fmt: skip
     report = incident_report(read_incident_log(log_path), loaded, start, end, ids, mapping)
     _warn_all("log_path", report["warnings"])
-    window = report.get("window", {})
-    return Result("analyze", f"{Path(log_path).name} against {name}, "
-                  f"{window.get('start')} to {window.get('end')}", report,
-                  frame=lambda: pd.DataFrame.from_dict(report["categories"],
-                                                       orient="index"))  # fmt: skip
+    return AnalyzeResult(Path(log_path).name, name, report)
 
 
 def replay(log_path: str | Path, config: ConfigSource, start: str, end: str, *,
            intervals_hours: list[float] | None = None, samples: int | None = None,
            seed: int | None = None,
-           category_map: str | Path | dict[str, str] | None = None) -> Result:  # fmt: skip
+           category_map: str | Path | dict[str, str] | None = None) -> ReplayResult:  # fmt: skip
     """Replay a log's real failures against a config's checkpoint policy (``relplan replay``).
 
     The job runs through the window and checkpoints every interval; each failure of a fatal
@@ -748,16 +786,18 @@ def replay(log_path: str | Path, config: ConfigSource, start: str, end: str, *,
     intervals_hours : list of float, optional
         Checkpoint intervals to replay, hours (default: the config's).
     samples : int, optional
-        Job start times drawn (default: the command line's).
+        Job start times drawn, at least 1 (default: the command line's).
     seed : int, optional
-        Seed of the draw (default: the config's ``simulation.seed``).
+        Seed of the draw, at least 0 (default: the config's ``simulation.seed``).
     category_map : str, Path or dict, optional
         The log's own categories onto the config's modes.
 
     Returns
     -------
-    Result
-        ``summary()`` is the ``--json`` object; ``to_frame()`` one row per interval.
+    ReplayResult
+        ``intervals_hours``, ``goodput``, ``best_interval_hours``, ``replay``;
+        ``summary()`` is the ``--json`` object; ``to_frame()`` one row per interval;
+        ``plot()`` the goodput against the interval with its CI.
 
     Examples
     --------
@@ -770,32 +810,35 @@ def replay(log_path: str | Path, config: ConfigSource, start: str, end: str, *,
     from relplan.calibrate.incidents import read_incident_log
     from relplan.calibrate.replay import DEFAULT_SAMPLES, replay_log
 
+    given = RunArguments(samples=samples, seed=seed)
+    if intervals_hours is not None:
+        _check_intervals(intervals_hours)
     loaded, name = _config(config)
     mapping = (read_category_map(category_map) if isinstance(category_map, str | Path)
                else category_map)  # fmt: skip
     report = replay_log(read_incident_log(log_path), loaded, start, end, intervals_hours,
-                        samples=samples or DEFAULT_SAMPLES, seed=seed,
+                        samples=given.samples or DEFAULT_SAMPLES, seed=given.seed,
                         category_map=mapping)  # fmt: skip
     _warn_all("log_path", report.warnings)
-    data = report.to_dict()
-    return Result("replay", f"{Path(log_path).name} replayed against {name}, "
-                  f"{start} to {end}", data, report,
-                  frame=lambda: _replay_frame(data))  # fmt: skip
+    return ReplayResult(Path(log_path).name, name, report)
 
 
-def _replay_frame(data: dict[str, Any]) -> pd.DataFrame:
-    """One row per interval replayed: goodput, lost hours and interruptions (means)."""
-    rows = []
-    for entry in data["intervals"]:
-        row = {"interval_hours": entry["interval_hours"]}
-        for key in ("goodput", "lost_hours", "interruptions"):
-            value = entry[key]
-            row[key] = value["mean"] if isinstance(value, dict) else value
-        rows.append(row)
-    return pd.DataFrame(rows)
+def _check_intervals(intervals_hours: Any) -> None:
+    """Checkpoint intervals to replay: a list of positive hours."""
+    import math
+    import numbers
+
+    if isinstance(intervals_hours, str) or not hasattr(intervals_hours, "__iter__"):
+        raise ConfigError("intervals_hours", "give a list of intervals, hours")
+    for value in intervals_hours:
+        if (isinstance(value, bool) or not isinstance(value, numbers.Real)
+                or not math.isfinite(value) or value <= 0):  # fmt: skip
+            raise ConfigError("intervals_hours", f"each interval is a positive number of "
+                                                 f"hours (got {value!r})")  # fmt: skip
 
 
-def warmup(configs: list[ConfigSource] | None = None, overrides: Overrides = None) -> Result:
+def warmup(configs: list[ConfigSource] | None = None,
+           overrides: Overrides = None) -> WarmupResult:  # fmt: skip
     """Compile the engine ahead of the first run (``relplan warmup``).
 
     The walk of trials is compiled on first use, once per set of features a config uses,
@@ -816,11 +859,12 @@ def warmup(configs: list[ConfigSource] | None = None, overrides: Overrides = Non
 
     Returns
     -------
-    Result
-        ``summary()`` is the ``--json`` object (``configs``, ``functions``,
-        ``compiled_now``, ``already_compiled``, ``seconds``); ``to_frame()`` one row per
-        compiled function (its kind, features, configs and compile seconds, null when it
-        was compiled already).
+    WarmupResult
+        ``compiled_now``, ``already_compiled``, ``seconds``; ``summary()`` is the
+        ``--json`` object (``configs``, ``functions``, ``compiled_now``,
+        ``already_compiled``, ``seconds``); ``to_frame()`` one row per compiled function
+        (its kind, features, configs and compile seconds, null when it was compiled
+        already); ``plot()`` the seconds of each.
 
     Examples
     --------
@@ -831,26 +875,23 @@ def warmup(configs: list[ConfigSource] | None = None, overrides: Overrides = Non
     >>> warmup(["configs/small.toml"]).summary()["compiled_now"]  # all compiled now
     0
     """
-    from relplan.errors import ConfigError
+    from relplan.config.overriding import override_items
     from relplan.runs.compile_ahead import configs_of, shipped_configs, warm_up
 
+    given = RunArguments(overrides=overrides)
     if configs is None:
-        if overrides:
+        if given.overrides:
             raise ConfigError("overrides", "give the configs they apply to (without them "
                                            "the shipped configs are warmed as they are)")
         loaded = shipped_configs()
     else:
+        if isinstance(configs, str | Path | RelplanConfig):
+            raise ConfigError("configs", "give a list of configs or study files")
         loaded = []
         for source in configs:
-            if isinstance(source, RelplanConfig) or isinstance(overrides, dict):
-                config, name = _config(source, overrides, warn=False)
+            if isinstance(source, RelplanConfig):
+                config, name = _config(source, given.overrides, warn=False)
                 loaded.append((name, config))
             else:
-                loaded += configs_of(source, overrides)
-    data = warm_up(loaded)
-    functions = len(data["functions"])
-    headline = (f"{data['compiled_now']} of {functions} functions compiled now, in "
-                f"{data['seconds']:.1f} s, for {len(loaded)} configs"
-                if data["compiled_now"] else
-                f"everything already compiled ({functions} functions, {len(loaded)} configs)")
-    return Result("warmup", headline, data, frame=lambda: pd.DataFrame(data["functions"]))
+                loaded += configs_of(source, override_items(given.overrides or []))
+    return WarmupResult(warm_up(loaded))

@@ -1,147 +1,204 @@
-"""The one interface of every result :mod:`relplan.api` returns.
+"""The one interface every result :mod:`relplan.api` returns.
 
-Each result holds what the command line prints with ``--json`` and gives it back the same
-ways: :meth:`Result.summary` (that JSON object, the same keys), :meth:`Result.to_frame`
-(a pandas DataFrame), :meth:`Result.plot` (a matplotlib figure, on ``ax=`` when given),
+Each command's result is a frozen dataclass of its own (:mod:`relplan.api.run_results`,
+:mod:`relplan.api.config_results`, :mod:`relplan.api.calibration_results`) with typed,
+documented attributes, and gives what it found back the same ways: :meth:`Result.summary`
+(the command's ``--json`` object, the same keys and numbers), :meth:`Result.to_frame` (a
+pandas DataFrame), :meth:`Result.plot` (a matplotlib figure, on ``ax=`` when given),
 :meth:`Result.write` (files in a folder, as ``--out`` writes them), a short ``repr`` and
-an HTML view for notebooks. Attributes of the library object behind a result (such as a
-simulation's ``model`` or an optimum's ``young_hours``) are reached through it.
+an HTML view for notebooks. A result holds data only (no callbacks), so it pickles: a
+notebook can keep it, a process pool can send it back.
 """
 
 from __future__ import annotations
 
 import copy
 import html
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from relplan.errors import ConfigError
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+__all__ = ["REPR_LIMIT", "Estimate", "Result"]
 
 REPR_LIMIT = 600
 """Characters at most of a result's ``repr``."""
 
-FrameMaker = Callable[[], Any]
-Plotter = Callable[[Any], Any]
-Writer = Callable[[Path], list[Path]]
+HTML_ROWS = 20
+"""Rows of the frame a notebook shows of a result."""
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A per-trial quantity summarized: its mean with the 95% confidence interval, its
+    spread and its percentiles, in the quantity's unit.
+
+    Attributes
+    ----------
+    mean : float
+        The mean over trials.
+    ci95 : tuple of float
+        The mean's 95% confidence interval.
+    std : float
+        The standard deviation over trials.
+    sem : float
+        The mean's standard error.
+    percentiles : dict of str to float
+        ``p5``, ``p50``, ``p95``, ``p99`` (:data:`relplan.vocab.PERCENTILES`).
+
+    Examples
+    --------
+    >>> goodput = Estimate.from_summary({"mean": 0.97, "ci95": [0.96, 0.98], "std": 0.01,
+    ...                                  "sem": 0.005, "p5": 0.95, "p50": 0.97})
+    >>> goodput.mean, goodput.ci95, goodput.percentiles["p5"]
+    (0.97, (0.96, 0.98), 0.95)
+    """
+
+    mean: float
+    ci95: tuple[float, float]
+    std: float
+    sem: float
+    percentiles: Mapping[str, float]
+
+    @classmethod
+    def from_summary(cls, entry: Mapping[str, Any]) -> Estimate:
+        """The estimate of one entry of a summary (``{"mean", "ci95", "std", "sem",
+        "p5", ...}``)."""
+        low, high = entry["ci95"]
+        return cls(entry["mean"], (low, high), entry["std"], entry["sem"],
+                   {key: value for key, value in entry.items()
+                    if key[0] == "p" and key[1:].isdigit()})  # fmt: skip
 
 
 @dataclass(frozen=True, repr=False, eq=False)
 class Result:
-    """What one relplan command found.
+    """What one relplan command found: the interface every result class shares.
+
+    A subclass names its ``command`` and ``figures`` and defines its headline
+    (``_headline``), the summary (``_summary``), :meth:`to_frame`, the drawing of each
+    figure (``_draw``) and, when its command has an ``--out``, the files it writes
+    (``_write_files``). It holds data only: methods, never stored callables, so that it
+    pickles.
 
     Attributes
     ----------
     command : str
-        The command (``simulate``, ``optimize``, ``compare``, ...).
-    headline : str
-        One line saying what was found (the start of the ``repr``).
-    data : dict
-        The ``--json`` object of the command.
-    value : object, optional
-        The library object behind the result (a
-        :class:`~relplan.analysis.results.SimulationResult`, an
-        :class:`~relplan.analysis.optimize.IntervalOptimum`, ...); its attributes are
-        reached through the result.
-
-    Examples
-    --------
-    >>> result = Result("catalog", "2 entries", {"entries": [{"class": "gpu"}, {"class": "nic"}]},
-    ...                 frame=lambda: __import__("pandas").DataFrame([{"class": "gpu"}]))
-    >>> result
-    <relplan catalog: 2 entries>
-    >>> result.summary()["entries"][0]
-    {'class': 'gpu'}
+        The command (``simulate``, ``optimize``, ``compare``, ...); a class attribute.
+    figures : tuple of str
+        The figures :meth:`plot` draws, the default first; a class attribute (see
+        :attr:`plot_kinds`).
     """
 
-    command: str
-    headline: str
-    data: dict[str, Any]
-    value: Any = None
-    frame: FrameMaker | None = None
-    plots: Mapping[str, Plotter] = field(default_factory=dict)
-    writer: Writer | None = None
+    command: ClassVar[str] = ""
+    figures: ClassVar[tuple[str, ...]] = ()
 
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or name in ("value", "data"):
-            raise AttributeError(name)
-        value = self.__dict__.get("value")
-        if value is not None and hasattr(value, name):
-            return getattr(value, name)
-        raise AttributeError(f"{type(self).__name__} of {self.command!r} has no {name!r}")
+    @property
+    def headline(self) -> str:
+        """One line saying what was found (the start of the ``repr``)."""
+        return self._headline()
+
+    def _headline(self) -> str:
+        raise NotImplementedError
 
     def summary(self) -> dict[str, Any]:
-        """The ``--json`` object of the command (a copy): the same keys, the same numbers
-        for the same inputs, trials and seed."""
-        return copy.deepcopy(self.data)
+        """The ``--json`` object of the command (a new copy each call): the same keys and
+        the same numbers, for the same inputs, trials and seed."""
+        return copy.deepcopy(self._summary())
 
-    def to_frame(self) -> Any:
-        """The result as a pandas DataFrame (what each row is depends on the command: a
-        trial, an interval, a scenario, a point, a component class, ...)."""
-        if self.frame is None:
-            import pandas as pd
+    def _summary(self) -> dict[str, Any]:
+        raise NotImplementedError
 
-            return pd.json_normalize(self.data)
-        return self.frame()
+    def to_frame(self) -> pd.DataFrame:
+        """The result as a pandas DataFrame (what a row is depends on the command: a
+        trial, an interval, a scenario, a point, a failure mode, ...)."""
+        raise NotImplementedError
 
-    def plot(self, kind: str | None = None, ax: Any = None) -> Any:
+    @property
+    def plot_kinds(self) -> list[str]:
+        """The figures :meth:`plot` draws, the default first."""
+        return list(self.figures)
+
+    def plot(self, kind: str | None = None, ax: Axes | None = None) -> Figure:
         """Draw the result.
 
         Parameters
         ----------
         kind : str, optional
-            Which figure (see :attr:`plot_kinds`); by default the first.
+            Which figure (one of :attr:`plot_kinds`); by default the first.
         ax : matplotlib.axes.Axes, optional
             Draw on these axes (in the caller's figure) instead of a new figure.
 
         Returns
         -------
         matplotlib.figure.Figure
-            The figure drawn on.
+            The figure drawn on (``ax``'s when given).
 
         Raises
         ------
         ConfigError
-            Naming ``kind`` when it is not one of :attr:`plot_kinds`, or when the command
-            has no figure.
+            Naming ``kind`` when it is not one of :attr:`plot_kinds`.
         """
-        if not self.plots:
-            raise ConfigError("kind", f"a {self.command} result has no figure; see to_frame()")
-        chosen = kind if kind is not None else next(iter(self.plots))
-        if chosen not in self.plots:
+        kinds = self.plot_kinds
+        chosen = kinds[0] if kind is None else kind
+        if chosen not in kinds:
             raise ConfigError("kind", f"{chosen!r} is not a figure of {self.command} (one of "
-                                      f"{', '.join(self.plots)})")  # fmt: skip
-        return self.plots[chosen](ax)
+                                      f"{', '.join(kinds)})")  # fmt: skip
+        return self._draw(chosen, ax)
 
-    @property
-    def plot_kinds(self) -> list[str]:
-        """The figures :meth:`plot` draws, the default first."""
-        return list(self.plots)
+    def _draw(self, kind: str, ax: Axes | None) -> Figure:
+        raise NotImplementedError
 
     def write(self, directory: str | Path) -> list[Path]:
-        """Write the result's files into ``directory`` (created if needed), each atomically:
-        what the command's ``--out`` writes, as one run as ``--out`` does (the previous
-        run's files are replaced together, see :func:`relplan.output.files.write_run`), or,
-        for a command without one, ``<command>.json`` (the summary) and ``<command>.csv``
-        (the frame).
+        """Write the result's files into ``directory`` (created if needed), each
+        atomically, as one run as ``--out`` does: the previous run's files are replaced
+        together (see :func:`relplan.output.files.write_run`).
+
+        A command with an ``--out`` writes what it writes; the others write
+        ``<command>.json`` (the summary), ``<command>.csv`` (the frame) and each figure
+        as ``<command>-<kind>.png`` and ``.svg``.
 
         Returns
         -------
         list of Path
             The files written.
+
+        Raises
+        ------
+        ConfigError
+            Naming ``directory`` when it is a file, or cannot be written.
         """
-        from relplan.output.files import check_output_dir, to_json, write_run, write_text_atomic
+        from relplan.output.files import check_output_dir, write_run
 
         folder = Path(directory)
         check_output_dir(folder, "directory")
-        if self.writer is not None:
-            return write_run(folder, self.writer, "directory")
-        folder.mkdir(parents=True, exist_ok=True)
+        return write_run(folder, lambda staging: self._write_files(staging, folder),
+                         "directory")  # fmt: skip
+
+    def _write_files(self, folder: Path, final: Path) -> list[Path]:
+        """Write the files into ``folder`` (a staging folder, renamed to ``final``
+        afterwards); by default the summary, the frame and the figures (a command without
+        ``--out``)."""
+        import pandas as pd
+
+        from relplan.output.files import to_json, write_text_atomic
+        from relplan.output.plots import save_figure
+
         json_path, csv_path = folder / f"{self.command}.json", folder / f"{self.command}.csv"
-        write_text_atomic(json_path, to_json(self.data) + "\n")
-        write_text_atomic(csv_path, self.to_frame().to_csv(index=False))
-        return [json_path, csv_path]
+        write_text_atomic(json_path, to_json(self._summary()) + "\n")
+        frame = self.to_frame()
+        write_text_atomic(csv_path, frame.to_csv(index=not isinstance(frame.index,
+                                                                     pd.RangeIndex)))
+        written = [json_path, csv_path]
+        for kind in self.plot_kinds:
+            written += save_figure(self.plot(kind), folder / f"{self.command}-{kind}")
+        return written
 
     def __repr__(self) -> str:
         text = f"<relplan {self.command}: {self.headline}>"
@@ -151,7 +208,7 @@ class Result:
 
     def _repr_html_(self) -> str:
         frame = self.to_frame()
-        rows = frame.head(20)
+        rows = frame.head(HTML_ROWS)
         more = (f"<p>{len(frame) - len(rows)} more rows: <code>.to_frame()</code></p>"
                 if len(frame) > len(rows) else "")  # fmt: skip
         return (f"<div><strong>relplan {html.escape(self.command)}</strong>: "

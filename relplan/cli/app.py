@@ -413,7 +413,7 @@ def sweep_command(
     from relplan.config.study import load_study
     from relplan.output.files import check_output_dir, to_json
     from relplan.output.study_report import write_study_outputs
-    from relplan.runs.resources import point_workers, running_points
+    from relplan.runs.resources import point_workers, running_points, store_in
     from relplan.runs.sweep import answer_sentence, run_study
     from relplan.sim.model import build_model
 
@@ -439,7 +439,7 @@ def sweep_command(
     if dask is None or dask == "local":
         _check_memory(configs, "sweep", per_point, key, min(workers, len(points)),
                       workers_key=workers_key)
-    with running_points(workers, dask, len(points), directory, fresh) as (pool, store):
+    with running_points(workers, dask, len(points), store_in(directory), fresh) as (pool, store):
         with points_progress(study.spec.name, len(points), per_point,
                              _shows_progress(as_json)) as advance:  # fmt: skip
             results = run_study(study, per_point, progress=advance, store=store, pool=pool)
@@ -517,7 +517,7 @@ def compare_command(
         parse_variant,
         scenario_name,
     )
-    from relplan.runs.resources import point_workers, running_points
+    from relplan.runs.resources import point_workers, running_points, store_in
 
     workers_key = "--workers" if workers is not None else "simulation.workers"
     items = command_overrides(overrides, interval)
@@ -541,7 +541,7 @@ def compare_command(
     if dask is None or dask == "local":
         _check_memory(configs, "compare", trials, key, min(workers, len(configs)),
                       workers_key=workers_key)
-    with running_points(workers, dask, len(configs), out, fresh) as (pool, store):
+    with running_points(workers, dask, len(configs), store_in(out), fresh) as (pool, store):
         with points_progress("comparing", len(configs), trials,
                              _shows_progress(as_json)) as advance:  # fmt: skip
             data = compare_scenarios(scenarios, trials, seed, progress=advance,

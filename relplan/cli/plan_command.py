@@ -172,7 +172,7 @@ def plan_command(
     from relplan.output.plan_report import plan_answer, plan_document, write_plan_outputs
     from relplan.runs.plan_checks import fit_plan_to_fabric
     from relplan.runs.planner import plan_settings, run_plan
-    from relplan.runs.resources import point_workers, running_points
+    from relplan.runs.resources import point_workers, running_points, store_in
     from relplan.sim.model import build_model
 
     plan = load_plan(plan_path, overrides or [])
@@ -193,7 +193,7 @@ def plan_command(
              f"({plan.spec.exhaustive_limit:,}): a local search runs a part of them")
     for warning in fitting:
         warnings.warn(warning.message, stacklevel=1)
-    with running_points(workers, dask, None, out, fresh) as (pool, store):
+    with running_points(workers, dask, None, store_in(out), fresh) as (pool, store):
         # how many portfolio runs the search needs is known only as it goes
         with points_progress("planning", None, per_portfolio,
                              not as_json and error_console.is_terminal) as advance:  # fmt: skip

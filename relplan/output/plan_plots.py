@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from relplan.output.figure_style import axes_for, new_figure, style_axes
 from relplan.output.plan_text import (
     MONEY_SHOWN,
     currency_of,
@@ -17,7 +19,6 @@ from relplan.output.plan_text import (
     objective_label,
     objective_text,
 )
-from relplan.output.plots import new_figure, style_axes
 from relplan.units import format_money
 
 
@@ -63,9 +64,13 @@ def _cluster_start(cluster: list[int], targets: list[float], spacing: float) -> 
     return mean - spacing * (len(cluster) - 1) / 2.0
 
 
-def frontier_figure(result: dict[str, Any]) -> Figure:
+def frontier_figure(result: dict[str, Any], ax: Axes | None = None) -> Figure:
     """Hardware cost against the objective: every portfolio evaluated (grey), the Pareto
     frontier with its 95% CIs (blue), the budget (dashed) and the best portfolio (star).
+
+    On a new figure the frontier's points are numbered and a key beside the chart names
+    them; on the ``ax=`` given (in the caller's figure, which is returned) the chart
+    alone is drawn, with its legend.
 
     Examples
     --------
@@ -77,8 +82,11 @@ def frontier_figure(result: dict[str, Any]) -> Figure:
     >>> len(frontier_figure(result).axes)  # the chart and the frontier's key
     2
     """
-    figure = new_figure(11.0, 5.0)
-    axes, key = figure.subplots(1, 2, width_ratios=[3.0, 1.4])
+    if ax is None:
+        figure = new_figure(11.0, 5.0)
+        axes, key = figure.subplots(1, 2, width_ratios=[3.0, 1.4])
+    else:
+        figure, axes, key = ax.figure, ax, None
     style_axes(axes)
     currency = currency_of(result)
     every = result["portfolios"]
@@ -105,6 +113,9 @@ def frontier_figure(result: dict[str, Any]) -> Figure:
     axes.set_xlabel(_plain(f"Hardware cost against the base ({currency or 'currency'})"))
     axes.set_ylabel(_plain(objective_label(result)))
     figure.suptitle(f"Redundancy portfolios — {result['plan']}", fontweight="bold")
+    if key is None:
+        axes.legend(fontsize=8, loc="best", framealpha=0.9)
+        return figure
     lines = []
     for number, point in enumerate(frontier, start=1):
         goodput = point.get("goodput")
@@ -150,8 +161,9 @@ def _number_frontier(figure: Figure, axes: Any, costs: list[float],
         note.set_in_layout(False)
 
 
-def attribution_figure(result: dict[str, Any]) -> Figure:
-    """Each option's Shapley value inside the best portfolio; the bars add up to its gain.
+def attribution_figure(result: dict[str, Any], ax: Axes | None = None) -> Figure:
+    """Each option's Shapley value inside the best portfolio; the bars add up to its gain
+    (on the ``ax=`` given, in the caller's figure, which is returned; else a new figure).
 
     Examples
     --------
@@ -160,8 +172,7 @@ def attribution_figure(result: dict[str, Any]) -> Figure:
     >>> figure.axes[0].get_title().endswith("gain: 3")
     True
     """
-    figure = new_figure(8.0, 1.2 + 0.45 * max(len(result["attribution"]), 1))
-    axes = figure.add_subplot()
+    figure, axes = axes_for(ax, 8.0, 1.2 + 0.45 * max(len(result["attribution"]), 1))
     style_axes(axes)
     items = sorted(result["attribution"].items(), key=lambda item: item[1])
     labels = [label for label, _ in items]
@@ -184,11 +195,12 @@ def attribution_figure(result: dict[str, Any]) -> Figure:
     return figure
 
 
-def tornado_figure(result: dict[str, Any]) -> Figure:
+def tornado_figure(result: dict[str, Any], ax: Axes | None = None) -> Figure:
     """What decides the plan: the recommended portfolio's lead over the runner-up at
     each uncertain input's low and high end (the others at their midpoints), the widest
     swing on top; left of zero the runner-up wins. Without a runner-up, the recommended
-    portfolio's own objective at each end.
+    portfolio's own objective at each end. On the ``ax=`` given (in the caller's figure,
+    which is returned), else on a new figure.
 
     Examples
     --------
@@ -204,8 +216,7 @@ def tornado_figure(result: dict[str, Any]) -> Figure:
     by_lead = bool(rows) and all(row.get("lead_low") is not None for row in rows)
     low_key, high_key = ("lead_low", "lead_high") if by_lead else ("objective_low",
                                                                     "objective_high")
-    figure = new_figure(8.0, 1.6 + 0.5 * max(len(rows), 1))
-    axes = figure.add_subplot()
+    figure, axes = axes_for(ax, 8.0, 1.6 + 0.5 * max(len(rows), 1))
     style_axes(axes)
     for index, row in enumerate(rows):
         low, high = row[low_key], row[high_key]

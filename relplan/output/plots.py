@@ -27,8 +27,20 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, PercentFormatter
+from matplotlib.ticker import FuncFormatter, PercentFormatter
 
+from relplan.output.figure_style import (
+    LABEL_SIZE,
+    PALETTE,
+    SMALL_SIZE,
+    axes_for,
+    figure_title,
+    log_x_axis,
+    new_figure,
+    plain_number,
+    style_axes,
+    wrap_label,
+)
 from relplan.output.files import write_atomic
 from relplan.vocab import BUCKETS, METRIC_LABELS, TAIL_PERCENTILES
 
@@ -51,18 +63,6 @@ __all__ = [
     "sweep_curves",
     "trial_timeline",
 ]
-
-PALETTE: tuple[str, ...] = (
-    "#0072B2",  # blue
-    "#D55E00",  # vermillion
-    "#009E73",  # bluish green
-    "#CC79A7",  # reddish purple
-    "#E69F00",  # orange
-    "#56B4E9",  # sky blue
-    "#000000",  # black
-    "#999999",  # grey
-)
-"""Colour-blind-safe line palette (Okabe & Ito), used in this order for series."""
 
 BUCKET_COLORS: dict[str, str] = {
     "useful": "#009E73",
@@ -105,10 +105,6 @@ _SURVIVED_LABELS: dict[str, str] = {
 LOST_BUCKETS: tuple[str, ...] = tuple(bucket for bucket in BUCKETS if bucket != "useful")
 """The buckets whose hours are lost (wall - useful), in engine order."""
 
-_TITLE_SIZE = 12
-_LABEL_SIZE = 10
-_SMALL_SIZE = 8.5
-_GRID_ALPHA = 0.3
 _MAX_FAILURE_LABELS = 40
 _MAX_TIMELINE_INTERVALS = 600
 _TIMELINE_BINS = 120
@@ -141,47 +137,6 @@ _AXIS_LABELS: dict[str, str] = {
 # --------------------------------------------------------------------------- helpers
 
 
-def new_figure(width: float, height: float) -> Figure:
-    """A figure of ``width`` x ``height`` inches that belongs to no pyplot manager;
-    constrained layout keeps it tight.
-
-    Examples
-    --------
-    >>> new_figure(4.0, 3.0).get_size_inches().tolist()
-    [4.0, 3.0]
-    """
-    return Figure(figsize=(width, height), layout="constrained")
-
-
-def axes_for(ax: Axes | None, width: float, height: float) -> tuple[Figure, Axes]:
-    """The axes a plot draws on: ``ax`` when given (in the caller's figure), else the one
-    axes of a new ``width`` x ``height`` inch figure.
-
-    Examples
-    --------
-    >>> figure, axes = axes_for(None, 4.0, 3.0)
-    >>> axes_for(axes, 9.0, 9.0) == (figure, axes)
-    True
-    """
-    if ax is not None:
-        return ax.figure, ax
-    figure = new_figure(width, height)
-    return figure, figure.add_subplot()
-
-
-def style_axes(axes: Axes) -> None:
-    """relplan's look for one axes: a light grid below the data, no top or right spine."""
-    axes.grid(True, which="major", alpha=_GRID_ALPHA, linewidth=0.6)
-    axes.set_axisbelow(True)
-    axes.tick_params(labelsize=_SMALL_SIZE + 0.5)
-    for side in ("top", "right"):
-        axes.spines[side].set_visible(False)
-
-
-def _title(figure: Figure, what: str, config_name: str) -> None:
-    figure.suptitle(f"{what} — {config_name}", fontsize=_TITLE_SIZE, fontweight="bold")
-
-
 def _require_columns(frame: pd.DataFrame, columns: Iterable[str], argument: str) -> None:
     missing = [column for column in columns if column not in frame.columns]
     if missing:
@@ -205,26 +160,6 @@ def _spans_decades(values: np.ndarray) -> bool:
     if positive.size < 2 or positive.size < np.isfinite(values).sum():
         return False
     return bool(positive.max() / positive.min() > _LOG_SPAN)
-
-
-def _plain_number(value: float, _position: float | None = None) -> str:
-    """Tick text without scientific notation: 0.25, 2, 10,000."""
-    if value == 0 or not np.isfinite(value):
-        return "0" if value == 0 else ""
-    if abs(value) >= 1 and float(value).is_integer():
-        return f"{value:,.0f}"
-    return f"{value:.3g}"
-
-
-def _log_x(axes: Axes, values: np.ndarray) -> None:
-    """Log x-axis with plain tick labels (1, 2, 5 per decade when there are few decades)."""
-    axes.set_xscale("log")
-    positive = values[np.isfinite(values) & (values > 0)]
-    decades = np.log10(positive.max() / positive.min()) if positive.size else 0.0
-    subs = (1.0, 2.0, 5.0) if decades <= 3 else (1.0,)
-    axes.xaxis.set_major_locator(LogLocator(base=10.0, subs=subs))
-    axes.xaxis.set_major_formatter(FuncFormatter(_plain_number))
-    axes.xaxis.set_minor_formatter(NullFormatter())
 
 
 def _axis_label(name: str, labels: Mapping[str, str] | None = None) -> str:
@@ -263,27 +198,10 @@ def _add_gpu_hours_axis(axes: Axes, gpus: float) -> None:
         "top", functions=(lambda hours: hours * gpus, lambda gpu_hours: gpu_hours / gpus)
     )
     secondary.set_xlabel(
-        f"GPU-hours lost per trial (GPU-hours, × {gpus:,.0f} GPUs)", fontsize=_LABEL_SIZE
+        f"GPU-hours lost per trial (GPU-hours, × {gpus:,.0f} GPUs)", fontsize=LABEL_SIZE
     )
-    secondary.xaxis.set_major_formatter(FuncFormatter(_plain_number))
-    secondary.tick_params(labelsize=_SMALL_SIZE + 0.5)
-
-
-def _wrap_label(label: str, width: int) -> str:
-    """Wrap a tick label between words, after ``", "``, never inside a word or number.
-
-    Examples
-    --------
-    >>> print(_wrap_label("gpus=1024, spares=6, servers=134", 12))
-    gpus=1024,
-    spares=6,
-    servers=134
-    """
-    parts = [textwrap.fill(part, width=width, break_long_words=False, break_on_hyphens=False)
-             for part in str(label).split(", ")]  # fmt: skip
-    if len(parts) > 1 and len(str(label)) > width:
-        return ",\n".join(parts)
-    return textwrap.fill(str(label), width=width, break_long_words=False, break_on_hyphens=False)
+    secondary.xaxis.set_major_formatter(FuncFormatter(plain_number))
+    secondary.tick_params(labelsize=SMALL_SIZE + 0.5)
 
 
 def _format_hours(hours: float) -> str:
@@ -350,14 +268,14 @@ def lost_hours_histogram(
             label=f"{name} {_format_hours(value)}",
         )
 
-    axes.set_xlabel("Lost time per trial (hours)", fontsize=_LABEL_SIZE)
-    axes.set_ylabel("Trials (count)", fontsize=_LABEL_SIZE)
+    axes.set_xlabel("Lost time per trial (hours)", fontsize=LABEL_SIZE)
+    axes.set_ylabel("Trials (count)", fontsize=LABEL_SIZE)
     gpus = _gpus_per_lost_hour(trials)
     if gpus is not None:
         _add_gpu_hours_axis(axes, gpus)
-    axes.legend(fontsize=_SMALL_SIZE, framealpha=0.9)
+    axes.legend(fontsize=SMALL_SIZE, framealpha=0.9)
     style_axes(axes)
-    _title(figure, "Hours lost per trial", config_name)
+    figure_title(figure, "Hours lost per trial", config_name)
     return figure
 
 
@@ -407,13 +325,13 @@ def lost_hours_cdf(
 
     axes.set_ylim(0.0, 1.02)
     axes.yaxis.set_major_formatter(PercentFormatter(xmax=1.0))
-    axes.set_xlabel("Lost time per trial (hours)", fontsize=_LABEL_SIZE)
-    axes.set_ylabel("Trials losing at most x (cumulative %)", fontsize=_LABEL_SIZE)
+    axes.set_xlabel("Lost time per trial (hours)", fontsize=LABEL_SIZE)
+    axes.set_ylabel("Trials losing at most x (cumulative %)", fontsize=LABEL_SIZE)
     if gpus is not None:
         _add_gpu_hours_axis(axes, gpus)
-    axes.legend(loc="lower right", fontsize=_SMALL_SIZE, framealpha=0.9)
+    axes.legend(loc="lower right", fontsize=SMALL_SIZE, framealpha=0.9)
     style_axes(axes)
-    _title(figure, "Distribution of hours lost per trial", config_name)
+    figure_title(figure, "Distribution of hours lost per trial", config_name)
     return figure
 
 
@@ -536,23 +454,23 @@ def lost_hours_by_bucket(
             textcoords="offset points",
             ha="center",
             va="bottom",
-            fontsize=_SMALL_SIZE,
+            fontsize=SMALL_SIZE,
         )
     # long names wrap between words (and after commas), never inside a number
-    wrapped = [_wrap_label(label, 13) for label in labels]
+    wrapped = [wrap_label(label, 13) for label in labels]
     axes.set_xticks(
         positions,
         wrapped,
         rotation=0 if len(frame) <= 12 else 30,
         ha="center" if len(frame) <= 12 else "right",
-        fontsize=_SMALL_SIZE,
+        fontsize=SMALL_SIZE,
     )
     axes.set_xlim(-0.75, len(frame) - 0.25)
     top = max(float(bottom.max()), 0.0 if bound is None else float(bound[present].sum()))
     axes.set_ylim(0, max(top, 1e-9) * 1.12)
-    axes.set_ylabel("Mean lost time per trial (hours)", fontsize=_LABEL_SIZE)
+    axes.set_ylabel("Mean lost time per trial (hours)", fontsize=LABEL_SIZE)
     if len(frame) > 1:
-        axes.set_xlabel("Scenario", fontsize=_LABEL_SIZE)
+        axes.set_xlabel("Scenario", fontsize=LABEL_SIZE)
     if bound is not None:
         total = float(bound[present].sum())
         axes.axhline(total, color=PALETTE[6], linestyle="--", linewidth=1.2, gid="reference",
@@ -569,14 +487,14 @@ def lost_hours_by_bucket(
             names[::-1],
             loc="upper left",
             bbox_to_anchor=(1.01, 1.0),
-            fontsize=_SMALL_SIZE,
+            fontsize=SMALL_SIZE,
             title="bucket",
-            title_fontsize=_SMALL_SIZE,
+            title_fontsize=SMALL_SIZE,
             frameon=False,
         )
     style_axes(axes)
     axes.grid(False, axis="x")
-    _title(figure, "Where the lost hours go", config_name)
+    figure_title(figure, "Where the lost hours go", config_name)
     return figure
 
 
@@ -622,15 +540,16 @@ def interruptions_by_class(
             xytext=(4, 0),
             textcoords="offset points",
             va="center",
-            fontsize=_SMALL_SIZE,
+            fontsize=SMALL_SIZE,
         )
     axes.set_yticks(positions, modes)
     axes.set_xlim(0, max(float(counts.max()), 1e-9) * 1.25)
-    axes.set_xlabel("Mean interruptions per trial (count)", fontsize=_LABEL_SIZE)
-    axes.set_ylabel("Failure mode", fontsize=_LABEL_SIZE)
+    axes.set_xlabel("Mean interruptions per trial (count)", fontsize=LABEL_SIZE)
+    axes.set_ylabel("Failure mode", fontsize=LABEL_SIZE)
     style_axes(axes)
     axes.grid(False, axis="y")
-    _title(figure, f"Interruptions by failure mode (total {total:.3g} per trial)", config_name)
+    figure_title(figure, f"Interruptions by failure mode (total {total:.3g} per trial)",
+                 config_name)
     return figure
 
 
@@ -721,17 +640,17 @@ def failures_by_mode(
             xytext=(4, 0),
             textcoords="offset points",
             va="center",
-            fontsize=_SMALL_SIZE,
+            fontsize=SMALL_SIZE,
         )
     axes.set_yticks(positions, modes)
     axes.set_xlim(0, max(float(totals.max()), 1e-9) * 1.35)
-    axes.set_xlabel("Mean failures per trial (count)", fontsize=_LABEL_SIZE)
-    axes.set_ylabel("Failure mode", fontsize=_LABEL_SIZE)
-    axes.legend(loc="lower right", fontsize=_SMALL_SIZE, framealpha=0.9, title="what it did",
-                title_fontsize=_SMALL_SIZE)  # fmt: skip
+    axes.set_xlabel("Mean failures per trial (count)", fontsize=LABEL_SIZE)
+    axes.set_ylabel("Failure mode", fontsize=LABEL_SIZE)
+    axes.legend(loc="lower right", fontsize=SMALL_SIZE, framealpha=0.9, title="what it did",
+                title_fontsize=SMALL_SIZE)  # fmt: skip
     style_axes(axes)
     axes.grid(False, axis="y")
-    _title(
+    figure_title(
         figure,
         f"Failures by mode: {total_stopped:,.2f} interruptions + {total_survived:,.2f} "
         "survived per trial",
@@ -833,18 +752,18 @@ def metric_by_point(
             gid="reference",
         )
     ticks = [
-        f"{_wrap_label(str(label), 28)}\n{fmt.format(mean)} "
+        f"{wrap_label(str(label), 28)}\n{fmt.format(mean)} "
         f"[{fmt.format(lo)}, {fmt.format(hi)}]"
         for label, mean, lo, hi in zip(frame["label"], means, frame[low], frame[high], strict=True)
     ]
     axes.set_yticks(positions, ticks)
     axes.set_ylim(-0.7, len(frame) - 0.3)
-    axes.set_xlabel(_axis_label(metric, labels), fontsize=_LABEL_SIZE)
-    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=_SMALL_SIZE, frameon=False)
+    axes.set_xlabel(_axis_label(metric, labels), fontsize=LABEL_SIZE)
+    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=SMALL_SIZE, frameon=False)
     style_axes(axes)
     axes.grid(False, axis="y")
     name = METRIC_LABELS[metric][0] if metric in METRIC_LABELS else metric.replace("_", " ")
-    _title(figure, f"Mean {name} by point, with 95% CI", config_name)
+    figure_title(figure, f"Mean {name} by point, with 95% CI", config_name)
     return figure
 
 
@@ -955,7 +874,7 @@ def trial_timeline(
         )
         _timeline_lane(lane, progress, start, duration, bucket, failure_times, failure_modes)
     _timeline_progress(progress, start, end, bucket, work_hours, failure_times.size, aggregate)
-    _title(figure, "One sample trial", config_name)
+    figure_title(figure, "One sample trial", config_name)
     return figure
 
 
@@ -1020,7 +939,7 @@ def _timeline_lane(
                 rotation=45,
                 ha="left",
                 va="bottom",
-                fontsize=_SMALL_SIZE - 1,
+                fontsize=SMALL_SIZE - 1,
                 color=FAILURE_COLOR,
             )
         progress.vlines(
@@ -1035,10 +954,10 @@ def _timeline_lane(
         )
     lane.set_ylim(lane_bottom - 0.35, marker_y + (1.6 if failure_times.size else 0.4))
     lane.set_yticks([])
-    lane.set_ylabel("Bucket\n(wall time)", fontsize=_LABEL_SIZE)
-    lane.legend(loc="upper left", bbox_to_anchor=(1.01, 1.15), fontsize=_SMALL_SIZE,
+    lane.set_ylabel("Bucket\n(wall time)", fontsize=LABEL_SIZE)
+    lane.legend(loc="upper left", bbox_to_anchor=(1.01, 1.15), fontsize=SMALL_SIZE,
                 frameon=False)  # fmt: skip
-    lane.set_title("Wall-clock time by bucket", fontsize=_LABEL_SIZE, loc="left")
+    lane.set_title("Wall-clock time by bucket", fontsize=LABEL_SIZE, loc="left")
     style_axes(lane)
     lane.grid(False, axis="y")
     lane.spines["left"].set_visible(False)
@@ -1097,12 +1016,12 @@ def _timeline_binned(
         bottom = top
     lane.set_ylim(0, 1)
     lane.yaxis.set_major_formatter(PercentFormatter(xmax=1.0, decimals=0))
-    lane.set_ylabel("Share of\nwall time", fontsize=_LABEL_SIZE)
+    lane.set_ylabel("Share of\nwall time", fontsize=LABEL_SIZE)
     lane.set_title(
-        f"Wall-clock time by bucket, per {_format_hours(width)} of wall time", fontsize=_LABEL_SIZE,
+        f"Wall-clock time by bucket, per {_format_hours(width)} of wall time", fontsize=LABEL_SIZE,
         loc="left",
     )  # fmt: skip
-    lane.legend(loc="upper left", bbox_to_anchor=(1.01, 1.05), fontsize=_SMALL_SIZE,
+    lane.legend(loc="upper left", bbox_to_anchor=(1.01, 1.05), fontsize=SMALL_SIZE,
                 frameon=False)  # fmt: skip
     style_axes(lane)
 
@@ -1124,11 +1043,11 @@ def _timeline_binned(
     if len(modes) > 4:
         summary += f", {len(modes) - 4} more modes"
     counts_axes.set_ylim(0, max(highest, 1.0) * 1.15)
-    counts_axes.set_ylabel(f"Failures per\n{_format_hours(width)}", fontsize=_LABEL_SIZE)
+    counts_axes.set_ylabel(f"Failures per\n{_format_hours(width)}", fontsize=LABEL_SIZE)
     counts_axes.set_title(f"Failures: {times.size:,} ({summary})" if times.size else
-                          "No failures", fontsize=_LABEL_SIZE, loc="left")  # fmt: skip
+                          "No failures", fontsize=LABEL_SIZE, loc="left")  # fmt: skip
     if times.size:
-        counts_axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.05), fontsize=_SMALL_SIZE,
+        counts_axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.05), fontsize=SMALL_SIZE,
                            frameon=False)  # fmt: skip
     style_axes(counts_axes)
 
@@ -1184,17 +1103,17 @@ def _timeline_progress(
     progress.set_title(
         f"Useful work against wall time: {wall_end - wall_start:,.1f} h wall, "
         f"goodput {goodput:.1%}",
-        fontsize=_LABEL_SIZE,
+        fontsize=LABEL_SIZE,
         loc="left",
     )
     progress.set_xlim(wall_start, max(wall_end, ideal_end) * 1.01)
     progress.set_ylim(0, max(ideal_end - wall_start, done[-1]) * 1.05)
-    progress.set_xlabel("Wall-clock time (hours)", fontsize=_LABEL_SIZE)
-    progress.set_ylabel("Useful work done (hours)", fontsize=_LABEL_SIZE)
-    progress.xaxis.set_major_formatter(FuncFormatter(_plain_number))
-    progress.yaxis.set_major_formatter(FuncFormatter(_plain_number))
+    progress.set_xlabel("Wall-clock time (hours)", fontsize=LABEL_SIZE)
+    progress.set_ylabel("Useful work done (hours)", fontsize=LABEL_SIZE)
+    progress.xaxis.set_major_formatter(FuncFormatter(plain_number))
+    progress.yaxis.set_major_formatter(FuncFormatter(plain_number))
     progress.legend(
-        loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=_SMALL_SIZE, frameon=False
+        loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=SMALL_SIZE, frameon=False
     )
     style_axes(progress)
 
@@ -1325,9 +1244,9 @@ def goodput_vs_interval(
     marks += [float(v) for _, _, ci, _, _ in optima if ci is not None for v in ci]
     shown = np.concatenate([interval, np.asarray(marks, dtype=float)])
     if _spans_decades(shown):
-        _log_x(axes, shown)
+        log_x_axis(axes, shown)
     axes.yaxis.set_major_formatter(PercentFormatter(xmax=1.0))
-    axes.set_ylabel("Goodput, ETTR (% of wall time)", fontsize=_LABEL_SIZE)
+    axes.set_ylabel("Goodput, ETTR (% of wall time)", fontsize=LABEL_SIZE)
     handles, names = axes.get_legend_handles_labels()
     has_wall = "wall_p95_hours" in ordered.columns
     if has_wall:
@@ -1357,8 +1276,8 @@ def goodput_vs_interval(
                 label=f"P95 optimum {_format_hours(float(p95_optimal_hours))}",
                 gid="p95-optimum-on-curve",
             )
-        twin.set_ylabel("P95 wall-clock time (hours)", fontsize=_LABEL_SIZE, color="#555555")
-        twin.tick_params(labelsize=_SMALL_SIZE + 0.5, colors="#555555")
+        twin.set_ylabel("P95 wall-clock time (hours)", fontsize=LABEL_SIZE, color="#555555")
+        twin.tick_params(labelsize=SMALL_SIZE + 0.5, colors="#555555")
         twin.spines["top"].set_visible(False)
         twin_handles, twin_names = twin.get_legend_handles_labels()
         handles, names = handles + twin_handles, names + twin_names
@@ -1367,7 +1286,7 @@ def goodput_vs_interval(
         names,
         loc="upper left",
         bbox_to_anchor=(1.13 if has_wall else 1.01, 1.0),
-        fontsize=_SMALL_SIZE,
+        fontsize=SMALL_SIZE,
         frameon=False,
     )
     style_axes(axes)
@@ -1391,19 +1310,19 @@ def goodput_vs_interval(
                        markeredgecolor="white", label=text, gid=f"optimum-{name}")  # fmt: skip
             strip.annotate(text.split(": ", 1)[1], (high if ci is not None else value, row),
                            xytext=(8, 0), textcoords="offset points", va="center",
-                           fontsize=_SMALL_SIZE, color=color)  # fmt: skip
+                           fontsize=SMALL_SIZE, color=color)  # fmt: skip
             axes.axvline(value, color=color, linestyle=":", linewidth=0.9, alpha=0.7)
         strip.set_yticks(rows, [name for name, *_ in optima])
         strip.set_ylim(-0.6, len(optima) - 0.4)
-        strip.set_title("Optimal interval by method", fontsize=_LABEL_SIZE, loc="left")
+        strip.set_title("Optimal interval by method", fontsize=LABEL_SIZE, loc="left")
         style_axes(strip)
         strip.grid(False, axis="y")
-        strip.tick_params(axis="y", labelsize=_SMALL_SIZE)
+        strip.tick_params(axis="y", labelsize=SMALL_SIZE)
         bottom = strip
     bottom.set_xlabel(
-        "Checkpoint interval (hours of work between checkpoints)", fontsize=_LABEL_SIZE
+        "Checkpoint interval (hours of work between checkpoints)", fontsize=LABEL_SIZE
     )
-    _title(figure, "Goodput against checkpoint interval", config_name)
+    figure_title(figure, "Goodput against checkpoint interval", config_name)
     return figure
 
 
@@ -1491,26 +1410,26 @@ def sweep_curves(
                     gid=f"{metric}-ci95",
                 )
         if log_x:
-            _log_x(axes, x_values)
-        axes.set_ylabel(_axis_label(metric, labels), fontsize=_LABEL_SIZE)
-        axes.yaxis.set_major_formatter(FuncFormatter(_plain_number))
+            log_x_axis(axes, x_values)
+        axes.set_ylabel(_axis_label(metric, labels), fontsize=LABEL_SIZE)
+        axes.yaxis.set_major_formatter(FuncFormatter(plain_number))
         style_axes(axes)
     for axes in grid[len(metrics) :]:
         axes.set_visible(False)
     for index, axes in enumerate(grid[: len(metrics)]):
         if index + columns >= len(metrics):  # lowest visible panel of its column
-            axes.set_xlabel(_axis_label(x, labels), fontsize=_LABEL_SIZE)
+            axes.set_xlabel(_axis_label(x, labels), fontsize=LABEL_SIZE)
             axes.tick_params(labelbottom=True)
     if hue:
         grid[0].legend(
             loc="upper left",
             bbox_to_anchor=(1.01, 1.0),
-            fontsize=_SMALL_SIZE,
+            fontsize=SMALL_SIZE,
             frameon=False,
             title=hue,
-            title_fontsize=_SMALL_SIZE,
+            title_fontsize=SMALL_SIZE,
         )
-    _title(figure, f"Sweep over {x}", config_name)
+    figure_title(figure, f"Sweep over {x}", config_name)
     return figure
 
 

@@ -391,7 +391,8 @@ def _receive_exactly(connection: Any, size: int, deadline: float) -> bytes:
     return data
 
 
-def check_dask_scheduler(address: str, timeout_seconds: float = DASK_CONNECT_SECONDS) -> None:
+def check_dask_scheduler(address: str, timeout_seconds: float = DASK_CONNECT_SECONDS,
+                         key: str = "--dask") -> None:  # fmt: skip
     """Check that a Dask scheduler answers at a ``tcp://`` address, before a client
     connects: it must send its handshake (distributed's framed message) within
     ``timeout_seconds``. Other schemes (``tls://``, ``inproc://``) are left to the client.
@@ -407,11 +408,13 @@ def check_dask_scheduler(address: str, timeout_seconds: float = DASK_CONNECT_SEC
         The scheduler address, e.g. ``tcp://10.0.0.1:8786``.
     timeout_seconds : float
         The time allowed for the connection and the handshake together, seconds.
+    key : str
+        What names the address in an error (``--dask``, or ``dask`` from Python).
 
     Raises
     ------
     ConfigError
-        Naming ``--dask``, in one line, when the address is malformed, nothing answers
+        Naming ``key``, in one line, when the address is malformed, nothing answers
         in time, the connection is refused, or the server is not a Dask scheduler.
 
     Examples
@@ -434,7 +437,7 @@ def check_dask_scheduler(address: str, timeout_seconds: float = DASK_CONNECT_SEC
             return
         host, port = parse_host_port(location)
     except ValueError as error:
-        raise ConfigError("--dask", f"{address!r} is not \"local\" or a scheduler address "
+        raise ConfigError(key, f"{address!r} is not \"local\" or a scheduler address "
                                     f"such as tcp://10.0.0.1:8786 ({error})") from None
     deadline = time.monotonic() + timeout_seconds
     try:
@@ -450,19 +453,19 @@ def check_dask_scheduler(address: str, timeout_seconds: float = DASK_CONNECT_SEC
             if 8 * (1 + frames) + sum(sizes) != length:
                 raise ValueError
     except TimeoutError:
-        raise ConfigError("--dask", f"no Dask scheduler answered at {address} within "
+        raise ConfigError(key, f"no Dask scheduler answered at {address} within "
                                     f"{timeout_seconds:g} s (the server said nothing)") from None
     except (EOFError, ValueError, struct.error):
-        raise ConfigError("--dask", f"{address} is not a Dask scheduler (it did not answer "
+        raise ConfigError(key, f"{address} is not a Dask scheduler (it did not answer "
                                     "with Dask's handshake)") from None
     except OSError as error:
         reason = error.strerror or type(error).__name__
-        raise ConfigError("--dask", f"no Dask scheduler at {address}: {reason}") from None
+        raise ConfigError(key, f"no Dask scheduler at {address}: {reason}") from None
 
 
 @contextmanager
 def dask_client(address: str, timeout_seconds: float | None = None,
-                workers: int = 1) -> Iterator[Any]:  # fmt: skip
+                workers: int = 1, key: str = "--dask") -> Iterator[Any]:  # fmt: skip
     """Connect to Dask (or start a local cluster) before any work, and close it after.
 
     Parameters
@@ -474,6 +477,9 @@ def dask_client(address: str, timeout_seconds: float | None = None,
         How long to wait for the scheduler (default: :data:`DASK_CONNECT_SECONDS`).
     workers : int
         Workers of a local cluster.
+    key : str
+        What names the address in an error (``--dask`` on the command line, ``dask``
+        from Python).
 
     Yields
     ------
@@ -483,7 +489,7 @@ def dask_client(address: str, timeout_seconds: float | None = None,
     Raises
     ------
     ConfigError
-        Naming ``--dask`` when the address is malformed, no scheduler answers in time, or
+        Naming ``key`` when the address is malformed, no scheduler answers in time, or
         the server there is not Dask (see :func:`check_dask_scheduler`).
 
     Examples
@@ -506,18 +512,18 @@ def dask_client(address: str, timeout_seconds: float | None = None,
                                    processes=False, dashboard_address=None)  # fmt: skip
             client = Client(cluster)
         else:
-            check_dask_scheduler(address, timeout_seconds)
+            check_dask_scheduler(address, timeout_seconds, key)
             client = Client(address, timeout=f"{timeout_seconds}s")
     except ConfigError:
         raise
     except ValueError as error:
-        raise ConfigError("--dask", f"{address!r} is not \"local\" or a scheduler address such "
+        raise ConfigError(key, f"{address!r} is not \"local\" or a scheduler address such "
                                     f"as tcp://10.0.0.1:8786 ({error})") from None
     except (OSError, TimeoutError) as error:
-        raise ConfigError("--dask", f"no Dask scheduler answered at {address} within "
+        raise ConfigError(key, f"no Dask scheduler answered at {address} within "
                                     f"{timeout_seconds:g} s ({error})") from None
     except Exception as error:  # any other failure of the handshake: one line, no traceback
-        raise ConfigError("--dask", f"could not connect to Dask at {address} "
+        raise ConfigError(key, f"could not connect to Dask at {address} "
                                     f"({type(error).__name__}: {error})") from None
     try:
         yield client

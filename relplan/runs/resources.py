@@ -45,31 +45,49 @@ def point_workers(option: int | None, config: Any) -> int:
     return default_workers(option if option is not None else configured_workers(config))
 
 
+def store_in(folder: Path | None) -> Path | None:
+    """The store's file of an output folder (its :data:`~relplan.runs.store.STORE_NAME`),
+    or None without a folder.
+
+    Examples
+    --------
+    >>> store_in(Path("out/study")).as_posix(), store_in(None)
+    ('out/study/points.sqlite', None)
+    """
+    return folder / STORE_NAME if folder is not None else None
+
+
 @contextmanager
-def running_points(workers: int, dask: str | None, points: int | None,
-                   store_folder: Path | None, fresh: bool,
+def running_points(workers: int, dask: Any, points: int | None, store: Path | PointStore | None,
+                   fresh: bool, dask_key: str = "--dask",
                    ) -> Iterator[tuple[PointPool, PointStore | None]]:  # fmt: skip
     """Connect to Dask, start the pool of worker processes and open the store of finished
-    points, in that order, and close them all after.
+    points, in that order, and close them all after (what was given open is left open).
 
     The workers start before any progress bar's thread and before the store's
-    connection: forked from this process, with no other thread and no SQLite handle.
+    connection: forked from this process, with no other thread and no SQLite handle (a
+    store given open was opened before; the workers never use it).
 
     Parameters
     ----------
     workers : int
         Points at once (see :func:`point_workers`).
-    dask : str, optional
+    dask : str or distributed.Client, optional
         "local" (a cluster of ``workers`` workers in this process) or a scheduler address,
-        checked first (see :func:`relplan.runs.executor.dask_client`); None: local
-        processes.
+        checked first (see :func:`relplan.runs.executor.dask_client`); or a client
+        already connected, used as it is; None: local processes.
     points : int, optional
         Points to run, when known (no more processes start than points).
-    store_folder : Path, optional
-        The output folder holding :data:`~relplan.runs.store.STORE_NAME` (None: nothing
-        is stored).
+    store : Path or PointStore, optional
+        The store's file (an output folder's :data:`~relplan.runs.store.STORE_NAME`, see
+        :func:`store_in`), opened here; or a store already open, used as it is; None:
+        nothing is stored.
     fresh : bool
-        Ignore the points stored before (they are replaced as the run finishes them).
+        Ignore the points stored before in the file (they are replaced as the run
+        finishes them).
+    dask_key : str
+        What names ``dask`` in an error (``--dask`` on the command line, ``dask`` from
+        Python).
 
     Yields
     ------
@@ -84,13 +102,13 @@ def running_points(workers: int, dask: str | None, points: int | None,
     True
     """
     with ExitStack() as stack:
-        client = (stack.enter_context(dask_client(dask, workers=workers))
-                  if dask is not None else None)  # fmt: skip
+        client = dask
+        if isinstance(dask, str):
+            client = stack.enter_context(dask_client(dask, workers=workers, key=dask_key))
         processes = workers if points is None else min(workers, points)
         pool = stack.enter_context(PointPool(processes, client)).start()
-        store = None
-        if store_folder is not None:
-            store = stack.enter_context(PointStore(store_folder / STORE_NAME, fresh))
+        if isinstance(store, Path):
+            store = stack.enter_context(PointStore(store, fresh))
         yield pool, store
 
 

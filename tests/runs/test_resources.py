@@ -15,6 +15,7 @@ from relplan.runs.resources import (
     point_workers,
     reused_sentence,
     running_points,
+    store_in,
 )
 from relplan.runs.run_size import POINT_LIMIT
 from relplan.runs.store import STORE_NAME, PointStore, point_key
@@ -31,21 +32,34 @@ def test_the_workers_asked_for_come_before_the_configs_before_every_core() -> No
 
 
 def test_no_more_processes_start_than_points_and_the_store_is_the_folders(tmp_path) -> None:
-    with running_points(4, None, 1, tmp_path, fresh=False) as (pool, store):
+    with running_points(4, None, 1, store_in(tmp_path), fresh=False) as (pool, store):
         assert pool.workers == 1 and pool.local
         assert store is not None and store.path == tmp_path / STORE_NAME
         store.put(point_key("ab" * 32, 0, 10, "sweep"), {"goodput": 0.5})
     with running_points(3, None, None, None, fresh=False) as (pool, store):
         assert pool.workers == 3 and store is None
     # the store was closed with the pool, its point committed; fresh ignores it
-    with running_points(1, None, 2, tmp_path, fresh=True) as (_, store):
+    with running_points(1, None, 2, store_in(tmp_path), fresh=True) as (_, store):
         assert store is not None and len(store) == 0
+
+
+def test_a_store_given_open_is_used_and_left_open(tmp_path) -> None:
+    key = point_key("ef" * 32, 0, 10, "sweep")
+    with PointStore(tmp_path / "elsewhere.sqlite") as given:
+        with running_points(1, None, 1, given, fresh=False) as (_, store):
+            assert store is given
+            store.put(key, {"goodput": 0.5})
+        assert len(given) == 1  # still open after the run
 
 
 def test_a_bad_dask_address_is_refused_before_any_pool_starts() -> None:
     with pytest.raises(ConfigError) as caught, running_points(2, "nonsense", 2, None, False):
         pass
     assert caught.value.key == "--dask"
+    with pytest.raises(ConfigError) as caught, running_points(2, "tcp://127.0.0.1:1", 2, None,
+                                                              False, dask_key="dask"):
+        pass
+    assert caught.value.key == "dask"  # from Python, the argument's name
 
 
 def test_the_points_reused_are_told_in_one_sentence(tmp_path) -> None:
