@@ -153,7 +153,7 @@ def fitted_survival(reports: Mapping[str, FitReport], name: str,
         handles.append(Line2D([], [], color="#555555", marker="|", linestyle="none",
                               markersize=7))  # fmt: skip
         labels.append("censored: left still " + ("in repair" if repair else "working"))
-    axes.legend(handles, labels, fontsize=SMALL_SIZE, loc="upper right", framealpha=0.9)
+    axes.legend(handles, labels, fontsize=SMALL_SIZE, loc="lower left", framealpha=0.9)
     figure_title(figure, "Repair times fitted" if repair else "Lifetimes fitted", name)
     return figure
 
