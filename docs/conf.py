@@ -14,6 +14,7 @@ from pathlib import Path
 DOCS = Path(__file__).resolve().parent
 REPO = DOCS.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(DOCS))  # gallery_scraper
 os.chdir(REPO)  # pages and examples name configs/ and studies/ from the repository root
 
 from relplan.version import __version__  # noqa: E402
@@ -62,6 +63,10 @@ sphinx_gallery_conf = {
     "filename_pattern": r"plot_",
     "download_all_examples": False,
     "remove_config_comments": True,
+    # relplan's figures belong to no pyplot manager: gallery_scraper finds them in the
+    # examples' variables; matplotlib's scraper still catches pyplot figures
+    "image_scrapers": ("matplotlib", "gallery_scraper.relplan_figures"),
+    "within_subsection_order": "FileNameSortKey",
 }
 
 html_theme = "pydata_sphinx_theme"

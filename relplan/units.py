@@ -88,6 +88,42 @@ class UnitError(ValueError):
     """A quantity that cannot be read: no unit, an unknown unit or not a number."""
 
 
+class Quantity(float):
+    """A number in relplan's unit (hours, bytes, bytes per second) read from a text with
+    its own unit, which it keeps: ``"12.749y"`` is 111757.734 hours and writes back as
+    ``"12.749y"``.
+
+    It is the float it holds for every purpose (arithmetic, comparison, hashing, JSON,
+    NumPy, numba): two quantities of equal value are equal whatever their texts, and the
+    result of arithmetic on one is a plain float. Only the writers of config text
+    (:meth:`relplan.config.schema.RelplanConfig.to_toml`) read :attr:`text`.
+
+    Parameters
+    ----------
+    value : float
+        The number, in relplan's unit.
+    text : str
+        The text it was read from; it must read back to ``value``.
+
+    Examples
+    --------
+    >>> mtbf = Quantity(parse_duration_hours("12.749y"), "12.749y")
+    >>> mtbf, mtbf.text, mtbf == 111757.73400000001, mtbf * 2 == 2 * float(mtbf)
+    (111757.73400000001, '12.749y', True, True)
+    """
+
+    __slots__ = ("text",)
+    text: str
+
+    def __new__(cls, value: float, text: str) -> Quantity:
+        quantity = super().__new__(cls, value)
+        quantity.text = text
+        return quantity
+
+    def __reduce__(self) -> tuple[type[Quantity], tuple[float, str]]:
+        return type(self), (float(self), self.text)
+
+
 def _split(text: str) -> tuple[float, str]:
     match = _QUANTITY.match(text)
     if match is None:

@@ -32,6 +32,21 @@ DOC_PAGES = sorted(path for path in (REPO / "docs").rglob("*.md")
 """The documentation's hand-written pages (generated study reports left out)."""
 
 
+def doc_outputs() -> Any:
+    """``scripts/make_doc_outputs.py`` as a module: the commands the tutorial and the
+    how-to pages show with their output, and how they are run and compared."""
+    import importlib.util
+    import sys
+
+    name = "make_doc_outputs"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # before it runs: its dataclasses look their module up
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
 def docs_text() -> str:
     """The README and every documentation page, one text (what the docs promise)."""
     return "\n".join(path.read_text() for path in [REPO / "README.md", *DOC_PAGES])

@@ -11,11 +11,16 @@ import pytest
 from typer.testing import CliRunner
 
 from relplan.cli.app import app
-from tests.conftest import MINIMAL_TOML, REPO, docs_text
+from tests.conftest import MINIMAL_TOML, REPO, doc_outputs, docs_text
 
 README = (REPO / "README.md").read_text()
 DOCS = docs_text()
-EXAMPLES = list(dict.fromkeys(re.findall(r"^\$ relplan (.+)$", DOCS, flags=re.MULTILINE)))
+SHOWN = {command.command for page in doc_outputs().PAGES
+         for command in doc_outputs().shown_commands(page)}  # fmt: skip
+"""The commands shown with their output, which tests/test_doc_outputs.py runs."""
+EXAMPLES = [example for example in dict.fromkeys(re.findall(r"^\$ relplan (.+)$", DOCS,
+                                                            flags=re.MULTILINE))
+            if example not in SHOWN]  # fmt: skip
 ERRORS = re.findall(r"^error: (.+)$", DOCS, flags=re.MULTILINE)
 
 

@@ -8,6 +8,7 @@ mistake is reported as one :class:`ConfigError` naming the dotted key at fault.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -21,6 +22,8 @@ from pydantic import (
     Tag,
     ValidationError,
     ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
     field_validator,
     model_validator,
 )
@@ -31,6 +34,7 @@ from relplan.config.toml_text import toml_document
 from relplan.units import (
     HOURS_PER_YEAR,
     MAX_DURATION_HOURS,
+    Quantity,
     parse_bandwidth_bytes_per_s,
     parse_count,
     parse_duration_hours,
@@ -54,18 +58,44 @@ digest) they stay numbers in hours, bytes and bytes per second."""
 
 
 def _with_unit(unit: str) -> Any:
-    """A serializer writing a number as config text in ``unit`` when asked to
-    (:data:`WITH_UNITS`): ``repr`` keeps every digit, so that it reads back exactly."""
+    """A serializer writing a number as config text when asked to (:data:`WITH_UNITS`): the
+    text it was read from (a :class:`~relplan.units.Quantity`: ``"12.749y"`` stays
+    ``"12.749y"``), else the number in ``unit``, with ``repr`` keeping every digit, so that
+    it reads back exactly."""
 
     def write(value: Any, info: SerializationInfo) -> Any:
         if value == "auto" or not (info.context or {}).get("units"):
             return value
+        if isinstance(value, Quantity):
+            return value.text
         return f"{value!r}{unit}"
 
     return PlainSerializer(write, when_used="json")
 
 
-Hours = Annotated[float, BeforeValidator(parse_duration_hours), _with_unit("h")]
+def _keeping_text(parse: Callable[[Any], float]) -> Any:
+    """A validator reading a quantity with ``parse`` (its checks, such as ``gt=0``, then
+    apply to the number) into a :class:`~relplan.units.Quantity` that keeps its text;
+    ``"auto"`` passes through where the field allows it."""
+
+    def read(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        if value == "auto":
+            return handler(value)
+        number = handler(parse(value))
+        return Quantity(number, value.strip()) if isinstance(value, str) else number
+
+    return WrapValidator(read)
+
+
+def _shown(unit: str | None = None, default: str | None = None) -> dict[str, str]:
+    """What the config reference (:mod:`relplan.config.reference`) shows of a key beyond
+    its type and description: the unit of a plain number, and the default in words where
+    it follows from other keys (``json_schema_extra`` of its ``Field``)."""
+    return {key: text for key, text in (("unit", unit), ("default", default)) if text}
+
+
+_DURATION_TEXT = _keeping_text(parse_duration_hours)
+Hours = Annotated[float, _DURATION_TEXT, _with_unit("h")]
 Fraction = Annotated[float, BeforeValidator(parse_fraction)]
 Count = Annotated[float, BeforeValidator(parse_count)]
 
@@ -113,16 +143,25 @@ class DistributionConfig(_Strict):
     fixed: ``mean`` (a constant; zero allowed, for repairs).
     """
 
-    dist: Literal["exponential", "weibull", "lognormal", "fixed"]
-    mtbf: Hours | None = Field(default=None, gt=0)
-    mean: Hours | None = Field(default=None, ge=0)
-    afr: Fraction | None = Field(default=None, gt=0, lt=1)
-    scale: Hours | None = Field(default=None, gt=0)
-    shape: float | None = Field(default=None, gt=0)
-    median: Hours | None = Field(default=None, gt=0)
+    dist: Literal["exponential", "weibull", "lognormal", "fixed"] = Field(
+        description="The family: `exponential`, `weibull`, `lognormal` or `fixed` (a constant).")
+    mtbf: Hours | None = Field(default=None, gt=0, description=(
+        "The mean (mean time between failures); the same as `mean`."))
+    mean: Hours | None = Field(default=None, ge=0, description=(
+        "The mean; for `fixed`, the constant (zero allowed: a restart-only repair)."))
+    afr: Fraction | None = Field(default=None, gt=0, lt=1, description=(
+        "`exponential`: the annual failure rate, a probability (`\"5%\"`); MTBF = "
+        "-8766 h / ln(1 - AFR)."))
+    scale: Hours | None = Field(default=None, gt=0, description=(
+        "`weibull`: the scale, the age by which 63.2% have failed."))
+    shape: float | None = Field(default=None, gt=0, description=(
+        "`weibull`: the shape (below 1 a hazard falling with age, above 1 wear-out); above "
+        "about 0.006, below which the mean overflows."))
+    median: Hours | None = Field(default=None, gt=0, description="`lognormal`: the median.")
     # sigma above 10 puts the lognormal's mass more than 40 decades apart: a typo, and
     # beyond what its equilibrium sampler can bracket
-    sigma: float | None = Field(default=None, gt=0, le=10)
+    sigma: float | None = Field(default=None, gt=0, le=10, description=(
+        "`lognormal`: the standard deviation of the log of the duration, at most 10."))
 
     @model_validator(mode="after")
     def _check_parameters(self) -> DistributionConfig:
@@ -214,9 +253,14 @@ class LemonsConfig(_Strict):
     normal units change nothing.
     """
 
-    share: Fraction = Field(ge=0, le=1)
-    factor: float = Field(ge=1)
-    curable: bool = False
+    share: Fraction = Field(ge=0, le=1, description=(
+        "Share of the mode's units in the bad cohort, drawn per trial."))
+    factor: float = Field(ge=1, description=(
+        "How many times as often a lemon fails: its lifetimes are the mode's divided by it."),
+        json_schema_extra=_shown(unit="x"))
+    curable: bool = Field(default=False, description=(
+        "A successful repair (probability `repair_success`) makes a lemon a normal unit "
+        "(AIReSim's model); a failed one leaves it a lemon."))
 
 
 REFAIL_DEFAULT_HOURS = 1.0
@@ -263,26 +307,68 @@ class FailureModeConfig(_Strict):
     and any other keeps it; a process crash that keeps its host's memory says ``true``.
     """
 
-    lifetime: DistributionConfig
-    repair: DistributionConfig = Field(default_factory=_zero_repair)
-    detect: Hours | None = Field(default=None, ge=0)
-    unit: Literal[FAILURE_UNITS] | None = None
-    start: Literal["equilibrium", "new"] = "equilibrium"
-    spares: bool | None = None
-    impact: Literal[IMPACT_SETTINGS] = "auto"
-    evict: Literal["now", "at-checkpoint"] = "now"
-    drain: Literal[DRAIN_POLICIES] | None = None
-    keeps_fast_tier: bool | None = None
-    detect_probability: Fraction = Field(default=1.0, ge=0, le=1)
-    slowdown: float | None = Field(default=None, ge=1)
-    stall: Hours | None = Field(default=None, ge=0)
-    soft_slowdown: float | None = Field(default=None, ge=1)
-    soft_duration: Hours | None = Field(default=None, ge=0)
-    lemons: LemonsConfig | None = None
-    repair_success: Fraction | None = Field(default=None, gt=0, le=1)
-    refail: DistributionConfig | None = None
-    retire_after: int | None = Field(default=None, ge=1, le=10**9)  # 1e9: never, in effect
-    retire: Literal["replace", "remove"] = "replace"
+    lifetime: DistributionConfig = Field(description=(
+        "Time to failure of one unit (a distribution)."))
+    repair: DistributionConfig = Field(default_factory=_zero_repair, description=(
+        "Time to repair a failed unit (a distribution); the job waits for it only when no "
+        "spare stands in."), json_schema_extra=_shown(default="fixed, 0 s"))
+    detect: Hours | None = Field(default=None, ge=0, description=(
+        "Time from the failure until the job notices it."), json_schema_extra=_shown(
+        default="30 s; 1 h for `slow`, 24 h for `corruption`"))
+    unit: Literal[FAILURE_UNITS] | None = Field(default=None, description=(
+        "What the mode is counted per: a component class, or `job` (one per job)."),
+        json_schema_extra=_shown(default="NAME, when NAME is a class"))
+    start: Literal["equilibrium", "new"] = Field(default="equilibrium", description=(
+        "`equilibrium`: units of every age, as in a running fleet; `new`: every unit of age "
+        "0 at the job's start (shows infant mortality)."))
+    spares: bool | None = Field(default=None, description=(
+        "Whether a spare stands in for a failed unit: a spare server, a rack's worth of "
+        "them, a spare domain."), json_schema_extra=_shown(
+        default="true for gpu, host, nic, rack, domain"))
+    impact: Literal[IMPACT_SETTINGS] = Field(default="auto", description=(
+        "What a failure does to the job: `auto` (from the class and the network's "
+        "redundancy), `fatal`, `degraded` (runs on slowed until repaired), `transient` (a "
+        "stall), `slow` (a fail-slow unit) or `corruption` (silent data corruption)."))
+    evict: Literal["now", "at-checkpoint"] = Field(default="now", description=(
+        "`slow`: once found, `now` restarts on a spare from the last checkpoint; "
+        "`at-checkpoint` runs on to the next checkpoint first."))
+    drain: Literal[DRAIN_POLICIES] | None = Field(default=None, description=(
+        "Overrides `job.drain` for this mode (a degraded mode of a server's own NIC, link "
+        "or optic only)."), json_schema_extra=_shown(default="`job.drain`"))
+    keeps_fast_tier: bool | None = Field(default=None, description=(
+        "Whether a failure leaves a fast checkpoint tier held in host memory (`survives = "
+        "\"none\"`) usable; a process crash that keeps its host's memory says `true`."),
+        json_schema_extra=_shown(default="false for gpu, host, nic; true otherwise"))
+    detect_probability: Fraction = Field(default=1.0, ge=0, le=1, description=(
+        "`corruption`: the probability a corruption is found, `detect` after it."))
+    slowdown: float | None = Field(default=None, ge=1, description=(
+        "`degraded`, `slow`: the job's step-time ratio while it lasts."),
+        json_schema_extra=_shown(unit="x", default="the communication model; 1.25 for `slow`"))
+    stall: Hours | None = Field(default=None, ge=0, description=(
+        "`transient`: how long the job stalls; a stall as long as the collective timeout or "
+        "the transport's retry window is fatal."), json_schema_extra=_shown(
+        default="the failover timers"))
+    soft_slowdown: float | None = Field(default=None, ge=1, description=(
+        "`transient`: the step-time ratio after the stall, for `soft_duration` (PFC "
+        "congestion spreading)."), json_schema_extra=_shown(
+        unit="x", default="from `network.pfc_pause_share`"))
+    soft_duration: Hours | None = Field(default=None, ge=0, description=(
+        "`transient`: how long the slowdown after the stall lasts."),
+        json_schema_extra=_shown(default="0: none"))
+    lemons: LemonsConfig | None = Field(default=None, description=(
+        "A cohort of bad units, failing `factor` times as often (a table)."))
+    repair_success: Fraction | None = Field(default=None, gt=0, le=1, description=(
+        "Share of repairs that fix the unit; the others return it still faulty."),
+        json_schema_extra=_shown(default="every repair fixes it"))
+    refail: DistributionConfig | None = Field(default=None, description=(
+        "After a failed repair, the use until the unit fails again (a distribution; needs "
+        "`repair_success`)."), json_schema_extra=_shown(default="fixed, 1 h"))
+    retire_after: int | None = Field(default=None, ge=1, le=10**9, description=(  # 1e9: never
+        "Replace a unit after this many failures in the job, by one drawn from the main "
+        "population."), json_schema_extra=_shown(unit="failures", default="never"))
+    retire: Literal["replace", "remove"] = Field(default="replace", description=(
+        "`replace`: a new unit takes a retired one's place; `remove`: it leaves the fleet "
+        "for good, its spare never returns (needs `retire_after`)."))
 
     @field_validator("retire")
     @classmethod
@@ -330,18 +416,27 @@ class ClusterConfig(_Strict):
     step's compute time.
     """
 
-    servers: int = Field(gt=0, strict=True)
-    gpus_per_server: int = Field(default=8, gt=0, strict=True)
-    nics_per_server: int | None = Field(default=None, gt=0)
-    servers_per_rack: int = Field(default=4, gt=0)
-    servers_per_domain: int = Field(default=1, gt=0, strict=True)
-    gpu_peak_flops: float | None = Field(default=None, gt=0)
+    servers: int = Field(gt=0, strict=True, description=(
+        "Servers in the cluster: the job's and the spares."), json_schema_extra=_shown(
+        unit="servers"))
+    gpus_per_server: int = Field(default=8, gt=0, strict=True, description=(
+        "GPUs in a server."), json_schema_extra=_shown(unit="GPUs"))
+    nics_per_server: int | None = Field(default=None, gt=0, description=(
+        "Scale-out NICs in a server."), json_schema_extra=_shown(
+        unit="NICs", default="`gpus_per_server`"))
+    servers_per_rack: int = Field(default=4, gt=0, description=(
+        "Servers in a rack, a power domain (the `rack` class), filled in order."),
+        json_schema_extra=_shown(unit="servers"))
+    servers_per_domain: int = Field(default=1, gt=0, strict=True, description=(
+        "Servers in a scale-up (NVLink or ICI) domain (the `domain` class), filled in "
+        "order; 1: none beyond the server."), json_schema_extra=_shown(unit="servers"))
+    gpu_peak_flops: float | None = Field(default=None, gt=0, description=(
+        "One GPU's dense peak (989e12 for an H100 SXM at BF16), for `workload.mfu`."),
+        json_schema_extra=_shown(unit="FLOP/s"))
 
 
-BytesPerSecond = Annotated[
-    float, BeforeValidator(parse_bandwidth_bytes_per_s), _with_unit("B/s")
-]
-Bytes = Annotated[float, BeforeValidator(parse_size_bytes), _with_unit("B")]
+BytesPerSecond = Annotated[float, _keeping_text(parse_bandwidth_bytes_per_s), _with_unit("B/s")]
+Bytes = Annotated[float, _keeping_text(parse_size_bytes), _with_unit("B")]
 
 
 class FailoverConfig(_Strict):
@@ -359,15 +454,25 @@ class FailoverConfig(_Strict):
     shorter: the job then crashes when the window runs out.
     """
 
-    bfd_interval: Hours = Field(default=0.3 / 3600.0, gt=0)
-    bfd_multiplier: int = Field(default=3, gt=0)
-    ecmp_reconvergence: Hours = Field(default=1.0 / 3600.0, ge=0)
-    lacp_rate: Literal["fast", "slow"] = "fast"
-    phy_down: Hours = Field(default=0.1 / 3600.0, ge=0)
-    collective_timeout: Hours = Field(default=10.0 / 60.0, gt=0)
+    bfd_interval: Hours = Field(default=0.3 / 3600.0, gt=0, description="BFD's hello interval.")
+    bfd_multiplier: int = Field(default=3, gt=0, description=(
+        "Missed hellos before BFD declares a link down."), json_schema_extra=_shown(
+        unit="hellos"))
+    ecmp_reconvergence: Hours = Field(default=1.0 / 3600.0, ge=0, description=(
+        "Time for ECMP to route around a link BFD declared down."))
+    lacp_rate: Literal["fast", "slow"] = Field(default="fast", description=(
+        "LACP's partner timeout: `fast` 3 s, `slow` 90 s (for a partner silent with its link "
+        "up: a hung NIC or host)."))
+    phy_down: Hours = Field(default=0.1 / 3600.0, ge=0, description=(
+        "How soon a link that goes down (a flap, a pulled cable) leaves its LACP bundle or "
+        "dual-ToR pair: the host's link poll (Linux bonding `miimon`)."))
+    collective_timeout: Hours = Field(default=10.0 / 60.0, gt=0, description=(
+        "A stall this long kills the job (PyTorch NCCL's default)."))
     # NCCL_IB_TIMEOUT 20 and NCCL_IB_RETRY_CNT 7 (defaults since NCCL 2.23):
     # 4.096 us x 2^20 x 7 = 30.06 s of retries before the transport gives up.
-    transport_timeout: Hours = Field(default=4.096e-6 * 2**20 * 7 / 3600.0, gt=0)
+    transport_timeout: Hours = Field(default=4.096e-6 * 2**20 * 7 / 3600.0, gt=0, description=(
+        "The RDMA transport's retry window: a stall this long kills the job too "
+        "(`4.096 us x 2^NCCL_IB_TIMEOUT x NCCL_IB_RETRY_CNT`, NCCL's defaults 20 and 7)."))
 
 
 class LacpConfig(_Strict):
@@ -377,8 +482,12 @@ class LacpConfig(_Strict):
     ``min_links`` of them are up. The default, one member, is a plain link.
     """
 
-    members: int = Field(default=1, gt=0)
-    min_links: int = Field(default=1, gt=0)
+    members: int = Field(default=1, gt=0, description=(
+        "Physical links making one logical link; 1: a plain link."), json_schema_extra=_shown(
+        unit="links"))
+    min_links: int = Field(default=1, gt=0, description=(
+        "Fewest members up for the logical link to stay up."), json_schema_extra=_shown(
+        unit="links"))
 
 
 class NetworkConfig(_Strict):
@@ -429,34 +538,82 @@ class NetworkConfig(_Strict):
     ``[network.failover]`` holds the detection and failover timers.
     """
 
-    topology: Literal["spine-leaf", "rail-optimized", "fat-tree"] = "spine-leaf"
-    switch_ports: int = Field(default=64, gt=1)
-    spine_ports: int | None = Field(default=None, gt=1)
-    servers_per_leaf: int | None = Field(default=None, gt=0)
-    servers_per_unit: int | None = Field(default=None, gt=0)
-    uplinks_per_leaf: int | None = Field(default=None, gt=0)
-    spines: int | None = Field(default=None, gt=0)
-    ecmp_width: int | None = Field(default=None, gt=0)
-    dual_tor: bool = False
-    server_lacp: LacpConfig = Field(default_factory=LacpConfig)
-    fabric_lacp: LacpConfig = Field(default_factory=LacpConfig)
-    server_links: Literal["optical", "copper"] = "optical"
-    fabric_links: Literal["optical", "copper"] = "optical"
-    link_speed: BytesPerSecond = Field(default=400e9 / 8, gt=0)
-    server_link_speed: BytesPerSecond | None = Field(default=None, gt=0)
-    fabric_link_speed: BytesPerSecond | None = Field(default=None, gt=0)
-    nic_efficiency: Fraction = Field(default=0.94, gt=0, le=1)
-    nvlink_efficiency: Fraction = Field(default=0.82, gt=0, le=1)
-    nvlink_bandwidth: BytesPerSecond = Field(default=450e9, gt=0)
-    rtt: Hours = Field(default=10e-6 / 3600.0, ge=0)
-    load_balancing: Literal["ecmp", "adaptive"] = "ecmp"
-    flows_per_connection: int = Field(default=1, gt=0)
-    ecmp_efficiency: float | None = Field(default=None, gt=0, le=1)
-    nic_failover: Literal["none", "pxn"] = "none"
-    storage_on_fabric: bool = False
-    pfc_pause_share: Fraction = Field(default=0.3, ge=0, lt=1)
-    comm_share: Fraction = Field(default=0.3, ge=0, le=1)
-    failover: FailoverConfig = Field(default_factory=FailoverConfig)
+    topology: Literal["spine-leaf", "rail-optimized", "fat-tree"] = Field(
+        default="spine-leaf", description=(
+            "`spine-leaf`: servers under leaves, leaves up to spines; `rail-optimized`: NIC "
+            "*i* of a unit's servers on the unit's rail leaf *i*; `fat-tree`: a k-ary "
+            "fat-tree of `switch_ports` = k-port switches."))
+    switch_ports: int = Field(default=64, gt=1, description=(
+        "Ports of a leaf, and of a spine unless `spine_ports` says otherwise; a fat-tree's k "
+        "(every tier)."), json_schema_extra=_shown(unit="ports"))
+    spine_ports: int | None = Field(default=None, gt=1, description=(
+        "Ports of a spine, when they differ from a leaf's (not for a fat-tree)."),
+        json_schema_extra=_shown(unit="ports", default="`switch_ports`"))
+    servers_per_leaf: int | None = Field(default=None, gt=0, description=(
+        "spine-leaf: servers under each leaf."), json_schema_extra=_shown(
+        unit="servers", default="half a leaf's ports, one per NIC link"))
+    servers_per_unit: int | None = Field(default=None, gt=0, description=(
+        "rail-optimized: servers in a scalable unit."), json_schema_extra=_shown(
+        unit="servers", default="half a leaf's ports"))
+    uplinks_per_leaf: int | None = Field(default=None, gt=0, description=(
+        "Links up from a leaf; oversubscription is a leaf's downlinks over them."),
+        json_schema_extra=_shown(unit="links", default="its downlinks (1:1)"))
+    spines: int | None = Field(default=None, gt=0, description=(
+        "Spine switches (not for a fat-tree)."), json_schema_extra=_shown(
+        unit="switches", default="one bundle from each leaf to each spine"))
+    ecmp_width: int | None = Field(default=None, gt=0, description=(
+        "Equal-cost uplinks a leaf's flows hash onto."), json_schema_extra=_shown(
+        unit="uplinks", default="the spines a leaf reaches"))
+    dual_tor: bool = Field(default=False, description=(
+        "Every NIC homed to an MLAG pair of leaves: twice the server links, their optics "
+        "and the leaves."))
+    server_lacp: LacpConfig = Field(default_factory=LacpConfig, description=(
+        "Links per NIC per leaf, an LACP bundle (a table)."))
+    fabric_lacp: LacpConfig = Field(default_factory=LacpConfig, description=(
+        "Links per leaf-spine (spine-core) bundle, an LACP bundle (a table)."))
+    server_links: Literal["optical", "copper"] = Field(default="optical", description=(
+        "NIC to leaf links: `optical` (two optics a link) or `copper` (DAC, no optics)."))
+    fabric_links: Literal["optical", "copper"] = Field(default="optical", description=(
+        "Leaf to spine (and beyond) links: `optical` or `copper`."))
+    link_speed: BytesPerSecond = Field(default=400e9 / 8, gt=0, description=(
+        "The speed of one link (one bundle member)."))
+    server_link_speed: BytesPerSecond | None = Field(default=None, gt=0, description=(
+        "NIC to leaf links' speed."), json_schema_extra=_shown(default="`link_speed`"))
+    fabric_link_speed: BytesPerSecond | None = Field(default=None, gt=0, description=(
+        "Leaf to spine (and beyond) links' speed."), json_schema_extra=_shown(
+        default="`link_speed`"))
+    nic_efficiency: Fraction = Field(default=0.94, gt=0, le=1, description=(
+        "Share of line rate a collective achieves on a NIC (bus bandwidth over line rate; "
+        "nccl-tests between nodes: 46-48 GB/s of 50)."))
+    nvlink_efficiency: Fraction = Field(default=0.82, gt=0, le=1, description=(
+        "Share of line rate a collective achieves on NVLink (H100: 370 of 450 GB/s)."))
+    nvlink_bandwidth: BytesPerSecond = Field(default=450e9, gt=0, description=(
+        "NVLink bandwidth of one GPU, for the communication model."))
+    rtt: Hours = Field(default=10e-6 / 3600.0, ge=0, description=(
+        "The network's round trip: one alpha per synchronisation step."))
+    load_balancing: Literal["ecmp", "adaptive"] = Field(default="ecmp", description=(
+        "`ecmp`: flows hash onto the uplinks like balls into bins; `adaptive`: adaptive "
+        "routing or packet spraying, no collisions."))
+    flows_per_connection: int = Field(default=1, gt=0, description=(
+        "Queue pairs per connection, each hashed by ECMP."), json_schema_extra=_shown(
+        unit="flows"))
+    ecmp_efficiency: float | None = Field(default=None, gt=0, le=1, description=(
+        "A fixed share of the uplinks the slowest flow sees, instead of the hashing model."),
+        json_schema_extra=_shown(unit="share", default="the hashing model"))
+    nic_failover: Literal["none", "pxn"] = Field(default="none", description=(
+        "`pxn`: a GPU whose NIC fails sends through a neighbour's NIC over NVLink instead of "
+        "crashing the job."))
+    storage_on_fabric: bool = Field(default=False, description=(
+        "Checkpoint traffic shares the compute fabric, so a degraded fabric slows "
+        "checkpoint writes too."))
+    pfc_pause_share: Fraction = Field(default=0.3, ge=0, lt=1, description=(
+        "Share of time PFC pauses the links a flap's congestion spreads to; gives the "
+        "slowdown after a flap."))
+    comm_share: Fraction = Field(default=0.3, ge=0, le=1, description=(
+        "Without a `[workload]`: the share of a step spent in exposed scale-out "
+        "communication, from which degraded slowdowns are estimated."))
+    failover: FailoverConfig = Field(default_factory=FailoverConfig, description=(
+        "The detection and failover timers (a table)."))
 
 
 class FastTierConfig(_Strict):
@@ -470,10 +627,16 @@ class FastTierConfig(_Strict):
     host's) memory, for ``job.restart.load = "auto"``.
     """
 
-    interval: Hours = Field(gt=0)
-    write: Hours = Field(ge=0)
-    survives: Literal["peer", "none"] = "peer"
-    peer_bandwidth: BytesPerSecond = Field(default=DEFAULT_PEER_BANDWIDTH, gt=0)
+    interval: Hours = Field(gt=0, description=(
+        "Compute between fast checkpoints; must divide `job.checkpoint.interval`."))
+    write: Hours = Field(ge=0, description=(
+        "The fast tier's own blocking write (`blocking_fraction` does not scale it)."))
+    survives: Literal["peer", "none"] = Field(default="peer", description=(
+        "`peer`: a copy on another host survives one failure; `none`: lost when its server "
+        "fails (a gpu, host or nic failure then rolls back to the last durable checkpoint)."))
+    peer_bandwidth: BytesPerSecond = Field(default=DEFAULT_PEER_BANDWIDTH, gt=0, description=(
+        "What one GPU reads its shard back at from a peer's (or its host's) memory, for "
+        "`job.restart.load = \"auto\"`."))
 
 
 class CheckpointConfig(_Strict):
@@ -489,15 +652,30 @@ class CheckpointConfig(_Strict):
     forever: a corruption found late rolls back to the newest retained one before it.
     """
 
-    interval: Hours = Field(gt=0)
-    write: Hours | None = Field(default=None, ge=0)
-    size: Bytes | None = Field(default=None, gt=0)
-    bandwidth: BytesPerSecond | None = Field(default=None, gt=0)
-    read_bandwidth: BytesPerSecond | None = Field(default=None, gt=0)
-    blocking_fraction: Fraction = Field(default=1.0, gt=0, le=1)
-    fast: FastTierConfig | None = None
-    keep: int | None = Field(default=None, ge=1, strict=True)
-    archive_every: int | None = Field(default=None, ge=1, strict=True)
+    interval: Hours = Field(gt=0, description=(
+        "Compute between durable checkpoints (Young's and Daly's tau)."))
+    write: Hours | None = Field(default=None, ge=0, description=(
+        "The blocking write of one durable checkpoint (delta); or give `size` and "
+        "`bandwidth`."), json_schema_extra=_shown(default="0, or `size` / `bandwidth`"))
+    size: Bytes | None = Field(default=None, gt=0, description=(
+        "Size of a checkpoint; with `bandwidth` it gives the write."))
+    bandwidth: BytesPerSecond | None = Field(default=None, gt=0, description=(
+        "The storage's write bandwidth, with `size`."))
+    read_bandwidth: BytesPerSecond | None = Field(default=None, gt=0, description=(
+        "The store's aggregate read bandwidth, shared by the whole job, for "
+        "`job.restart.load = \"auto\"`."), json_schema_extra=_shown(default="`bandwidth`"))
+    blocking_fraction: Fraction = Field(default=1.0, gt=0, le=1, description=(
+        "Asynchronous checkpointing: the share of the write that stops training; the "
+        "checkpoint is durable a whole write after its blocking part."))
+    fast: FastTierConfig | None = Field(default=None, description=(
+        "A fast checkpoint tier in host or peer memory (a table)."))
+    keep: int | None = Field(default=None, ge=1, strict=True, description=(
+        "Durable checkpoints retained; a corruption found late rolls back to the newest "
+        "retained one before it."), json_schema_extra=_shown(
+        unit="checkpoints", default="all"))
+    archive_every: int | None = Field(default=None, ge=1, strict=True, description=(
+        "Every this-many-th retained checkpoint is kept for good."), json_schema_extra=_shown(
+        unit="checkpoints", default="none"))
 
     @model_validator(mode="after")
     def _check_cost(self) -> CheckpointConfig:
@@ -533,21 +711,23 @@ class MaintenanceConfig(_Strict):
     ``duration``; with ``checkpoint_first`` (the default) the job runs on to its next
     durable checkpoint and stops there, losing no work; without, it stops at once."""
 
-    every: Hours = Field(gt=0)
-    duration: Hours = Field(ge=0)
-    checkpoint_first: bool = True
+    every: Hours = Field(gt=0, description="Wall-clock time from one window to the next.")
+    duration: Hours = Field(ge=0, description="How long each window lasts.")
+    checkpoint_first: bool = Field(default=True, description=(
+        "Run on to the next durable checkpoint and stop there, losing no work; `false`: stop "
+        "at once."))
 
 
 class ElasticConfig(_Strict):
     """``[job.elastic]``: elastic recovery (drop the failed data-parallel replica)."""
 
-    data_parallel: int = Field(ge=2)
-    reconfigure: Hours = Field(default=2.0 / 60.0, ge=0)
-    rejoin: Hours = Field(default=5.0 / 60.0, ge=0)
-
-
-def _auto_or_hours(value: Any) -> Any:
-    return value if value == "auto" else parse_duration_hours(value)
+    data_parallel: int = Field(ge=2, description=(
+        "Data-parallel replicas: with `k` dropped the job runs at `DP / (DP - k)` of its "
+        "step time."), json_schema_extra=_shown(unit="replicas"))
+    reconfigure: Hours = Field(default=2.0 / 60.0, ge=0, description=(
+        "The stall, after detection, to drop the failed replica."))
+    rejoin: Hours = Field(default=5.0 / 60.0, ge=0, description=(
+        "Time to take a replica back once a spare is free or the unit is repaired."))
 
 
 class RestartConfig(_Strict):
@@ -562,14 +742,21 @@ class RestartConfig(_Strict):
     durable store or ``size / gpus / peer_bandwidth`` from a peer's memory.
     """
 
-    init: Hours = Field(ge=0)
-    init_scaling: Literal["none", "log2", "linear"] = "none"
-    reference_gpus: int = Field(default=DEFAULT_REFERENCE_GPUS, ge=2, strict=True)
+    init: Hours = Field(ge=0, description=(
+        "Scheduling, process start and communicator set-up, measured at `reference_gpus`."))
+    init_scaling: Literal["none", "log2", "linear"] = Field(default="none", description=(
+        "How `init` grows with the job: `none`, `log2` (x log2(gpus) / "
+        "log2(reference_gpus), a tree-shaped set-up) or `linear` (x gpus / reference_gpus)."))
+    reference_gpus: int = Field(default=DEFAULT_REFERENCE_GPUS, ge=2, strict=True, description=(
+        "The job size `init` was measured at."), json_schema_extra=_shown(unit="GPUs"))
     load: Annotated[
         Literal["auto"] | float,
-        BeforeValidator(_auto_or_hours),
+        _DURATION_TEXT,
         _with_unit("h"),
-    ] = Field(default=0.0)
+    ] = Field(default=0.0, description=(
+        "The checkpoint's load: a duration, or `auto`: from the tier that survived, `size / "
+        "read_bandwidth` from the durable store or `size / gpus / peer_bandwidth` from a "
+        "peer's memory."))
 
     @model_validator(mode="after")
     def _check_load(self) -> RestartConfig:
@@ -593,9 +780,14 @@ class InProcessConfig(_Strict):
     the workload's data-parallel degree).
     """
 
-    reconfigure: Hours = Field(default=DEFAULT_RECONFIGURE_HOURS, ge=0)
-    max_concurrent: int = Field(default=1, ge=1, strict=True)
-    data_parallel: int | None = Field(default=None, ge=2, strict=True)
+    reconfigure: Hours = Field(default=DEFAULT_RECONFIGURE_HOURS, ge=0, description=(
+        "Time to rebuild the communicators around a failure once it is detected."))
+    max_concurrent: int = Field(default=1, ge=1, strict=True, description=(
+        "Replicas that may be missing at once; one more falls back to checkpoint-restart."),
+        json_schema_extra=_shown(unit="replicas"))
+    data_parallel: int | None = Field(default=None, ge=2, strict=True, description=(
+        "Replicas sharing the work."), json_schema_extra=_shown(
+        unit="replicas", default="the workload's data-parallel degree"))
 
 
 class JobConfig(_Strict):
@@ -625,27 +817,59 @@ class JobConfig(_Strict):
     free, a failed server is replaced from it after ``spare_pool_swap``.
     """
 
-    gpus: int = Field(gt=0, strict=True)
-    work: Hours | None = Field(default=None, gt=0)
-    steps: Count | None = Field(default=None, gt=0)
-    tokens: Count | None = Field(default=None, gt=0)
-    horizon: Hours | None = Field(default=None, gt=0)
+    gpus: int = Field(gt=0, strict=True, description="GPUs the job runs on.",
+                      json_schema_extra=_shown(unit="GPUs"))
+    work: Hours | None = Field(default=None, gt=0, description=(
+        "Useful hours to complete at this design's healthy speed (one of `work`, `steps`, "
+        "`tokens`, `horizon`)."))
+    steps: Count | None = Field(default=None, gt=0, description=(
+        "Training steps to complete: the work is the steps times this design's healthy step "
+        "time."), json_schema_extra=_shown(unit="steps"))
+    tokens: Count | None = Field(default=None, gt=0, description=(
+        "Tokens to train (`\"15T\"`): the steps are tokens / `workload.tokens_per_step`."),
+        json_schema_extra=_shown(unit="tokens"))
+    horizon: Hours | None = Field(default=None, gt=0, description=(
+        "A calendar window: the run stops there, and goodput is the work done over it."))
     restart: Annotated[
         Annotated[RestartConfig, Tag("parts")] | Annotated[Hours, Field(ge=0), Tag("duration")],
         Discriminator(_restart_form),
-    ] = Field(default=0.0)
-    step: Hours | None = Field(default=None, gt=0)
-    spares: int = Field(default=0, ge=0, strict=True)
-    spare_domains: int = Field(default=0, ge=0, strict=True)
-    spare_pool: int = Field(default=0, ge=0, strict=True)
-    spare_pool_swap: Hours = Field(default=0.0, ge=0)
-    checkpoint: CheckpointConfig
-    recovery: Literal[RECOVERY_STRATEGIES] = "checkpoint-restart"
-    elastic: ElasticConfig | None = None
-    in_process: InProcessConfig | None = None
-    idle_failures: bool = False
-    failures_during_recovery: bool = True
-    drain: Literal[DRAIN_POLICIES] = "never"
+    ] = Field(default=0.0, description=(
+        "Re-initialisation and checkpoint load after a failure: one duration, or its parts "
+        "(a table)."))
+    step: Hours | None = Field(default=None, gt=0, description=(
+        "One training step: the rework of a per-step recovery, and the step of work in "
+        "steps without a `[workload]`."), json_schema_extra=_shown(
+        default="the workload's step time"))
+    spares: int = Field(default=0, ge=0, strict=True, description=(
+        "Hot spare servers (warm standbys, swapped in at once)."), json_schema_extra=_shown(
+        unit="servers"))
+    spare_domains: int = Field(default=0, ge=0, strict=True, description=(
+        "Whole spare scale-up domains, which only a `domain` failure draws on."),
+        json_schema_extra=_shown(unit="domains"))
+    spare_pool: int = Field(default=0, ge=0, strict=True, description=(
+        "A second tier of spare servers (running preemptible work), used when no hot spare "
+        "is free, after `spare_pool_swap`."), json_schema_extra=_shown(unit="servers"))
+    spare_pool_swap: Hours = Field(default=0.0, ge=0, description=(
+        "Time to swap a server in from the spare pool."))
+    checkpoint: CheckpointConfig = Field(description="Checkpoints and their cost (a table).")
+    recovery: Literal[RECOVERY_STRATEGIES] = Field(default="checkpoint-restart", description=(
+        "`checkpoint-restart` (from the last surviving checkpoint), `elastic` (drop the "
+        "failed replica), `in-process` (per-step recovery) or `failure-free` (no failures: "
+        "the upper bound)."))
+    elastic: ElasticConfig | None = Field(default=None, description=(
+        "Elastic recovery's settings (a table)."))
+    in_process: InProcessConfig | None = Field(default=None, description=(
+        "Per-step recovery's settings (a table)."))
+    idle_failures: bool = Field(default=False, description=(
+        "The hardware fails while the job is down too (not fail-slow, corruption or `unit "
+        "= \"job\"` modes)."))
+    failures_during_recovery: bool = Field(default=True, description=(
+        "Failures strike while the job detects a failure, waits or restarts; `false`: none "
+        "do (the rule of netcap, of the MTBI goodput model and of AIReSim)."))
+    drain: Literal[DRAIN_POLICIES] = Field(default="never", description=(
+        "Swap a server found running degraded (its own NIC, link or optic) for a free "
+        "spare: `never`, `at-checkpoint` (a restart at the next durable checkpoint, no "
+        "rework) or `now` (a restart from the last checkpoint)."))
 
     @property
     def work_bound_hours(self) -> float:
@@ -662,19 +886,25 @@ class ParallelismConfig(_Strict):
     carved out of the data x tensor ranks (Megatron-Core).
     """
 
-    data: int | None = Field(default=None, gt=0)
-    tensor: int = Field(default=1, gt=0)
-    pipeline: int = Field(default=1, gt=0)
-    expert: int = Field(default=1, gt=0)
+    data: int | None = Field(default=None, gt=0, description="The data-parallel degree.",
+                             json_schema_extra=_shown(default="`job.gpus` / (tensor x pipeline)"))
+    tensor: int = Field(default=1, gt=0, description="The tensor-parallel degree.")
+    pipeline: int = Field(default=1, gt=0, description="The pipeline-parallel degree.")
+    expert: int = Field(default=1, gt=0, description=(
+        "The expert-parallel degree, carved out of the data x tensor ranks."))
 
 
 class OverlapConfig(_Strict):
     """``[workload.overlap]``: share of compute each dimension's communication hides behind."""
 
-    data: Fraction = Field(default=0.8, ge=0, le=1)
-    tensor: Fraction = Field(default=0.0, ge=0, le=1)
-    pipeline: Fraction = Field(default=0.0, ge=0, le=1)
-    expert: Fraction = Field(default=0.0, ge=0, le=1)
+    data: Fraction = Field(default=0.8, ge=0, le=1, description=(
+        "Share of compute the data-parallel traffic hides behind."))
+    tensor: Fraction = Field(default=0.0, ge=0, le=1, description=(
+        "Share of compute the tensor-parallel traffic hides behind."))
+    pipeline: Fraction = Field(default=0.0, ge=0, le=1, description=(
+        "Share of compute the pipeline traffic hides behind."))
+    expert: Fraction = Field(default=0.0, ge=0, le=1, description=(
+        "Share of compute the expert-parallel (All-to-All) traffic hides behind."))
 
 
 class WorkloadConfig(_Strict):
@@ -698,27 +928,57 @@ class WorkloadConfig(_Strict):
     ``network.nvlink_efficiency``.
     """
 
-    parameters: float = Field(gt=0)
-    expert_parameters: float = Field(default=0.0, ge=0)
-    tokens_per_step: float = Field(gt=0)
-    hidden_size: int = Field(gt=0)
-    layers: int = Field(gt=0)
-    micro_batches: int = Field(default=1, gt=0)
-    step_compute: Hours | None = Field(default=None, gt=0)
-    mfu: Fraction | None = Field(default=None, gt=0, le=1)
-    experts: int | None = Field(default=None, gt=0)
-    top_k: int = Field(default=2, gt=0)
-    moe_layers: int | None = Field(default=None, ge=0)
-    bytes_per_gradient: float = Field(default=4.0, gt=0)
-    bytes_per_activation: float = Field(default=2.0, gt=0)
-    bytes_per_token_expert: Bytes | None = Field(default=None, gt=0)
-    comm_efficiency: Fraction = Field(default=0.7, gt=0, le=1)
-    burst_factor: float = Field(default=4.0, ge=1)
-    headroom: Fraction = Field(default=0.25, ge=0)
-    all_to_all_concurrency: int | None = Field(default=None, gt=0)
-    pipeline_interleave: int = Field(default=1, gt=0)
-    parallelism: ParallelismConfig = Field(default_factory=ParallelismConfig)
-    overlap: OverlapConfig = Field(default_factory=OverlapConfig)
+    parameters: float = Field(gt=0, description="Dense parameters.",
+                              json_schema_extra=_shown(unit="parameters"))
+    expert_parameters: float = Field(default=0.0, ge=0, description=(
+        "MoE expert parameters, all experts together."), json_schema_extra=_shown(
+        unit="parameters"))
+    tokens_per_step: float = Field(gt=0, description="Tokens of one training step.",
+                                   json_schema_extra=_shown(unit="tokens"))
+    hidden_size: int = Field(gt=0, description="The model's hidden size.")
+    layers: int = Field(gt=0, description="Transformer layers.",
+                        json_schema_extra=_shown(unit="layers"))
+    micro_batches: int = Field(default=1, gt=0, description=(
+        "Micro-batches per step (the pipeline bubble's m; collectives per micro-batch)."))
+    step_compute: Hours | None = Field(default=None, gt=0, description=(
+        "Pure compute time of one step; or give `mfu`."))
+    mfu: Fraction | None = Field(default=None, gt=0, le=1, description=(
+        "Model FLOPs utilisation, with `cluster.gpu_peak_flops`: compute = 6 x active "
+        "parameters x tokens_per_step / (GPUs x peak x mfu); or give `step_compute`."))
+    experts: int | None = Field(default=None, gt=0, description=(
+        "Experts per MoE layer."), json_schema_extra=_shown(default="`parallelism.expert`"))
+    top_k: int = Field(default=2, gt=0, description="Experts each token is routed to.",
+                       json_schema_extra=_shown(unit="experts"))
+    moe_layers: int | None = Field(default=None, ge=0, description=(
+        "Layers with experts."), json_schema_extra=_shown(
+        unit="layers", default="`layers` with `expert_parameters`, else 0"))
+    bytes_per_gradient: float = Field(default=4.0, gt=0, description=(
+        "Bytes of one gradient element in the data-parallel AllReduce."),
+        json_schema_extra=_shown(unit="bytes"))
+    bytes_per_activation: float = Field(default=2.0, gt=0, description=(
+        "Bytes of one activation element (tensor-parallel and pipeline traffic)."),
+        json_schema_extra=_shown(unit="bytes"))
+    bytes_per_token_expert: Bytes | None = Field(default=None, gt=0, description=(
+        "All-to-All payload per token-expert pair."), json_schema_extra=_shown(
+        default="`hidden_size` x `bytes_per_activation`"))
+    comm_efficiency: Fraction = Field(default=0.7, gt=0, le=1, description=(
+        "The seed's share of line rate in the *needed*-bandwidth figures of `relplan "
+        "baseline`; the timing uses `network.nic_efficiency` and `nvlink_efficiency`."))
+    burst_factor: float = Field(default=4.0, ge=1, description=(
+        "`relplan baseline`: peak over average bandwidth (the seed's 3-5x)."),
+        json_schema_extra=_shown(unit="x"))
+    headroom: Fraction = Field(default=0.25, ge=0, description=(
+        "`relplan baseline`: provisioning headroom above the peak (the seed's 20-30%)."))
+    all_to_all_concurrency: int | None = Field(default=None, gt=0, description=(
+        "Peers an All-to-All keeps in flight at once; 1: the pairwise exchange, `n - 1` "
+        "steps."), json_schema_extra=_shown(unit="peers", default="all of them (DeepEP)"))
+    pipeline_interleave: int = Field(default=1, gt=0, description=(
+        "Virtual pipeline stages per GPU (the bubble's v)."), json_schema_extra=_shown(
+        unit="stages"))
+    parallelism: ParallelismConfig = Field(default_factory=ParallelismConfig, description=(
+        "Parallelism degrees; GPUs = data x tensor x pipeline (a table)."))
+    overlap: OverlapConfig = Field(default_factory=OverlapConfig, description=(
+        "Share of compute each dimension's communication hides behind (a table)."))
 
 
 class BudgetConfig(_Strict):
@@ -730,10 +990,17 @@ class BudgetConfig(_Strict):
     ``currency`` is the symbol money figures are shown with (``"$"``, ``"€"``, ``"CHF "``).
     """
 
-    gpu_hour_value: float = Field(ge=0)
-    amortization: Hours = Field(default=4 * HOURS_PER_YEAR, gt=0)
-    prices: dict[str, float] = Field(default_factory=dict)
-    currency: str = Field(default="$", min_length=1, max_length=4)
+    gpu_hour_value: float = Field(ge=0, description=(
+        "What a GPU-hour is worth: prices lost and saved GPU-hours (net value)."),
+        json_schema_extra=_shown(unit="currency per GPU-hour"))
+    amortization: Hours = Field(default=4 * HOURS_PER_YEAR, gt=0, description=(
+        "Service life a unit's price is spread over: a job is charged for the hours it "
+        "holds the hardware."))
+    prices: dict[str, float] = Field(default_factory=dict, description=(
+        "Price of one unit of each component class (`{ gpu = 30000, leaf = 40000 }`), one "
+        "currency for all."), json_schema_extra=_shown(unit="currency", default="none"))
+    currency: str = Field(default="$", min_length=1, max_length=4, description=(
+        "The symbol money is shown with (`\"$\"`, `\"€\"`, `\"CHF \"`)."))
 
     @model_validator(mode="after")
     def _check_prices(self) -> BudgetConfig:
@@ -750,9 +1017,15 @@ class BudgetConfig(_Strict):
 class SimulationConfig(_Strict):
     """``[simulation]``: Monte Carlo settings (the command line overrides them)."""
 
-    trials: int = Field(default=1000, gt=0)
-    seed: int = Field(default=0, ge=0)
-    workers: int = Field(default=1, gt=0)
+    trials: int = Field(default=1000, gt=0, description=(
+        "Trials (simulated runs of the job) when the command line gives no `--trials`."),
+        json_schema_extra=_shown(unit="trials"))
+    seed: int = Field(default=0, ge=0, description=(
+        "The seed of every random stream: the same seed gives the same numbers."))
+    workers: int = Field(default=1, gt=0, description=(
+        "What runs at once without `--workers`: on simulate and optimize threads; on sweep, "
+        "compare and plan points, each in a local process."), json_schema_extra=_shown(
+        default="1; points: every core"))
 
 
 class RelplanConfig(_Strict):
@@ -781,16 +1054,24 @@ class RelplanConfig(_Strict):
     relplan.errors.ConfigError: job.checkpoint.interval: input should be greater than 0 (got '-1h')
     """
 
-    name: str | None = None
-    description: str | None = None
-    cluster: ClusterConfig
-    network: NetworkConfig = Field(default_factory=NetworkConfig)
-    failures: dict[str, FailureModeConfig] = Field(default_factory=dict)
-    job: JobConfig
-    workload: WorkloadConfig | None = None
-    maintenance: MaintenanceConfig | None = None
-    budget: BudgetConfig | None = None
-    simulation: SimulationConfig = Field(default_factory=SimulationConfig)
+    name: str | None = Field(default=None, description=(
+        "A label for tables, reports and provenance."), json_schema_extra=_shown(
+        default="the file's name"))
+    description: str | None = Field(default=None, description="One line about the config.")
+    cluster: ClusterConfig = Field(description="The servers and what is in them.")
+    network: NetworkConfig = Field(default_factory=NetworkConfig, description=(
+        "The fabric between the servers' NICs."))
+    failures: dict[str, FailureModeConfig] = Field(default_factory=dict, description=(
+        "One table per failure mode, `[failures.NAME]`."))
+    job: JobConfig = Field(description="The training run.")
+    workload: WorkloadConfig | None = Field(default=None, description=(
+        "What a step computes and exchanges: the communication model's input."))
+    maintenance: MaintenanceConfig | None = Field(default=None, description=(
+        "Planned maintenance windows."))
+    budget: BudgetConfig | None = Field(default=None, description=(
+        "Prices, for `compare`, `plan` and `sweep`."))
+    simulation: SimulationConfig = Field(default_factory=SimulationConfig, description=(
+        "Monte Carlo settings the command line overrides."))
 
     @model_validator(mode="after")
     def _check_consistency(self) -> RelplanConfig:
@@ -831,9 +1112,10 @@ class RelplanConfig(_Strict):
 
     def to_document(self) -> dict[str, Any]:
         """The config as a TOML document: the keys set (by the file, an override or a
-        copy; defaults are left out, so that they stay defaults), durations in hours
-        (``"0.25h"``), sizes in bytes (``"4e9B"``), bandwidths in bytes per second
-        (``"5e10B/s"``).
+        copy; defaults are left out, so that they stay defaults), durations, sizes and
+        bandwidths as the text they were given (``"12.749y"``, ``"14TB"``,
+        ``"400Gbps"``), or, for a value given as a number (:meth:`model_copy`), in hours
+        (``"0.25h"``), bytes (``"4e9B"``) or bytes per second (``"5e10B/s"``).
 
         Returns
         -------
@@ -843,8 +1125,12 @@ class RelplanConfig(_Strict):
         Examples
         --------
         >>> from relplan.config.loading import load_config
-        >>> load_config("configs/small.toml").to_document()["job"]["checkpoint"]["interval"]
-        '1.0h'
+        >>> config = load_config("configs/small.toml")
+        >>> config.to_document()["failures"]["gpu"]["lifetime"]["mtbf"]
+        '12.749y'
+        >>> config.with_overrides(["job.checkpoint.interval=90min"]).to_document()["job"][
+        ...     "checkpoint"]["interval"]
+        '90min'
         """
         return self.model_dump(mode="json", exclude_unset=True, exclude_none=True,
                                context=WITH_UNITS)
