@@ -23,7 +23,7 @@ REPO = next(p for p in (Path.cwd(), *Path.cwd().parents) if (p / "configs").is_d
 result = relplan.simulate(REPO / "configs" / "seed-moe-10k.toml", trials=300, seed=0)
 print(result)
 
-simulation = result.value  # the SimulationResult behind the result
+simulation = result.simulation  # the engine's per-trial outcomes
 trial = median_trial(simulation)
 intervals, failure_times = trace_trial(simulation.model, simulation.seed, trial, simulation.trials)
 figure = trial_timeline(intervals, failure_times, f"seed-moe-10k, trial {trial} (median goodput)",
