@@ -96,7 +96,7 @@ def test_goodput_is_a_share_and_the_buckets_hold_every_wall_hour(raw) -> None:
     """README, The model, Buckets: every wall-clock hour of a trial goes to one bucket;
     lost hours = wall - useful = the sum of the others; goodput = work / wall."""
     result = _simulate(raw)
-    outcomes, work = result.outcomes, result.model.job.work_hours
+    outcomes, work = result.simulation.outcomes, result.model.job.work_hours
     wall, buckets = outcomes.wall_hours, outcomes.bucket_hours
     goodput = result.to_frame()["goodput"].to_numpy()
     assert np.all(goodput > 0) and np.all(goodput <= 1 + TOLERANCE)
