@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -44,3 +45,38 @@ def test_atomic_write_leaves_nothing_half_written(tmp_path: Path) -> None:
         write_atomic(target, broken)
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["summary.json"]
+
+
+# Each of Google's ml-goodput-measurement BadputType names (lower-cased) with the
+# relplan hours it holds, written out by hand from the two vocabularies' definitions
+# rather than read from relplan.vocab.ML_GOODPUT_BADPUT, so that a bucket moved to
+# another name there fails here.
+BADPUT_BY_HAND = {
+    "unproductive_checkpoint_save_time": lambda h: h["checkpoint"],
+    "unproductive_checkpoint_restore_time": lambda h: h["restart"] - h["restart_init"],
+    "program_startup": lambda h: h["restart_init"],
+    "wasted_progress_from_disruption": lambda h: h["rework"] + h["stall"],
+    "infrastructure_recovery_from_disruption": lambda h: h["detect"] + h["waiting"],
+    "other": lambda h: h["degraded"] + h["maintenance"],
+}
+
+
+def test_each_badput_name_holds_its_own_hours(minimal_model) -> None:
+    # One trial whose lost buckets are distinct powers of two (no sum of some equals
+    # another), 3/16 of its restart being start-up: each name's hours identify which
+    # buckets it holds.
+    outcomes = simulate(minimal_model, trials=1, seed=1)
+    hours = {bucket: float(2 ** index) for index, bucket in enumerate(BUCKETS)}
+    hours["useful"] = 1000.0
+    hours["restart_init"] = hours["restart"] * 3 / 16
+    bucket_hours = np.array([[hours[bucket] for bucket in BUCKETS]])
+    outcomes = replace(outcomes, bucket_hours=bucket_hours,
+                       wall_hours=bucket_hours.sum(axis=1),
+                       restart_init_hours=np.array([hours["restart_init"]]))  # fmt: skip
+    result = SimulationResult(minimal_model, outcomes, seed=1, config_name="minimal")
+    badput = result.summary()["badput_ml_goodput"]
+    assert set(badput) == set(BADPUT_BY_HAND)
+    for name, by_hand in BADPUT_BY_HAND.items():
+        assert badput[name] == by_hand(hours), name
+    # every lost hour under exactly one name
+    assert sum(badput.values()) == sum(hours[b] for b in BUCKETS if b != "useful")
