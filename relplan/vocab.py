@@ -74,6 +74,13 @@ IMPACT_SETTINGS: tuple[str, ...] = (
 )  # fmt: skip
 """What a config's ``failures.NAME.impact`` may say (``auto``: from the redundancy)."""
 
+INIT_SCALINGS: dict[str, float | None] = {
+    "none": 0.0, "log2": None, "linear": 1.0, "quadratic": 2.0,
+}  # fmt: skip
+"""What ``job.restart.init_scaling`` may name, with the power of ``gpus / reference_gpus``
+each is (``log2`` is no power: ``log2(gpus) / log2(reference_gpus)``); a table
+``{ exponent = a }`` gives any other power."""
+
 DRAIN_POLICIES: tuple[str, ...] = ("never", "at-checkpoint", "now")
 """What ``job.drain`` and ``failures.NAME.drain`` may say: when a server running degraded
 (a lost dual-ToR leg or LACP member) is swapped for a free spare: never, at the next

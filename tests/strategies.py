@@ -150,7 +150,8 @@ def valid_configs(draw: st.DrawFn, workload: bool | None = None) -> dict[str, An
     if draw(st.integers(0, 3)) == 0:  # the restart from its parts
         job["restart"] = {
             "init": _hours(draw(st.floats(0.0, 0.3))),
-            "init_scaling": draw(st.sampled_from(["none", "log2", "linear"])),
+            "init_scaling": draw(st.sampled_from(
+                ["none", "log2", "linear", "quadratic", {"exponent": 0.5}])),
             "reference_gpus": draw(st.sampled_from([8, 64, 1024])),
             "load": _hours(draw(st.floats(0.0, 0.2))),
         }

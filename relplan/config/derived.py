@@ -12,6 +12,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from relplan.vocab import INIT_SCALINGS
+
 if TYPE_CHECKING:  # the schema validates with these helpers, so they take its types only
     from relplan.config.schema import ClusterConfig, NetworkConfig, RelplanConfig
 
@@ -284,14 +286,16 @@ class RestartParts:
         return self.init_hours + self.fast_load_hours
 
 
-def init_scale(scaling: str, gpus: int, reference_gpus: int) -> float:
+def init_scale(scaling: str | float, gpus: int, reference_gpus: int) -> float:
     """How much longer the start-up of ``gpus`` GPUs takes than that of ``reference_gpus``.
 
     Parameters
     ----------
-    scaling : {"none", "log2", "linear"}
+    scaling : {"none", "log2", "linear", "quadratic"} or float
         ``log2``: ``log2(gpus) / log2(reference_gpus)`` (a tree-shaped set-up, such as
-        NCCL's communicator bootstrap); ``linear``: ``gpus / reference_gpus``.
+        NCCL's communicator bootstrap); ``linear``, ``quadratic`` and a number ``a``:
+        ``(gpus / reference_gpus) ** a`` with ``a`` 1, 2 or the number (a power law,
+        :data:`relplan.vocab.INIT_SCALINGS`); ``none``: 1.
     gpus, reference_gpus : int
         Job size, and the size the start-up was measured at.
 
@@ -304,12 +308,15 @@ def init_scale(scaling: str, gpus: int, reference_gpus: int) -> float:
     --------
     >>> init_scale("log2", 16384, 1024), init_scale("linear", 2048, 1024)
     (1.4, 2.0)
+    >>> init_scale("quadratic", 4096, 1024), init_scale(1.5, 4096, 1024)
+    (16.0, 8.0)
     """
     if scaling == "log2":
         return math.log2(max(gpus, 2)) / math.log2(reference_gpus)
-    if scaling == "linear":
-        return gpus / reference_gpus
-    return 1.0
+    exponent = INIT_SCALINGS[scaling] if isinstance(scaling, str) else float(scaling)
+    if exponent == 0.0:
+        return 1.0
+    return (gpus / reference_gpus) ** exponent
 
 
 def restart_parts(config: RelplanConfig) -> RestartParts:
@@ -344,7 +351,10 @@ def restart_parts(config: RelplanConfig) -> RestartParts:
     restart = job.restart
     if isinstance(restart, float | int):  # one duration, not a table of parts
         return RestartParts(float(restart), 0.0, 0.0)
-    init = restart.init * init_scale(restart.init_scaling, job.gpus, restart.reference_gpus)
+    scaling = restart.init_scaling
+    if not isinstance(scaling, str):  # a power law { exponent = a }
+        scaling = scaling.exponent
+    init = restart.init * init_scale(scaling, job.gpus, restart.reference_gpus)
     if restart.load != "auto":
         return RestartParts(init, float(restart.load), float(restart.load))
     checkpoint = job.checkpoint

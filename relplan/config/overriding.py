@@ -31,9 +31,14 @@ def _raw_value(document: dict[str, Any] | None, loc: tuple[Any, ...]) -> Any:
     return value
 
 
-UNION_TAGS = frozenset({"parts", "duration"})
-"""Tags pydantic puts in an error's location after ``job.restart`` for the form it took (a
-table of parts, or one duration): not keys, so left out of the key an error names."""
+UNION_TAGS: dict[str, frozenset[str]] = {
+    "restart": frozenset({"parts", "duration"}),
+    "init_scaling": frozenset({"power law", "name"}),
+}
+"""Tags pydantic puts in an error's location after a key that takes one of two forms, for
+the form it took: ``job.restart`` (a table of parts, or one duration) and
+``job.restart.init_scaling`` (a power-law table, or a name). Not keys, so left out of the
+key an error names."""
 
 
 def _models_in(annotation: Any) -> list[Any]:
@@ -95,7 +100,7 @@ def _describe(
 ) -> tuple[str, str]:
     raw = tuple(error["loc"])
     loc = tuple(part for k, part in enumerate(raw)
-                if not (part in UNION_TAGS and k > 0 and raw[k - 1] == "restart"))
+                if not (k > 0 and part in UNION_TAGS.get(raw[k - 1], ())))
     error = {**error, "loc": loc}
     key = ".".join(str(part) for part in (*root, *loc)) or "(config)"
     kind = error["type"]

@@ -47,6 +47,7 @@ from relplan.vocab import (
     DRAIN_POLICIES,
     FAILURE_UNITS,
     IMPACT_SETTINGS,
+    INIT_SCALINGS,
     RECOVERY_STRATEGIES,
     SERVER_CLASSES,
 )
@@ -730,23 +731,46 @@ class ElasticConfig(_Strict):
         "Time to take a replica back once a spare is free or the unit is repaired."))
 
 
+def _init_scaling_form(value: Any) -> str:
+    """Which form ``job.restart.init_scaling`` takes: a power-law table, or a name."""
+    return "power law" if isinstance(value, dict | InitPowerLawConfig) else "name"
+
+
+class InitPowerLawConfig(_Strict):
+    """``init_scaling = { exponent = 1.5 }``: a restart's start-up that grows as a power of
+    the job's size, ``(gpus / reference_gpus) ** exponent`` (SPARe, arXiv 2603.00357:
+    quadratic or worse at scale)."""
+
+    exponent: float = Field(ge=0, le=4, allow_inf_nan=False, description=(
+        "The power of `gpus / reference_gpus` the start-up grows by (0: not at all, 1: "
+        "linearly, 2: quadratically)."))
+
+
 class RestartConfig(_Strict):
     """``job.restart = { init = "3min", init_scaling = "log2", load = "auto" }``: a
     restart built from its parts.
 
     ``init`` is scheduling, process start and communicator set-up, measured at
     ``reference_gpus`` GPUs; ``init_scaling`` grows it with the job's size: ``none``,
-    ``log2`` (times ``log2(gpus) / log2(reference_gpus)``, a tree-shaped set-up) or
-    ``linear`` (times ``gpus / reference_gpus``). ``load`` is a duration, or ``auto``: the
+    ``log2`` (times ``log2(gpus) / log2(reference_gpus)``, a tree-shaped set-up),
+    ``linear`` (times ``gpus / reference_gpus``), ``quadratic`` (its square) or a power law
+    ``{ exponent = a }`` (its ``a``-th power). ``load`` is a duration, or ``auto``: the
     checkpoint read from the tier that survived, ``size / read_bandwidth`` from the
     durable store or ``size / gpus / peer_bandwidth`` from a peer's memory.
     """
 
     init: Hours = Field(ge=0, description=(
         "Scheduling, process start and communicator set-up, measured at `reference_gpus`."))
-    init_scaling: Literal["none", "log2", "linear"] = Field(default="none", description=(
-        "How `init` grows with the job: `none`, `log2` (x log2(gpus) / "
-        "log2(reference_gpus), a tree-shaped set-up) or `linear` (x gpus / reference_gpus)."))
+    init_scaling: Annotated[
+        Annotated[InitPowerLawConfig, Tag("power law")]
+        | Annotated[Literal[tuple(INIT_SCALINGS)], Tag("name")],
+        Discriminator(_init_scaling_form),
+    ] = Field(
+        default="none", description=(
+            "How `init` grows with the job: `none`, `log2` (x log2(gpus) / "
+            "log2(reference_gpus), a tree-shaped set-up), `linear` (x gpus / "
+            "reference_gpus), `quadratic` (x (gpus / reference_gpus)^2) or a power law "
+            "`{ exponent = a }` (x (gpus / reference_gpus)^a)."))
     reference_gpus: int = Field(default=DEFAULT_REFERENCE_GPUS, ge=2, strict=True, description=(
         "The job size `init` was measured at."), json_schema_extra=_shown(unit="GPUs"))
     load: Annotated[

@@ -21,7 +21,7 @@ import pytest
 from relplan.analysis.optimize import optimize_interval
 from relplan.analysis.results import SimulationResult
 from relplan.config.derived import init_scale, restart_parts
-from relplan.config.loading import load_config, parse_config, read_toml
+from relplan.config.loading import load_config, loads_config, parse_config, read_toml
 from relplan.errors import ConfigError
 from relplan.sim import distributions
 from relplan.sim.closed_forms import segment_wall_hours
@@ -79,6 +79,37 @@ def test_restart_parts_add_up_by_hand() -> None:
     fixed = restart_parts(load_config("configs/small.toml",
                                       ['job.restart={init="1min", load="30s"}']))  # fmt: skip
     assert fixed.durable_hours == pytest.approx(1.5 * MINUTE)
+
+@pytest.mark.parametrize(("scaling", "factor"), [
+    ('"quadratic"', 16.0 ** 2),  # 16,384 GPUs = 16 x the 1,024 measured: 256x
+    ("{ exponent = 1.5 }", 16.0 ** 1.5),  # 64x
+    ("{ exponent = 0 }", 1.0),
+    ('"linear"', 16.0),
+])
+def test_a_start_up_that_grows_as_a_power_of_the_job(scaling: str, factor: float) -> None:
+    # SPARe (arXiv 2603.00357): restart latency grows quadratically or worse with scale. A
+    # 30-s start-up measured at 1,024 GPUs, on Llama 3's 16,384.
+    config = load_config("configs/llama3-16k.toml", [
+        f'job.restart={{init="30s", init_scaling={scaling}, load="1min"}}'])
+    parts = restart_parts(config)
+    assert parts.init_hours * 3600 == pytest.approx(30 * factor)
+    job = build_model(config).job
+    assert job.restart_hours * 3600 == pytest.approx(30 * factor + 60)
+    assert job.restart_init_hours == pytest.approx(parts.init_hours)
+    # the config's text round-trips: the power law stays a table
+    again = loads_config(config.to_toml())
+    assert again.job.restart.init_scaling == config.job.restart.init_scaling
+
+
+@pytest.mark.parametrize(("scaling", "message"), [
+    ("{ exponent = -1 }", "job.restart.init_scaling.exponent: input should be greater"),
+    ('"cubic"', "job.restart.init_scaling: input should be 'none', 'log2', 'linear' or"),
+    ("{ power = 2 }", "job.restart.init_scaling.power: unknown key"),
+])
+def test_a_bad_start_up_scaling_names_its_key(scaling: str, message: str) -> None:
+    with pytest.raises(ConfigError) as error:
+        load_config("configs/small.toml", [f'job.restart={{init="1min", init_scaling={scaling}}}'])
+    assert message in str(error.value)
 
 
 def test_restart_parts_in_the_restart_bucket_by_hand() -> None:
