@@ -76,12 +76,19 @@ def trace_trial(
     return _expand(model, trace.written_rows())
 
 
-def _cut_stalls(intervals: list[list], when: float) -> None:
-    """A stop at ``when`` ends the stalls it cuts short; those that never began are gone."""
-    intervals[:] = [i for i in intervals if not (i[2] == "stall" and i[0] >= when)]
-    for interval in intervals:
-        if interval[2] == "stall" and interval[1] > when:
+def _cut_stalls(open_stalls: list[list], removed: set[int], when: float) -> None:
+    """A stop at ``when`` ends the stalls it cuts short; those that never began are gone
+    (their ids join ``removed``).
+
+    Only the stalls since the previous stop (``open_stalls``, emptied here) can reach past
+    ``when``: the stops come in time order, and each one cut those before it, so a trial
+    with many failures costs O(stalls), not O(failures x intervals)."""
+    for interval in open_stalls:
+        if interval[0] >= when:
+            removed.add(id(interval))
+        elif interval[1] > when:
             interval[1] = when
+    open_stalls.clear()
 
 
 def _rewind(run: list[np.ndarray], intervals: list[list], progress: float) -> None:
@@ -114,6 +121,9 @@ def _expand(model: SimulationModel, rows: np.ndarray) -> tuple[pd.DataFrame, pd.
     # the stalls of the run in progress: [interval, checkpoints committed at the restart,
     # job-time since the restart at the stall]
     run_stalls: list[tuple[list, int, float]] = []
+    # the stalls since the last stop, which the next one may cut; the ids of those cut away
+    open_stalls: list[list] = []
+    removed: set[int] = set()
 
     def segment_time(start: int, count: int) -> float:
         return timeline.segments_time(job, start, count)
@@ -200,10 +210,10 @@ def _expand(model: SimulationModel, rows: np.ndarray) -> tuple[pd.DataFrame, pd.
             impact = impacts[int(row[4])]
             failures.append((row[0], names[int(row[3])], impact))
             if impact == "fatal":
-                _cut_stalls(intervals, float(row[0]))
+                _cut_stalls(open_stalls, removed, float(row[0]))
                 close_run(lost=True)
         elif code == TRACE_STOP and row[3] == 1.0:  # a stop that loses work, as a crash does
-            _cut_stalls(intervals, float(row[0]))
+            _cut_stalls(open_stalls, removed, float(row[0]))
             close_run(lost=True)
         elif code == TRACE_ROLLBACK:
             # the fast checkpoints after the durable one are lost: their work, and the
@@ -218,6 +228,7 @@ def _expand(model: SimulationModel, rows: np.ndarray) -> tuple[pd.DataFrame, pd.
             if row[1] > row[0]:
                 interval = [float(row[0]), float(row[1]), "stall", 0]
                 intervals.append(interval)
+                open_stalls.append(interval)
                 if row[4] >= 0.0:  # while running (not during a restart)
                     start_committed = int(row[5])
                     done = completed(start_committed, float(row[4]))
@@ -228,7 +239,7 @@ def _expand(model: SimulationModel, rows: np.ndarray) -> tuple[pd.DataFrame, pd.
                       TRACE_WAIT: "waiting", TRACE_MAINTENANCE: "maintenance"}[code]
             if row[1] > row[0]:
                 intervals.append([float(row[0]), float(row[1]), bucket, 0])
-    frame = pd.DataFrame([i[:3] for i in intervals],
+    frame = pd.DataFrame([i[:3] for i in intervals if id(i) not in removed],
                          columns=["start_hours", "end_hours", "bucket"])
     frame = frame.sort_values("start_hours", kind="stable").reset_index(drop=True)
     failure_frame = pd.DataFrame(failures, columns=["time_hours", "mode", "impact"])
