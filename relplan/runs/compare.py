@@ -54,12 +54,18 @@ class ScenarioSpec:
 def parse_variant(text: str, config_path: Path, overrides: list[str]) -> ScenarioSpec:
     """Read a ``--variant "LABEL: KEY=VALUE; KEY=VALUE"`` of a config.
 
+    The label ends at the last colon before the first ``=`` (no key holds a colon), so a
+    label may hold colons of its own: ``"4:1 leaves: network.uplinks_per_leaf=20"``.
+
     Examples
     --------
     >>> parse_variant("dual-ToR: network.dual_tor=true", Path("a.toml"), []).overrides
     ('network.dual_tor=true',)
+    >>> parse_variant("4:1: network.uplinks_per_leaf=20", Path("a.toml"), []).label
+    '4:1'
     """
-    label, sep, rest = text.partition(":")
+    label, sep, _ = text.split("=", 1)[0].rpartition(":")  # up to the first key's end
+    rest = text[len(label) + 1:]
     items = [item.strip() for item in rest.split(";") if item.strip()]
     if not sep or not label.strip() or not items:
         raise ConfigError("--variant", f"{text!r} is not 'LABEL: KEY=VALUE[; KEY=VALUE]...'")

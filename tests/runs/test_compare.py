@@ -44,6 +44,17 @@ def test_a_malformed_variant_names_the_option() -> None:
     assert error.value.key == "--variant"
 
 
+@pytest.mark.parametrize(("text", "label", "items"), [
+    ("4:1 leaves: network.uplinks_per_leaf=16", "4:1 leaves", ("network.uplinks_per_leaf=16",)),
+    ('late: a=1; b="12:00"', "late", ("a=1", 'b="12:00"')),
+])
+def test_a_variant_label_may_hold_colons(text: str, label: str, items: tuple) -> None:
+    # the label ends at the last colon before the first key's '=': "4:1" once read as
+    # the label "4" and a key "1: network..."
+    variant = parse_variant(text, SMALL, [])
+    assert (variant.label, variant.overrides) == (label, items)
+
+
 def test_compare_in_steps_prices_the_slower_step() -> None:
     """175B in 20,000 steps, failure-free, checkpoints free. A 4:1 leaf slows the
     healthy step, so its failure-free hours, wall hours and GPU-hours grow by 20,000 x the
