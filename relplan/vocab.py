@@ -99,9 +99,11 @@ BUCKETS: tuple[str, ...] = (
     "degraded",
     "stall",
     "maintenance",
+    "overhead",
 )
 """Names of the wall-clock buckets, in the order of :attr:`TrialOutcomes.bucket_hours`
-(``maintenance``: planned maintenance windows, ``[maintenance]``)."""
+(``maintenance``: planned maintenance windows, ``[maintenance]``; ``overhead``: the
+recovery stack's steady per-step tax on the work that was kept, ``job.step_overhead``)."""
 
 UNIT_STATS: tuple[str, ...] = (
     "units_failed",
@@ -121,14 +123,14 @@ ML_GOODPUT_BADPUT: dict[str, tuple[str, ...]] = {
     "program_startup": ("restart_init",),
     "wasted_progress_from_disruption": ("rework", "stall"),
     "infrastructure_recovery_from_disruption": ("detect", "waiting"),
-    "other": ("degraded", "maintenance"),
+    "other": ("degraded", "maintenance", "overhead"),
 }
 """relplan's hours under the badput names of Google's ml-goodput-measurement (its
 ``BadputType``, lower-cased): each name's parts, among the buckets and the restart's two
 parts (``restart_init``, ``restart_load``). ``program_startup`` holds all of a restart's
 start-up (there also ``TPU_INITIALIZATION`` and ``TRAINING_PREP``); data loading is not
-modelled; slowed running (``degraded``) and planned maintenance have no name there, so
-they go to ``other``."""
+modelled; slowed running (``degraded``), planned maintenance and a recovery stack's
+per-step tax (``overhead``) have no name there, so they go to ``other``."""
 
 PERCENTILES: tuple[int, ...] = (5, 50, 95, 99)
 """Percentiles reported for every metric."""

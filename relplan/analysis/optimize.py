@@ -329,10 +329,10 @@ def optimize_interval(
     write = job.write_hours
     if not math.isfinite(mtti):
         raise ValueError("the job never fails: there is no interval to optimise")
-    young = young_interval(write, mtti) if write > 0 else job.work_hours
-    daly = daly_interval(write, mtti) if write > 0 else job.work_hours
-    exact = exact_interval(write, mtti) if write > 0 else job.work_hours
-    ceiling = job.work_hours
+    ceiling = job.compute_hours  # no interval longer than the job's whole compute
+    young = young_interval(write, mtti) if write > 0 else ceiling
+    daly = daly_interval(write, mtti) if write > 0 else ceiling
+    exact = exact_interval(write, mtti) if write > 0 else ceiling
     closed_forms = (young, daly, exact)
     # the grid brackets every closed form from both sides: no floor tied to the work;
     # above, no further than MAX_INTERVAL_MTTI interruptions' worth (or the work)
@@ -470,9 +470,9 @@ def tier_pairs(
     centre = young_interval(job.fast_write_hours, mtti) if job.fast_write_hours > 0 else (
         job.segment_hours
     )
-    fast_grid = np.geomspace(centre / 4.0, min(centre * 4.0, job.work_hours), fast_points)
+    fast_grid = np.geomspace(centre / 4.0, min(centre * 4.0, job.compute_hours), fast_points)
     return [(float(fast), every) for fast in fast_grid for every in durable_every
-            if fast * every <= job.work_hours]  # fmt: skip
+            if fast * every <= job.compute_hours]  # fmt: skip
 
 
 def planned_trials(model: SimulationModel, trials: int) -> int:

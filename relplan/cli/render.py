@@ -330,14 +330,20 @@ def _bubble(baseline: dict[str, Any]) -> str:
     return f" + pipeline bubble {format_seconds(bubble)}" if bubble > 0 else ""
 
 
-def render_failure_free_work(work_hours: float, step_hours: float | None) -> None:
-    """Print the job's failure-free hours, and the steps they hold at its healthy step."""
+def render_failure_free_work(work_hours: float, step_hours: float | None,
+                             step_overhead: float = 0.0) -> None:  # fmt: skip
+    """Print the job's failure-free hours, the steps they hold at its healthy step, and
+    the recovery stack's per-step tax on them."""
     steps = ""
     if step_hours:
         steps = (f" ({work_hours / step_hours:,.0f} steps of "
                  f"{format_seconds(step_hours * 3600.0)})")  # fmt: skip
     console.print(f"Work: {work_hours:,.1f} h failure-free at this design's healthy speed"
                   f"{steps}", highlight=False)  # fmt: skip
+    if step_overhead > 0.0:
+        console.print(f"  + the recovery stack's tax of {step_overhead:.1%} a step: "
+                      f"{work_hours * (1.0 + step_overhead):,.1f} h of compute "
+                      "(the overhead bucket)", highlight=False)  # fmt: skip
 
 
 def render_step_baseline(baseline: dict[str, float]) -> None:

@@ -79,7 +79,7 @@ class Impact:
         (every spine lost, say). None: no limit (the last slowdown holds for more).
     rework_hours : float
         Job-time an absorbed failure throws away (the interrupted step of an in-process
-        recovery), hours.
+        recovery, with the recovery stack's per-step tax), hours.
     reason : str
         Why, in a few words (shown by ``relplan inventory``).
     """
@@ -147,7 +147,7 @@ def _fatal_or_elastic(config: RelplanConfig, facts: DerivedFacts, step: StepMode
         steps = tuple(data / (data - k) for k in range(1, most + 1))
         return Impact(
             "elastic", steps, stall_hours=in_process.reconfigure, survivable_count=most,
-            rework_hours=step.step_hours or 0.0,
+            rework_hours=(step.step_hours or 0.0) * (1.0 + job.step_overhead),
             reason="in-process: swap or drop the replica, redo the step",
         )  # fmt: skip
     if job.recovery == "elastic" and job.elastic is not None and unit in SERVER_CLASSES:

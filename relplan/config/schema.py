@@ -887,6 +887,11 @@ class JobConfig(_Strict):
     idle_failures: bool = Field(default=False, description=(
         "The hardware fails while the job is down too (not fail-slow, corruption or `unit "
         "= \"job\"` modes)."))
+    step_overhead: Fraction = Field(default=0.0, ge=0, le=1, description=(
+        "The recovery stack's steady tax on every step, a share of the step's time "
+        "(`\"2%\"`): replicas kept in step, a quorum per step. Failure-free, the job takes "
+        "its work x (1 + step_overhead); the tax on the work kept is the `overhead` "
+        "bucket."), json_schema_extra=_shown(unit="share of a step"))
     failures_during_recovery: bool = Field(default=True, description=(
         "Failures strike while the job detects a failure, waits or restarts; `false`: none "
         "do (the rule of netcap, of the MTBI goodput model and of AIReSim)."))

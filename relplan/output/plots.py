@@ -74,6 +74,7 @@ BUCKET_COLORS: dict[str, str] = {
     "degraded": "#C9B000",
     "stall": "#56B4E9",
     "maintenance": "#999933",
+    "overhead": "#332288",
 }
 """One colour per wall-clock bucket, the same in every figure."""
 

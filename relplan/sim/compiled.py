@@ -84,7 +84,8 @@ class CompiledJob(NamedTuple):
     Attributes
     ----------
     work_hours : float
-        Useful work at full speed, hours.
+        Compute to run at full speed, hours: the useful work with the recovery stack's
+        per-step tax (:attr:`relplan.sim.model.JobSpec.compute_hours`).
     segment_hours : float
         Compute between two consecutive checkpoints of any tier (tau; the fast
         interval with two tiers), hours.
@@ -806,10 +807,11 @@ def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledMo
     """
     job, modes = model.job, model.modes
     segment = job.segment_hours
-    checkpoints = checkpoint_count(job.work_hours, segment)
+    compute = job.compute_hours  # the work with the recovery stack's per-step tax
+    checkpoints = checkpoint_count(compute, segment)
     two_tier = job.fast_interval_hours is not None
     compiled_job = CompiledJob(
-        work_hours=float(job.work_hours),
+        work_hours=float(compute),
         segment_hours=float(segment),
         fast_write_hours=float(job.fast_write_hours if two_tier else job.write_hours),
         durable_write_hours=float(job.write_hours),
@@ -826,7 +828,7 @@ def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledMo
         maintenance_every_hours=float(job.maintenance_every_hours or np.inf),
         maintenance_hours=float(job.maintenance_hours),
         maintenance_checkpoint_first=bool(job.maintenance_checkpoint_first),
-        last_segment_work_hours=float(job.work_hours - checkpoints * segment),
+        last_segment_work_hours=float(compute - checkpoints * segment),
         durable_every=int(job.durable_every),
         total_segments=int(checkpoints + 1),
         storage_on_fabric=bool(job.storage_on_fabric),

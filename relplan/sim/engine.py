@@ -75,10 +75,14 @@ from relplan.sim.compiled import (
 from relplan.sim.events import RenewalStream
 from relplan.sim.model import FailureMode, SimulationModel
 from relplan.sim.rng import seed_states, stream_key
-from relplan.vocab import UNIT_STATS
+from relplan.vocab import BUCKETS, UNIT_STATS
 
 _WALK_LOCK = threading.Lock()
 """One walk at a time: a walk runs its trials on every core already."""
+
+_USEFUL, _OVERHEAD = BUCKETS.index("useful"), BUCKETS.index("overhead")
+"""Columns of ``bucket_hours``: the walk books the compute it keeps as ``useful``, with the
+recovery stack's per-step tax in it; :func:`_outcomes` splits the tax into ``overhead``."""
 
 BLOCK_TRIALS = 10_000
 """Trials per canonical block: the unit of seeding and of work for a worker."""
@@ -192,7 +196,7 @@ def expected_exposure_hours(model: SimulationModel) -> float:
     """
     job = model.job
     expected = expected_wall_hours(
-        job.work_hours,
+        job.compute_hours,
         job.segment_hours,
         job.mean_write_hours,
         model.job_mtti_hours,
@@ -267,7 +271,7 @@ def check_feasible(model: SimulationModel) -> None:
         the :data:`~relplan.sim.compiled.MAX_EVENTS_PER_TRIAL` steps a trial may walk.
     """
     job = model.job
-    failure_free = job.work_hours + checkpoint_count(job.work_hours, job.segment_hours) * (
+    failure_free = job.compute_hours + checkpoint_count(job.compute_hours, job.segment_hours) * (
         job.mean_write_hours
     )
     try:
@@ -289,7 +293,7 @@ def check_feasible(model: SimulationModel) -> None:
         if downtime > 0.0:
             try:
                 with_waits = expected_wall_hours(
-                    job.work_hours, job.segment_hours, job.mean_write_hours,
+                    job.compute_hours, job.segment_hours, job.mean_write_hours,
                     model.job_mtti_hours, job.restart_hours, downtime,
                 )  # fmt: skip
             except OverflowError:
@@ -494,8 +498,22 @@ def check_walked(compiled: CompiledModel, state: TrialState) -> None:
 
 
 def _outcomes(
-    state: TrialState, modes: tuple[FailureMode, ...], unit_stats: np.ndarray | None = None
+    state: TrialState, model: SimulationModel, unit_stats: np.ndarray | None = None
 ) -> TrialOutcomes:
+    """The block's per-trial arrays, with the recovery stack's per-step tax split out of
+    the compute the walk booked as ``useful`` (the walk runs the work with its tax,
+    :attr:`~relplan.sim.model.JobSpec.compute_hours`): ``useful`` is the work kept,
+    ``overhead`` the tax on it."""
+    modes = model.modes
+    buckets = state.bucket_hours  # the walk leaves the overhead column as it finds it
+    tax = model.job.step_overhead
+    if tax > 0.0:
+        kept = buckets[:, _USEFUL]
+        useful = kept / (1.0 + tax)
+        buckets[:, _OVERHEAD] = kept - useful
+        buckets[:, _USEFUL] = useful
+    else:
+        buckets[:, _OVERHEAD] = 0.0
     if unit_stats is None:
         tracked = sum(m.history is not None for m in modes)
         unit_stats = np.zeros((state.wall_hours.size, tracked, len(UNIT_STATS)),
@@ -558,7 +576,7 @@ def first_window_hours(model: SimulationModel) -> float:
     if math.isfinite(mtti) and write > 0:
         interval = daly_interval(write, mtti)
     restart = job.restart_hours if job.failures_during_recovery else 0.0  # exposure only
-    expected = expected_wall_hours(job.work_hours, interval, write, mtti, restart)
+    expected = expected_wall_hours(job.compute_hours, interval, write, mtti, restart)
     return expected if job.horizon_hours is None else min(expected, job.horizon_hours)
 
 
@@ -747,7 +765,7 @@ def _block_walks(
         if horizon == np.inf:  # walked to their end (check_walked raised otherwise)
             break
         active = active[state.phase[active] != FINISHED]
-    return _outcomes(state, modes, unit_stats)
+    return _outcomes(state, model, unit_stats)
 
 
 def _window_stream(mode: FailureMode, n_trials: int,
@@ -809,7 +827,7 @@ def walk_trial(
     )
     streams = TrialStreams(seed_states(np.uint64(0), 1), np.full(1, np.inf))
     walk_block(compiled, state, window, streams, trace)
-    return _outcomes(state, model.modes)
+    return _outcomes(state, model)
 
 
 def concatenate_outcomes(parts: list[TrialOutcomes]) -> TrialOutcomes:

@@ -292,6 +292,11 @@ class JobSpec:
         ``spares`` is free.
     spare_pool_swap_hours : float
         Time to bring in a spare of the second tier, hours.
+    step_overhead : float
+        The recovery stack's steady tax on every step, a share of its time
+        (``job.step_overhead``): the job computes ``work_hours * (1 + step_overhead)``
+        hours (:attr:`compute_hours`), and the tax on the work it keeps is the
+        ``overhead`` bucket.
     """
 
     gpus: int
@@ -317,6 +322,14 @@ class JobSpec:
     failures_during_recovery: bool = True
     spare_pool: int = 0
     spare_pool_swap_hours: float = 0.0
+    step_overhead: float = 0.0
+
+    @property
+    def compute_hours(self) -> float:
+        """Compute the job runs failure-free, hours: its work with the recovery stack's
+        per-step tax, ``work_hours * (1 + step_overhead)`` (``work_hours`` itself without
+        a tax)."""
+        return self.work_hours * (1.0 + self.step_overhead)
 
     @property
     def segment_hours(self) -> float:
@@ -636,6 +649,7 @@ def _simulation_model(
             failures_during_recovery=job.failures_during_recovery,
             spare_pool=job.spare_pool,
             spare_pool_swap_hours=job.spare_pool_swap,
+            step_overhead=job.step_overhead,
         ),
         modes=tuple(modes),
         inventory=inventory,

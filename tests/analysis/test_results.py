@@ -57,7 +57,7 @@ BADPUT_BY_HAND = {
     "program_startup": lambda h: h["restart_init"],
     "wasted_progress_from_disruption": lambda h: h["rework"] + h["stall"],
     "infrastructure_recovery_from_disruption": lambda h: h["detect"] + h["waiting"],
-    "other": lambda h: h["degraded"] + h["maintenance"],
+    "other": lambda h: h["degraded"] + h["maintenance"] + h["overhead"],
 }
 
 

@@ -42,6 +42,7 @@ def test_simulate_json_holds_the_contract(minimal_config_file: Path) -> None:
         "degraded",
         "stall",
         "maintenance",
+        "overhead",
     }
     assert sum(data["lost_hours_breakdown"].values()) == pytest.approx(
         data["lost_hours"]["mean"], rel=1e-9
