@@ -58,11 +58,13 @@ def trace_trial(
     -------
     intervals : pandas.DataFrame
         Columns ``start_hours``, ``end_hours`` (wall clock) and ``bucket`` (useful,
-        rework, checkpoint, degraded, detect, waiting, restart, stall), covering the
-        trial's wall time; slowed running that is kept shows as the bucket it ran in
-        (its job-time) followed by ``degraded`` (the time the slowdown added: compute
-        only, unless storage shares the fabric); slowed running that is rolled back is
-        rework, stretched; a stall in rolled-back work is rework.
+        rework, checkpoint, degraded, detect, waiting, restart, stall, maintenance,
+        overhead), covering the trial's wall time; slowed running that is kept shows as
+        the bucket it ran in (its job-time) followed by ``degraded`` (the time the
+        slowdown added: compute only, unless storage shares the fabric); slowed running
+        that is rolled back is rework, stretched; a stall in rolled-back work is rework;
+        with a per-step tax (``job.step_overhead``) each useful interval is its work
+        followed by the tax on it (``overhead``).
     failures : pandas.DataFrame
         Columns ``time_hours`` (wall clock), ``mode`` and ``impact``.
     """
@@ -89,6 +91,21 @@ def _cut_stalls(open_stalls: list[list], removed: set[int], when: float) -> None
         elif interval[1] > when:
             interval[1] = when
     open_stalls.clear()
+
+
+def _split_overhead(intervals: list[list], step_overhead: float) -> list[list]:
+    """Each ``useful`` interval as its work, then the recovery stack's tax on it
+    (``overhead``), as the engine books them; the intervals as they are without a tax."""
+    if step_overhead <= 0.0:
+        return intervals
+    split = []
+    for start, end, bucket in intervals:
+        if bucket != "useful":
+            split.append([start, end, bucket])
+            continue
+        work_end = start + (end - start) / (1.0 + step_overhead)
+        split += [[start, work_end, "useful"], [work_end, end, "overhead"]]
+    return split
 
 
 def _rewind(run: list[np.ndarray], intervals: list[list], progress: float) -> None:
@@ -239,7 +256,8 @@ def _expand(model: SimulationModel, rows: np.ndarray) -> tuple[pd.DataFrame, pd.
                       TRACE_WAIT: "waiting", TRACE_MAINTENANCE: "maintenance"}[code]
             if row[1] > row[0]:
                 intervals.append([float(row[0]), float(row[1]), bucket, 0])
-    frame = pd.DataFrame([i[:3] for i in intervals if id(i) not in removed],
+    kept = [i[:3] for i in intervals if id(i) not in removed]
+    frame = pd.DataFrame(_split_overhead(kept, model.job.step_overhead),
                          columns=["start_hours", "end_hours", "bucket"])
     frame = frame.sort_values("start_hours", kind="stable").reset_index(drop=True)
     failure_frame = pd.DataFrame(failures, columns=["time_hours", "mode", "impact"])
