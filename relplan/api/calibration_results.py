@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import pandas as pd
 
-from relplan.api.result import Result
+from relplan.api.result import Result, relayed
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -133,10 +133,7 @@ class AnalyzeResult(Result):
     config_name: str
     report: dict[str, Any]
 
-    @property
-    def window_hours(self) -> float:
-        """The window measured, hours."""
-        return self.report["window"]["hours"]
+    window_hours = relayed("report.window.hours", "float", "The window measured, hours.")
 
     @property
     def counts(self) -> dict[str, int]:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import pandas as pd
 
-from relplan.api.result import Result
+from relplan.api.result import Result, relayed
 from relplan.units import format_duration
 
 if TYPE_CHECKING:
@@ -127,20 +127,13 @@ class InventoryResult(Result):
     config_name: str
     report: dict[str, Any]
 
-    @property
-    def job_servers(self) -> int:
-        """Servers the job runs on."""
-        return self.report["job_servers"]
-
-    @property
-    def spare_servers(self) -> int:
-        """Spare servers set aside for the job."""
-        return self.report["spare_servers"]
-
-    @property
-    def job_mtti_hours(self) -> float | None:
-        """The job's mean time to interruption, hours (None when nothing interrupts it)."""
-        return self.report["job_mtti_hours"]
+    job_servers = relayed("report.job_servers", "int", "Servers the job runs on.")
+    spare_servers = relayed("report.spare_servers", "int", "Spare servers set aside for the job.")
+    job_mtti_hours = relayed(
+        "report.job_mtti_hours",
+        "float | None",
+        "The job's mean time to interruption, hours (None when nothing interrupts it).",
+    )
 
     @property
     def units(self) -> dict[str, int]:
@@ -202,25 +195,20 @@ class BaselineResult(Result):
     config_name: str
     report: dict[str, Any]
 
-    @property
-    def step_time_s(self) -> float:
-        """The healthy step, seconds."""
-        return self.report["baseline"]["step_time_s"]
-
-    @property
-    def compute_time_s(self) -> float:
-        """The step's compute, seconds."""
-        return self.report["baseline"]["compute_time_s"]
-
-    @property
-    def exposed_communication_s(self) -> float:
-        """The step's communication the compute does not hide, seconds."""
-        return self.report["baseline"]["exposed_communication_s"]
-
-    @property
-    def job_mtti_hours(self) -> float | None:
-        """The job's mean time to interruption, hours (None when nothing interrupts it)."""
-        return self.report["job_mtti_hours"]
+    step_time_s = relayed("report.baseline.step_time_s", "float", "The healthy step, seconds.")
+    compute_time_s = relayed(
+        "report.baseline.compute_time_s", "float", "The step's compute, seconds."
+    )
+    exposed_communication_s = relayed(
+        "report.baseline.exposed_communication_s",
+        "float",
+        "The step's communication the compute does not hide, seconds.",
+    )
+    job_mtti_hours = relayed(
+        "report.job_mtti_hours",
+        "float | None",
+        "The job's mean time to interruption, hours (None when nothing interrupts it).",
+    )
 
     def _headline(self) -> str:
         return (f"{self.config_name}: step {self.step_time_s:.3g} s ({self.compute_time_s:.3g} s "
@@ -311,20 +299,11 @@ class WarmupResult(Result):
         """The configs warmed up (names)."""
         return list(self.report["configs"])
 
-    @property
-    def compiled_now(self) -> int:
-        """Functions compiled by this call."""
-        return self.report["compiled_now"]
-
-    @property
-    def already_compiled(self) -> int:
-        """Functions found compiled in numba's cache."""
-        return self.report["already_compiled"]
-
-    @property
-    def seconds(self) -> float:
-        """The whole warm-up, seconds."""
-        return self.report["seconds"]
+    compiled_now = relayed("report.compiled_now", "int", "Functions compiled by this call.")
+    already_compiled = relayed(
+        "report.already_compiled", "int", "Functions found compiled in numba's cache."
+    )
+    seconds = relayed("report.seconds", "float", "The whole warm-up, seconds.")
 
     def _headline(self) -> str:
         functions = len(self.report["functions"])

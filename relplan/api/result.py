@@ -26,13 +26,52 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["REPR_LIMIT", "Estimate", "Result"]
+__all__ = ["REPR_LIMIT", "Estimate", "Result", "relayed"]
 
 REPR_LIMIT = 600
 """Characters at most of a result's ``repr``."""
 
 HTML_ROWS = 20
 """Rows of the frame a notebook shows of a result."""
+
+
+def relayed(path: str, returns: str, doc: str) -> property:
+    """A read-only attribute that gives a value the result holds in one of its records.
+
+    Parameters
+    ----------
+    path : str
+        Dotted: the record's field first, then an attribute or key at each step
+        (``"optimum.young_hours"``, ``"report.baseline.step_time_s"``); a step into a
+        mapping is a key, into anything else an attribute.
+    returns : str
+        The value's type, as an annotation (``"float | None"``).
+    doc : str
+        The attribute's documentation (its unit where it has one).
+
+    Returns
+    -------
+    property
+        Typed (its getter's return annotation is ``returns``) and documented.
+
+    Examples
+    --------
+    >>> class Held:
+    ...     report = {"window": {"hours": 24.0}}
+    ...     window_hours = relayed("report.window.hours", "float", "The window, hours.")
+    >>> Held().window_hours, Held.window_hours.__doc__
+    (24.0, 'The window, hours.')
+    """
+    steps = path.split(".")
+
+    def read(self: object) -> Any:
+        value: Any = self
+        for step in steps:
+            value = value[step] if isinstance(value, Mapping) else getattr(value, step)
+        return value
+
+    read.__annotations__["return"] = returns
+    return property(read, doc=doc)
 
 
 @dataclass(frozen=True)
