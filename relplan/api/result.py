@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import copy
 import html
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -35,7 +35,9 @@ HTML_ROWS = 20
 """Rows of the frame a notebook shows of a result."""
 
 
-def relayed(path: str, returns: str, doc: str) -> property:
+def relayed(
+    path: str, returns: str, doc: str, then: Callable[[Any], Any] | None = None
+) -> property:
     """A read-only attribute that gives a value the result holds in one of its records.
 
     Parameters
@@ -48,6 +50,9 @@ def relayed(path: str, returns: str, doc: str) -> property:
         The value's type, as an annotation (``"float | None"``).
     doc : str
         The attribute's documentation (its unit where it has one).
+    then : callable, optional
+        What the value read is given to (``Estimate.from_summary``); by default it is
+        given back as it is.
 
     Returns
     -------
@@ -68,7 +73,7 @@ def relayed(path: str, returns: str, doc: str) -> property:
         value: Any = self
         for step in steps:
             value = value[step] if isinstance(value, Mapping) else getattr(value, step)
-        return value
+        return value if then is None else then(value)
 
     read.__annotations__["return"] = returns
     return property(read, doc=doc)

@@ -34,6 +34,11 @@ if TYPE_CHECKING:
 __all__ = ["CompareResult", "OptimizeResult", "PlanResult", "SimulateResult", "StudyResult"]
 
 
+def _estimate(key: str, doc: str) -> property:
+    """A result's :class:`Estimate` of one quantity of its summary (``goodput``, ...)."""
+    return relayed(f"_data.{key}", "Estimate", doc, Estimate.from_summary)
+
+
 @dataclass(frozen=True, repr=False, eq=False)
 class SimulateResult(Result):
     """What ``relplan simulate`` found (:func:`relplan.simulate`): every trial's outcome.
@@ -78,25 +83,10 @@ class SimulateResult(Result):
     trials = relayed("simulation.trials", "int", "Trials run.")
     seed = relayed("simulation.seed", "int", "The seed that fixes every number.")
 
-    @property
-    def goodput(self) -> Estimate:
-        """Goodput (ETTR): work done over wall time, a fraction."""
-        return Estimate.from_summary(self._data["goodput"])
-
-    @property
-    def wall_hours(self) -> Estimate:
-        """Wall-clock time of the job, hours."""
-        return Estimate.from_summary(self._data["wall_hours"])
-
-    @property
-    def lost_hours(self) -> Estimate:
-        """Wall time not spent on work done, hours."""
-        return Estimate.from_summary(self._data["lost_hours"])
-
-    @property
-    def interruptions(self) -> Estimate:
-        """Failures that stopped the job, per trial."""
-        return Estimate.from_summary(self._data["interruptions"])
+    goodput = _estimate("goodput", "Goodput (ETTR): work done over wall time, a fraction.")
+    wall_hours = _estimate("wall_hours", "Wall-clock time of the job, hours.")
+    lost_hours = _estimate("lost_hours", "Wall time not spent on work done, hours.")
+    interruptions = _estimate("interruptions", "Failures that stopped the job, per trial.")
 
     @property
     def lost_hours_breakdown(self) -> dict[str, float]:
