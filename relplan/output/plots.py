@@ -1118,6 +1118,16 @@ def _timeline_progress(
     style_axes(progress)
 
 
+def _mark_on_curve(
+    axes: Axes, hours: float, interval: np.ndarray, values: np.ndarray, name: str,
+    **style: Any,
+) -> None:
+    """Mark an optimum (``hours``, hours) on a curve over ``interval``, labelled with its name
+    and its value; ``style`` is the marker's (``marker``, ``markersize``, ``color``, ``gid``)."""
+    axes.plot([hours], [float(np.interp(hours, interval, values))], linestyle="none",
+              markeredgecolor="white", label=f"{name} {_format_hours(hours)}", **style)
+
+
 def goodput_vs_interval(
     curve: pd.DataFrame,
     config_name: str,
@@ -1228,17 +1238,8 @@ def goodput_vs_interval(
         gid="goodput-mean",
     )
     if mc_optimal_hours is not None:
-        axes.plot(
-            [float(mc_optimal_hours)],
-            [float(np.interp(float(mc_optimal_hours), interval, goodput))],
-            linestyle="none",
-            marker="*",
-            markersize=14,
-            color=PALETTE[1],
-            markeredgecolor="white",
-            label=f"MC optimum {_format_hours(float(mc_optimal_hours))}",
-            gid="mc-optimum-on-curve",
-        )
+        _mark_on_curve(axes, float(mc_optimal_hours), interval, goodput, "MC optimum",
+                       marker="*", markersize=14, color=PALETTE[1], gid="mc-optimum-on-curve")
 
     marks = [float(value) for _, value, _, _, _ in optima]
     marks += [float(v) for _, _, ci, _, _ in optima if ci is not None for v in ci]
@@ -1265,17 +1266,8 @@ def goodput_vs_interval(
             gid="wall-p95",
         )
         if p95_optimal_hours is not None:
-            twin.plot(
-                [float(p95_optimal_hours)],
-                [float(np.interp(float(p95_optimal_hours), interval, walls))],
-                linestyle="none",
-                marker="D",
-                markersize=8,
-                color=PALETTE[6],
-                markeredgecolor="white",
-                label=f"P95 optimum {_format_hours(float(p95_optimal_hours))}",
-                gid="p95-optimum-on-curve",
-            )
+            _mark_on_curve(twin, float(p95_optimal_hours), interval, walls, "P95 optimum",
+                           marker="D", markersize=8, color=PALETTE[6], gid="p95-optimum-on-curve")
         twin.set_ylabel("P95 wall-clock time (hours)", fontsize=LABEL_SIZE, color="#555555")
         twin.tick_params(labelsize=SMALL_SIZE + 0.5, colors="#555555")
         twin.spines["top"].set_visible(False)
