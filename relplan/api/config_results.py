@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import pandas as pd
 
-from relplan.api.result import Result, relayed
+from relplan.api.result import ReportResult, Result, relayed
 from relplan.units import format_duration
 
 if TYPE_CHECKING:
@@ -101,7 +101,7 @@ class CheckResult(Result):
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class InventoryResult(Result):
+class InventoryResult(ReportResult):
     """What ``relplan inventory`` found (:func:`relplan.inventory`): component counts,
     the fabric and its port budget, each failure mode's rate in the job and the MTTI.
 
@@ -150,9 +150,6 @@ class InventoryResult(Result):
         return (f"{self.config_name}: {self.job_servers} job servers, {self.spare_servers} "
                 f"spares, job MTTI {_mtti_text(self.job_mtti_hours)}")
 
-    def _summary(self) -> dict[str, Any]:
-        return self.report
-
     def to_frame(self) -> pd.DataFrame:
         """One row per failure mode (its unit, units in the job, lifetime, repair, rate
         in the job, share, impact, ...), indexed by the mode."""
@@ -169,7 +166,7 @@ class InventoryResult(Result):
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class BaselineResult(Result):
+class BaselineResult(ReportResult):
     """What ``relplan baseline`` found (:func:`relplan.baseline`): the job's healthy step
     per parallelism dimension, and its failure rates.
 
@@ -214,9 +211,6 @@ class BaselineResult(Result):
         return (f"{self.config_name}: step {self.step_time_s:.3g} s ({self.compute_time_s:.3g} s "
                 f"compute, {self.exposed_communication_s:.3g} s exposed communication), job "
                 f"MTTI {_mtti_text(self.job_mtti_hours)}")
-
-    def _summary(self) -> dict[str, Any]:
-        return self.report
 
     def to_frame(self) -> pd.DataFrame:
         """One row per parallelism dimension (its collective, path, group, volume, time
@@ -271,7 +265,7 @@ class CatalogResult(Result):
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class WarmupResult(Result):
+class WarmupResult(ReportResult):
     """What ``relplan warmup`` did (:func:`relplan.warmup`): every compiled function the
     runs of the configs call, compiled now or found compiled.
 
@@ -312,9 +306,6 @@ class WarmupResult(Result):
                     f"{self.seconds:.1f} s, for {len(self.configs)} configs")
         return (f"everything already compiled ({functions} functions, {len(self.configs)} "
                 "configs)")
-
-    def _summary(self) -> dict[str, Any]:
-        return self.report
 
     def to_frame(self) -> pd.DataFrame:
         """One row per compiled function: its kind, features, configs and compile

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["REPR_LIMIT", "Estimate", "Result", "relayed"]
+__all__ = ["REPR_LIMIT", "Estimate", "ReportResult", "Result", "relayed"]
 
 REPR_LIMIT = 600
 """Characters at most of a result's ``repr``."""
@@ -257,3 +257,13 @@ class Result:
                 if len(frame) > len(rows) else "")  # fmt: skip
         return (f"<div><strong>relplan {html.escape(self.command)}</strong>: "
                 f"{html.escape(self.headline)}{rows.to_html(max_cols=12)}{more}</div>")
+
+
+class ReportResult(Result):
+    """A result that holds its command's ``--json`` object as it is: its ``report`` field
+    (a dict each subclass declares) is its summary."""
+
+    report: dict[str, Any]  # not a field here (no @dataclass): each subclass's own
+
+    def _summary(self) -> dict[str, Any]:
+        return self.report
