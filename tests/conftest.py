@@ -12,6 +12,7 @@ import pytest
 from hypothesis import settings
 
 from relplan.config.loading import parse_config
+from relplan.errors import ConfigError
 from relplan.sim import distributions
 from relplan.sim.model import FailureMode, JobSpec, SimulationModel, build_model
 
@@ -99,6 +100,17 @@ MINIMAL_RAW: dict[str, Any] = {
 def minimal_raw() -> dict[str, Any]:
     """The minimal config as a mutable mapping."""
     return copy.deepcopy(MINIMAL_RAW)
+
+
+def assert_refused(
+    raw: dict[str, Any], overrides: list[str] | None = None, *, key: str, words: str
+) -> None:
+    """``parse_config`` refuses ``raw`` (with ``overrides``): its error names ``key`` and
+    its message says ``words``."""
+    with pytest.raises(ConfigError) as caught:
+        parse_config(raw, overrides)
+    assert caught.value.key == key, caught.value
+    assert words in caught.value.message
 
 
 @pytest.fixture
