@@ -526,10 +526,8 @@ def bootstrap_histories(
 
     Parameters
     ----------
-    failures : sequence of ReplayFailure
-        The history, offsets in ``[0, window_hours]``.
-    window_hours : float
-        The window, hours.
+    failures, window_hours
+        The history and its window, as :func:`replay_failures` takes them.
     samples : int
         Histories to make.
     seed : int

@@ -378,16 +378,9 @@ def unit_failure_counts(
         Time to failure of a normal unit, hours.
     history : UnitHistory
         Lemons, imperfect repair and retirement.
-    horizon_hours : float
-        Length of the observed period, hours.
-    n_trials : int
-        Independent trials.
-    rng : numpy.random.Generator
-        Source of randomness.
-    start : {"equilibrium", "new"}
-        State at time 0.
-    windows : int
-        Split the horizon into this many windows (the answer must not depend on it).
+    horizon_hours, n_trials, rng, start, windows
+        As :func:`relplan.sim.events.renewal_failure_counts` takes them (the horizon in
+        hours).
 
     Returns
     -------
