@@ -374,10 +374,8 @@ def replay_batch(batch: HistoryBatch, window_hours: float, policy: ReplayPolicy)
     ----------
     batch : HistoryBatch
         The histories.
-    window_hours : float
-        The window, hours.
-    policy : ReplayPolicy
-        Checkpoint interval, write and restart.
+    window_hours, policy
+        As :func:`replay_history` takes them, one history of the batch at a time.
 
     Returns
     -------

@@ -87,12 +87,8 @@ class UnitStream:
         Time to failure of a normal unit, hours of use.
     history : UnitHistory
         Lemons, imperfect repair and retirement.
-    n_trials : int
-        Number of trials in the block.
-    rng : numpy.random.Generator
-        Generator for every draw of this stream (shared in a fixed order with others).
-    start : {"equilibrium", "new"}
-        State of the units at time 0.
+    n_trials, rng, start
+        As :class:`relplan.sim.events.RenewalStream` takes them.
     """
 
     units: int
