@@ -52,7 +52,7 @@ def test_the_count_sees_a_long_function() -> None:
 def test_the_walk_is_built_from_the_phases() -> None:
     """The walk calls a phase of each concern, and each phase is inlined (numba, before
     typing: its feature branches pruned with the walk's constants)."""
-    source = inspect.getsource(timeline.walk_kernel)
+    source = inspect.getsource(timeline.walk_kernel.__wrapped__)
     phases = {
         arrival: ("next_event", "planned_event", "draw_failure"),
         checkpoint: ("advance_run", "stop_job", "note_corruption"),
