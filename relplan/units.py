@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 
 HOURS_PER_YEAR = 8766.0
 """Hours in a Julian year (365.25 days), the convention of AFR and MTBF tables."""
@@ -211,6 +212,33 @@ def parse_fraction(value: str | float | int) -> float:
     raise UnitError(f'{value!r}: a fraction is a plain number or a percentage such as "5%"')
 
 
+def _times_unit(
+    value: object,
+    factors: dict[str, float],
+    unit_of: Callable[[str], str],
+    unit_name: str,
+    known: str,
+    too_large: str,
+    example: str = "",
+) -> float:
+    """A quantity with a unit (a size, a count, a bandwidth) times its unit's factor.
+
+    ``value`` must be a string (one without a unit is refused, naming ``example``); its
+    unit, as ``unit_of`` spells it, a key of ``factors`` (an error names ``unit_name`` and
+    the ``known`` units); and the product finite (else the error says ``too_large``).
+    """
+    if not isinstance(value, str):
+        raise UnitError(f'{value!r} has no unit: write a {unit_name.split()[0]} such as '
+                        f'"{example}"')  # fmt: skip
+    number, unit = _split(value)
+    factor = factors.get(unit_of(unit))
+    if factor is None:
+        raise UnitError(f"{value!r}: unknown {unit_name} {unit!r} (known: {known})")
+    if not math.isfinite(number * factor):
+        raise UnitError(f"{value!r} is {too_large}")
+    return number * factor
+
+
 def parse_size_bytes(value: str | float | int) -> float:
     """Read a size with a unit ("4GB", "700 GiB") and return bytes.
 
@@ -230,15 +258,8 @@ def parse_size_bytes(value: str | float | int) -> float:
     >>> parse_size_bytes("4GB")
     4000000000.0
     """
-    if not isinstance(value, str):
-        raise UnitError(f'{value!r} has no unit: write a size such as "4GB"')
-    number, unit = _split(value)
-    factor = _SIZE_BYTES.get(unit.lower())
-    if factor is None:
-        raise UnitError(f"{value!r}: unknown size unit {unit!r} (known: B, KB, MB, GB, TB, GiB)")
-    if not math.isfinite(number * factor):
-        raise UnitError(f"{value!r} is too large to be a size")
-    return number * factor
+    return _times_unit(value, _SIZE_BYTES, str.lower, "size unit", "B, KB, MB, GB, TB, GiB",
+                       "too large to be a size", example="4GB")  # fmt: skip
 
 
 _COUNT_FACTOR = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
@@ -266,13 +287,7 @@ def parse_count(value: str | float | int) -> float:
         raise UnitError(f"{value!r} is not a count")
     if not isinstance(value, str):
         return float(value)
-    number, unit = _split(value)
-    factor = _COUNT_FACTOR.get(unit.lower())
-    if factor is None:
-        raise UnitError(f"{value!r}: unknown count suffix {unit!r} (known: K, M, B, T)")
-    if not math.isfinite(number * factor):
-        raise UnitError(f"{value!r} is too large")
-    return number * factor
+    return _times_unit(value, _COUNT_FACTOR, str.lower, "count suffix", "K, M, B, T", "too large")
 
 
 def parse_bandwidth_bytes_per_s(value: str | float | int) -> float:
@@ -294,15 +309,14 @@ def parse_bandwidth_bytes_per_s(value: str | float | int) -> float:
     >>> parse_bandwidth_bytes_per_s("400Gbps")
     50000000000.0
     """
-    if not isinstance(value, str):
-        raise UnitError(f'{value!r} has no unit: write a bandwidth such as "400Gbps"')
-    number, unit = _split(value)
-    factor = _BANDWIDTH_BYTES_PER_S.get(unit.lower().replace(" ", ""))
-    if factor is None:
-        raise UnitError(f"{value!r}: unknown bandwidth unit {unit!r} (known: Gbps, GB/s, ...)")
-    if not math.isfinite(number * factor):
-        raise UnitError(f"{value!r} is too large to be a bandwidth")
-    return number * factor
+    return _times_unit(value, _BANDWIDTH_BYTES_PER_S, _bandwidth_unit, "bandwidth unit",
+                       "Gbps, GB/s, ...", "too large to be a bandwidth",
+                       example="400Gbps")  # fmt: skip
+
+
+def _bandwidth_unit(unit: str) -> str:
+    """A bandwidth unit as :data:`_BANDWIDTH_BYTES_PER_S` spells it: lower case, no space."""
+    return unit.lower().replace(" ", "")
 
 
 def format_duration(hours: float) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 from hypothesis import settings
 
 from relplan.config.loading import parse_config
+from relplan.errors import ConfigError
 from relplan.sim import distributions
 from relplan.sim.model import FailureMode, JobSpec, SimulationModel, build_model
 
@@ -99,6 +101,23 @@ MINIMAL_RAW: dict[str, Any] = {
 def minimal_raw() -> dict[str, Any]:
     """The minimal config as a mutable mapping."""
     return copy.deepcopy(MINIMAL_RAW)
+
+
+def assert_config_error(call: Callable[..., object], *args: Any, key: str, words: str,
+                        **kwargs: Any) -> None:
+    """``call(*args, **kwargs)`` raises a ConfigError that names ``key`` and whose message
+    says ``words``."""
+    with pytest.raises(ConfigError) as caught:
+        call(*args, **kwargs)
+    assert caught.value.key == key, caught.value
+    assert words in caught.value.message
+
+
+def assert_refused(
+    raw: dict[str, Any], overrides: list[str] | None = None, *, key: str, words: str
+) -> None:
+    """``parse_config`` refuses ``raw`` (with ``overrides``), naming ``key``, saying ``words``."""
+    assert_config_error(parse_config, raw, overrides, key=key, words=words)
 
 
 @pytest.fixture

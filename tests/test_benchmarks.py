@@ -303,17 +303,6 @@ def test_startup_runs_relplan_through_this_interpreter():
 # --------------------------------------------------------------------------- run
 
 
-REQUIRED_CASE_KEYS = (
-    "trials_per_second",
-    "events_per_second",
-    "speedup_per_trial",
-    "peak_memory_bytes",
-    "floor_seconds",
-    "floor_multiple",
-    "seconds_one_thread",
-    "floor_multiple_one_thread",
-    "speedup_per_trial_one_thread",
-)
 REQUIRED_COMMAND_KEYS = (
     "command", "argv", "available", "seconds", "runs", "reference", "reference_argv",
     "reference_seconds", "reference_runs", "ratio", "target_ratio", "met",

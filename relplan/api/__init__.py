@@ -107,9 +107,11 @@ StoreTarget = str | Path | PointStore | None
 :class:`~relplan.runs.store.PointStore` already open."""
 
 
-def _config(config: ConfigSource, overrides: Overrides = None,
-            warn: bool = True) -> tuple[RelplanConfig, str]:  # fmt: skip
-    """The config as it is, with the overrides applied and validated again; its name."""
+def _config(config: ConfigSource, overrides: Overrides = None, warn: bool = True,
+            stacklevel: int = 3) -> tuple[RelplanConfig, str]:  # fmt: skip
+    """The config as it is, with the overrides applied and validated again; its name.
+
+    A config warning names the line ``stacklevel - 1`` calls up (the API's caller's)."""
     if isinstance(config, RelplanConfig):
         loaded, name = config.with_overrides(overrides or []), config.name or "config"
     elif isinstance(config, str | Path):
@@ -123,8 +125,18 @@ def _config(config: ConfigSource, overrides: Overrides = None,
         raise ConfigError("config", "must be a config file's path or a RelplanConfig, not a "
                                     f"{type(config).__name__}")  # fmt: skip
     if warn:  # the warning names the line of the caller's code that called the API
-        preflight.warn_config(loaded, stacklevel=3)
+        preflight.warn_config(loaded, stacklevel=stacklevel)
     return loaded, name
+
+
+def _reported(
+    config: ConfigSource, overrides: Overrides, report: Callable[[RelplanConfig], dict[str, Any]]
+) -> tuple[str, dict[str, Any]]:
+    """The config's name and ``report`` of it (the overrides checked and applied first):
+    what a result of one config's report is made of."""
+    given = RunArguments(overrides=overrides)
+    loaded, name = _config(config, given.overrides, stacklevel=4)
+    return name, report(loaded)
 
 
 def _settings(config: RelplanConfig, given: RunArguments) -> tuple[int, int, int, str, str]:
@@ -540,9 +552,7 @@ def baseline(config: ConfigSource, overrides: Overrides = None) -> BaselineResul
     """
     from relplan.analysis.baseline_report import job_baseline
 
-    given = RunArguments(overrides=overrides)
-    loaded, name = _config(config, given.overrides)
-    return BaselineResult(name, job_baseline(loaded))
+    return BaselineResult(*_reported(config, overrides, job_baseline))
 
 
 def inventory(config: ConfigSource, overrides: Overrides = None) -> InventoryResult:
@@ -570,9 +580,7 @@ def inventory(config: ConfigSource, overrides: Overrides = None) -> InventoryRes
     """
     from relplan.analysis.inventory_report import inventory_report
 
-    given = RunArguments(overrides=overrides)
-    loaded, name = _config(config, given.overrides)
-    return InventoryResult(name, inventory_report(loaded))
+    return InventoryResult(*_reported(config, overrides, inventory_report))
 
 
 def check(config: ConfigSource, overrides: Overrides = None) -> CheckResult:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import pandas as pd
 
-from relplan.api.result import Result
+from relplan.api.result import ReportResult, Result, relayed
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -103,7 +103,7 @@ class FitResult(Result):
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class AnalyzeResult(Result):
+class AnalyzeResult(ReportResult):
     """What ``relplan analyze`` found (:func:`relplan.analyze`): each category's failure
     rate measured from an incident log, with its CI, against the config's.
 
@@ -133,10 +133,7 @@ class AnalyzeResult(Result):
     config_name: str
     report: dict[str, Any]
 
-    @property
-    def window_hours(self) -> float:
-        """The window measured, hours."""
-        return self.report["window"]["hours"]
+    window_hours = relayed("report.window.hours", "float", "The window measured, hours.")
 
     @property
     def counts(self) -> dict[str, int]:
@@ -154,9 +151,6 @@ class AnalyzeResult(Result):
         return (f"{self.source} against {self.config_name}, {str(window.get('start'))[:10]} "
                 f"to {str(window.get('end'))[:10]}: {sum(self.counts.values()):,} failures in "
                 f"{len(self.counts)} categories")
-
-    def _summary(self) -> dict[str, Any]:
-        return self.report
 
     def to_frame(self) -> pd.DataFrame:
         """One row per category: count, units, rates with CIs, MTBF, the config's MTBF

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import pandas as pd
 
-from relplan.api.result import Result
+from relplan.api.result import ReportResult, Result, relayed
 from relplan.units import format_duration
 
 if TYPE_CHECKING:
@@ -101,7 +101,7 @@ class CheckResult(Result):
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class InventoryResult(Result):
+class InventoryResult(ReportResult):
     """What ``relplan inventory`` found (:func:`relplan.inventory`): component counts,
     the fabric and its port budget, each failure mode's rate in the job and the MTTI.
 
@@ -127,20 +127,13 @@ class InventoryResult(Result):
     config_name: str
     report: dict[str, Any]
 
-    @property
-    def job_servers(self) -> int:
-        """Servers the job runs on."""
-        return self.report["job_servers"]
-
-    @property
-    def spare_servers(self) -> int:
-        """Spare servers set aside for the job."""
-        return self.report["spare_servers"]
-
-    @property
-    def job_mtti_hours(self) -> float | None:
-        """The job's mean time to interruption, hours (None when nothing interrupts it)."""
-        return self.report["job_mtti_hours"]
+    job_servers = relayed("report.job_servers", "int", "Servers the job runs on.")
+    spare_servers = relayed("report.spare_servers", "int", "Spare servers set aside for the job.")
+    job_mtti_hours = relayed(
+        "report.job_mtti_hours",
+        "float | None",
+        "The job's mean time to interruption, hours (None when nothing interrupts it).",
+    )
 
     @property
     def units(self) -> dict[str, int]:
@@ -156,9 +149,6 @@ class InventoryResult(Result):
     def _headline(self) -> str:
         return (f"{self.config_name}: {self.job_servers} job servers, {self.spare_servers} "
                 f"spares, job MTTI {_mtti_text(self.job_mtti_hours)}")
-
-    def _summary(self) -> dict[str, Any]:
-        return self.report
 
     def to_frame(self) -> pd.DataFrame:
         """One row per failure mode (its unit, units in the job, lifetime, repair, rate
@@ -176,7 +166,7 @@ class InventoryResult(Result):
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class BaselineResult(Result):
+class BaselineResult(ReportResult):
     """What ``relplan baseline`` found (:func:`relplan.baseline`): the job's healthy step
     per parallelism dimension, and its failure rates.
 
@@ -202,33 +192,25 @@ class BaselineResult(Result):
     config_name: str
     report: dict[str, Any]
 
-    @property
-    def step_time_s(self) -> float:
-        """The healthy step, seconds."""
-        return self.report["baseline"]["step_time_s"]
-
-    @property
-    def compute_time_s(self) -> float:
-        """The step's compute, seconds."""
-        return self.report["baseline"]["compute_time_s"]
-
-    @property
-    def exposed_communication_s(self) -> float:
-        """The step's communication the compute does not hide, seconds."""
-        return self.report["baseline"]["exposed_communication_s"]
-
-    @property
-    def job_mtti_hours(self) -> float | None:
-        """The job's mean time to interruption, hours (None when nothing interrupts it)."""
-        return self.report["job_mtti_hours"]
+    step_time_s = relayed("report.baseline.step_time_s", "float", "The healthy step, seconds.")
+    compute_time_s = relayed(
+        "report.baseline.compute_time_s", "float", "The step's compute, seconds."
+    )
+    exposed_communication_s = relayed(
+        "report.baseline.exposed_communication_s",
+        "float",
+        "The step's communication the compute does not hide, seconds.",
+    )
+    job_mtti_hours = relayed(
+        "report.job_mtti_hours",
+        "float | None",
+        "The job's mean time to interruption, hours (None when nothing interrupts it).",
+    )
 
     def _headline(self) -> str:
         return (f"{self.config_name}: step {self.step_time_s:.3g} s ({self.compute_time_s:.3g} s "
                 f"compute, {self.exposed_communication_s:.3g} s exposed communication), job "
                 f"MTTI {_mtti_text(self.job_mtti_hours)}")
-
-    def _summary(self) -> dict[str, Any]:
-        return self.report
 
     def to_frame(self) -> pd.DataFrame:
         """One row per parallelism dimension (its collective, path, group, volume, time
@@ -283,7 +265,7 @@ class CatalogResult(Result):
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class WarmupResult(Result):
+class WarmupResult(ReportResult):
     """What ``relplan warmup`` did (:func:`relplan.warmup`): every compiled function the
     runs of the configs call, compiled now or found compiled.
 
@@ -311,20 +293,11 @@ class WarmupResult(Result):
         """The configs warmed up (names)."""
         return list(self.report["configs"])
 
-    @property
-    def compiled_now(self) -> int:
-        """Functions compiled by this call."""
-        return self.report["compiled_now"]
-
-    @property
-    def already_compiled(self) -> int:
-        """Functions found compiled in numba's cache."""
-        return self.report["already_compiled"]
-
-    @property
-    def seconds(self) -> float:
-        """The whole warm-up, seconds."""
-        return self.report["seconds"]
+    compiled_now = relayed("report.compiled_now", "int", "Functions compiled by this call.")
+    already_compiled = relayed(
+        "report.already_compiled", "int", "Functions found compiled in numba's cache."
+    )
+    seconds = relayed("report.seconds", "float", "The whole warm-up, seconds.")
 
     def _headline(self) -> str:
         functions = len(self.report["functions"])
@@ -333,9 +306,6 @@ class WarmupResult(Result):
                     f"{self.seconds:.1f} s, for {len(self.configs)} configs")
         return (f"everything already compiled ({functions} functions, {len(self.configs)} "
                 "configs)")
-
-    def _summary(self) -> dict[str, Any]:
-        return self.report
 
     def to_frame(self) -> pd.DataFrame:
         """One row per compiled function: its kind, features, configs and compile

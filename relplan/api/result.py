@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import copy
 import html
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -26,13 +26,57 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["REPR_LIMIT", "Estimate", "Result"]
+__all__ = ["REPR_LIMIT", "Estimate", "ReportResult", "Result", "relayed"]
 
 REPR_LIMIT = 600
 """Characters at most of a result's ``repr``."""
 
 HTML_ROWS = 20
 """Rows of the frame a notebook shows of a result."""
+
+
+def relayed(
+    path: str, returns: str, doc: str, then: Callable[[Any], Any] | None = None
+) -> property:
+    """A read-only attribute that gives a value the result holds in one of its records.
+
+    Parameters
+    ----------
+    path : str
+        Dotted: the record's field first, then an attribute or key at each step
+        (``"optimum.young_hours"``, ``"report.baseline.step_time_s"``); a step into a
+        mapping is a key, into anything else an attribute.
+    returns : str
+        The value's type, as an annotation (``"float | None"``).
+    doc : str
+        The attribute's documentation (its unit where it has one).
+    then : callable, optional
+        What the value read is given to (``Estimate.from_summary``); by default it is
+        given back as it is.
+
+    Returns
+    -------
+    property
+        Typed (its getter's return annotation is ``returns``) and documented.
+
+    Examples
+    --------
+    >>> class Held:
+    ...     report = {"window": {"hours": 24.0}}
+    ...     window_hours = relayed("report.window.hours", "float", "The window, hours.")
+    >>> Held().window_hours, Held.window_hours.__doc__
+    (24.0, 'The window, hours.')
+    """
+    steps = path.split(".")
+
+    def read(self: object) -> Any:
+        value: Any = self
+        for step in steps:
+            value = value[step] if isinstance(value, Mapping) else getattr(value, step)
+        return value if then is None else then(value)
+
+    read.__annotations__["return"] = returns
+    return property(read, doc=doc)
 
 
 @dataclass(frozen=True)
@@ -213,3 +257,13 @@ class Result:
                 if len(frame) > len(rows) else "")  # fmt: skip
         return (f"<div><strong>relplan {html.escape(self.command)}</strong>: "
                 f"{html.escape(self.headline)}{rows.to_html(max_cols=12)}{more}</div>")
+
+
+class ReportResult(Result):
+    """A result that holds its command's ``--json`` object as it is: its ``report`` field
+    (a dict each subclass declares) is its summary."""
+
+    report: dict[str, Any]  # not a field here (no @dataclass): each subclass's own
+
+    def _summary(self) -> dict[str, Any]:
+        return self.report

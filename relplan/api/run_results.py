@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import pandas as pd
 
-from relplan.api.result import Estimate, Result
+from relplan.api.result import Estimate, Result, relayed
 from relplan.units import format_duration
 
 if TYPE_CHECKING:
@@ -30,9 +30,13 @@ if TYPE_CHECKING:
     from relplan.analysis.results import SimulationResult
     from relplan.config.schema import RelplanConfig
     from relplan.config.study import Study
-    from relplan.sim.model import SimulationModel
 
 __all__ = ["CompareResult", "OptimizeResult", "PlanResult", "SimulateResult", "StudyResult"]
+
+
+def _estimate(key: str, doc: str) -> property:
+    """A result's :class:`Estimate` of one quantity of its summary (``goodput``, ...)."""
+    return relayed(f"_data.{key}", "Estimate", doc, Estimate.from_summary)
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -70,55 +74,30 @@ class SimulateResult(Result):
     source: str | None = None
     step_baseline: dict[str, float] | None = None
 
-    @property
-    def model(self) -> SimulationModel:
-        """The simulated job and its failure modes."""
-        return self.simulation.model
+    model = relayed(
+        "simulation.model", "SimulationModel", "The simulated job and its failure modes."
+    )
+    config_name = relayed(
+        "simulation.config_name", "str", "The config's name (or its file's stem)."
+    )
+    trials = relayed("simulation.trials", "int", "Trials run.")
+    seed = relayed("simulation.seed", "int", "The seed that fixes every number.")
 
-    @property
-    def config_name(self) -> str:
-        """The config's name (or its file's stem)."""
-        return self.simulation.config_name
-
-    @property
-    def trials(self) -> int:
-        """Trials run."""
-        return self.simulation.trials
-
-    @property
-    def seed(self) -> int:
-        """The seed that fixes every number."""
-        return self.simulation.seed
-
-    @property
-    def goodput(self) -> Estimate:
-        """Goodput (ETTR): work done over wall time, a fraction."""
-        return Estimate.from_summary(self._data["goodput"])
-
-    @property
-    def wall_hours(self) -> Estimate:
-        """Wall-clock time of the job, hours."""
-        return Estimate.from_summary(self._data["wall_hours"])
-
-    @property
-    def lost_hours(self) -> Estimate:
-        """Wall time not spent on work done, hours."""
-        return Estimate.from_summary(self._data["lost_hours"])
-
-    @property
-    def interruptions(self) -> Estimate:
-        """Failures that stopped the job, per trial."""
-        return Estimate.from_summary(self._data["interruptions"])
+    goodput = _estimate("goodput", "Goodput (ETTR): work done over wall time, a fraction.")
+    wall_hours = _estimate("wall_hours", "Wall-clock time of the job, hours.")
+    lost_hours = _estimate("lost_hours", "Wall time not spent on work done, hours.")
+    interruptions = _estimate("interruptions", "Failures that stopped the job, per trial.")
 
     @property
     def lost_hours_breakdown(self) -> dict[str, float]:
         """Mean lost hours per bucket (``rework``, ``checkpoint``, ...), hours."""
         return dict(self._data["lost_hours_breakdown"])
 
-    @property
-    def provenance(self) -> dict[str, Any]:
-        """The relplan version, config digest, seed and trials."""
-        return self.simulation.provenance
+    provenance = relayed(
+        "simulation.provenance",
+        "dict[str, Any]",
+        "The relplan version, config digest, seed and trials.",
+    )
 
     def _headline(self) -> str:
         goodput = self.goodput
@@ -192,60 +171,38 @@ class OptimizeResult(Result):
     tiers: TierOptimum | None
     config_name: str
 
-    @property
-    def young_hours(self) -> float:
-        """Young's interval, hours."""
-        return self.optimum.young_hours
-
-    @property
-    def daly_hours(self) -> float:
-        """Daly's interval, hours."""
-        return self.optimum.daly_hours
-
-    @property
-    def exact_hours(self) -> float:
-        """The exact (Lambert W) optimum of Daly's cost, hours."""
-        return self.optimum.exact_hours
-
-    @property
-    def mc_optimal_hours(self) -> float:
-        """The interval of the highest mean goodput on the Monte Carlo curve, hours."""
-        return self.optimum.mc_optimal_hours
-
-    @property
-    def mc_optimal_ci95(self) -> tuple[float, float]:
-        """Its bootstrap 95% interval, hours."""
-        return self.optimum.mc_optimal_ci95
-
-    @property
-    def p95_optimal_hours(self) -> float:
-        """The interval of the smallest P95 wall time, hours."""
-        return self.optimum.p95_optimal_hours
-
-    @property
-    def p95_optimal_ci95(self) -> tuple[float, float]:
-        """Its bootstrap 95% interval, hours."""
-        return self.optimum.p95_optimal_ci95
-
-    @property
-    def mtti_hours(self) -> float:
-        """The job's mean time to interruption the closed forms use, hours."""
-        return self.optimum.mtti_hours
+    young_hours = relayed("optimum.young_hours", "float", "Young's interval, hours.")
+    daly_hours = relayed("optimum.daly_hours", "float", "Daly's interval, hours.")
+    exact_hours = relayed(
+        "optimum.exact_hours", "float", "The exact (Lambert W) optimum of Daly's cost, hours."
+    )
+    mc_optimal_hours = relayed(
+        "optimum.mc_optimal_hours",
+        "float",
+        "The interval of the highest mean goodput on the Monte Carlo curve, hours.",
+    )
+    mc_optimal_ci95 = relayed(
+        "optimum.mc_optimal_ci95", "tuple[float, float]", "Its bootstrap 95% interval, hours."
+    )
+    p95_optimal_hours = relayed(
+        "optimum.p95_optimal_hours", "float", "The interval of the smallest P95 wall time, hours."
+    )
+    p95_optimal_ci95 = relayed(
+        "optimum.p95_optimal_ci95", "tuple[float, float]", "Its bootstrap 95% interval, hours."
+    )
+    mtti_hours = relayed(
+        "optimum.mtti_hours",
+        "float",
+        "The job's mean time to interruption the closed forms use, hours.",
+    )
 
     @property
     def goodput_at(self) -> dict[str, float]:
         """Mean goodput at ``young``, ``daly``, ``exact``, ``mc`` and ``p95``."""
         return dict(self.optimum.goodput_at)
 
-    @property
-    def trials(self) -> int:
-        """Trials per interval tried."""
-        return self.optimum.trials
-
-    @property
-    def seed(self) -> int:
-        """The seed every interval shares."""
-        return self.optimum.seed
+    trials = relayed("optimum.trials", "int", "Trials per interval tried.")
+    seed = relayed("optimum.seed", "int", "The seed every interval shares.")
 
     def _headline(self) -> str:
         return (f"{self.config_name}: Monte Carlo optimum "
@@ -314,15 +271,8 @@ class CompareResult(Result):
     comparison: dict[str, Any]
     reused: int = 0
 
-    @property
-    def trials(self) -> int:
-        """Trials per scenario."""
-        return self.comparison["trials"]
-
-    @property
-    def seed(self) -> int:
-        """The seed every scenario shares."""
-        return self.comparison["seed"]
+    trials = relayed("comparison.trials", "int", "Trials per scenario.")
+    seed = relayed("comparison.seed", "int", "The seed every scenario shares.")
 
     @property
     def names(self) -> list[str]:
@@ -408,10 +358,7 @@ class StudyResult(Result):
     trials: int
     reused: int = 0
 
-    @property
-    def name(self) -> str:
-        """The study's name."""
-        return self.study.spec.name
+    name = relayed("study.spec.name", "str", "The study's name.")
 
     @property
     def metrics(self) -> list[str]:
@@ -501,30 +448,19 @@ class PlanResult(Result):
     outcome: dict[str, Any]
     reused: int = 0
 
-    @property
-    def name(self) -> str:
-        """The plan's name."""
-        return self.outcome["plan"]
-
-    @property
-    def objective(self) -> str:
-        """What the plan maximises or minimises (``net_value``, ``goodput``, ...)."""
-        return self.outcome["objective"]
-
-    @property
-    def budget(self) -> float | None:
-        """The spend limit, in the plan's currency (None: no limit)."""
-        return self.outcome["budget"]
-
-    @property
-    def trials(self) -> int:
-        """Trials per portfolio."""
-        return self.outcome["trials"]
-
-    @property
-    def seed(self) -> int:
-        """The seed every portfolio shares."""
-        return self.outcome["seed"]
+    name = relayed("outcome.plan", "str", "The plan's name.")
+    objective = relayed(
+        "outcome.objective",
+        "str",
+        "What the plan maximises or minimises (``net_value``, ``goodput``, ...).",
+    )
+    budget = relayed(
+        "outcome.budget",
+        "float | None",
+        "The spend limit, in the plan's currency (None: no limit).",
+    )
+    trials = relayed("outcome.trials", "int", "Trials per portfolio.")
+    seed = relayed("outcome.seed", "int", "The seed every portfolio shares.")
 
     @property
     def best(self) -> dict[str, Any]:

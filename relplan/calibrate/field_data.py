@@ -60,21 +60,8 @@ def fit_file(path: str | Path, *, family: str | None = None, as_key: str = "life
     path : str or Path
         Times in service, hours, with failure flags (``hours``, ``failed``); with
         ``events``, failure records ``unit,time`` (ISO 8601).
-    family : str, optional
-        The family to report as the answer instead of the best the data support.
-    as_key : {"lifetime", "repair"}
-        The config line the fit is written as.
-    group : str, optional
-        A column whose values split the data: each group is fitted apart.
-    events : bool
-        The file holds failure records; ``start``, ``end`` and ``units`` (or
-        ``unit_list``) give the window and the units watched.
-    start, end : str, optional
-        The window of an event log (ISO 8601).
-    units : int, optional
-        How many units an event log watched.
-    unit_list : str or Path, optional
-        A file naming the units an event log watched, one a line.
+    family, as_key, group, events, start, end, units, unit_list
+        As :func:`relplan.fit` takes them (the public face of this function).
     keys : dict of str to str, optional
         The names to blame for a bad argument (the command line's options), by parameter.
 

@@ -149,10 +149,8 @@ def gof_rule(hours: np.ndarray, failed: np.ndarray) -> GofRule:
 
     Parameters
     ----------
-    hours : numpy.ndarray
-        Time of each unit, hours.
-    failed : numpy.ndarray of bool
-        Whether each unit failed at its time.
+    hours, failed : numpy.ndarray
+        The sample, as :func:`~relplan.stats.survival.km_noise_bound` takes it.
 
     Returns
     -------
@@ -221,10 +219,8 @@ def expected_failures_in_follow_up(
     ----------
     distribution : Distribution
         The lifetime, hours.
-    hours : numpy.ndarray
-        Time of each unit, hours.
-    failed : numpy.ndarray of bool
-        Whether each unit failed at its time.
+    hours, failed : numpy.ndarray
+        The sample, as :func:`~relplan.stats.survival.follow_up_distribution` takes it.
 
     Returns
     -------

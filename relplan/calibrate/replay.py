@@ -374,10 +374,8 @@ def replay_batch(batch: HistoryBatch, window_hours: float, policy: ReplayPolicy)
     ----------
     batch : HistoryBatch
         The histories.
-    window_hours : float
-        The window, hours.
-    policy : ReplayPolicy
-        Checkpoint interval, write and restart.
+    window_hours, policy
+        As :func:`replay_history` takes them, one history of the batch at a time.
 
     Returns
     -------
@@ -526,10 +524,8 @@ def bootstrap_histories(
 
     Parameters
     ----------
-    failures : sequence of ReplayFailure
-        The history, offsets in ``[0, window_hours]``.
-    window_hours : float
-        The window, hours.
+    failures, window_hours
+        The history and its window, as :func:`replay_failures` takes them.
     samples : int
         Histories to make.
     seed : int

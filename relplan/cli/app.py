@@ -37,6 +37,7 @@ from relplan.cli.common import (
     command_overrides,
     out_option,
     points_progress,
+    quiet_option,
     reports_errors,
 )
 from relplan.cli.notes import (
@@ -380,13 +381,15 @@ def sweep_command(
     ],
     trials: Annotated[
         int | None,
-        typer.Option(metavar=TRIALS, min=1, show_default=False,
-                     help="Trials per point [default: the study's trials]."),
+        quiet_option(metavar=TRIALS, min=1, help="Trials per point [default: the study's trials]."),
     ] = None,
     seed: Annotated[
         int | None,
-        typer.Option(metavar=SEED, min=0, show_default=False,
-                     help="Seed shared by every point [default: the study's seed]."),
+        quiet_option(
+            metavar=SEED,
+            min=0,
+            help="Seed shared by every point [default: the study's seed].",
+        ),
     ] = None,
     interval: IntervalOption = None,
     overrides: SetOption = None,
@@ -483,9 +486,8 @@ def compare_command(
     ],
     variant: Annotated[
         list[str] | None,
-        typer.Option(
+        quiet_option(
             metavar="VARIANT",
-            show_default=False,
             help='A variant of the first config: "LABEL: KEY=VALUE; KEY=VALUE" (repeatable).',
         ),
     ] = None,

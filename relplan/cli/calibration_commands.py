@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from relplan.cli.common import JsonOption, print_warnings
+from relplan.cli.common import JsonOption, print_warnings, quiet_option
 from relplan.errors import ConfigError
 from relplan.units import HOURS_PER_YEAR, format_duration
 
@@ -40,23 +40,21 @@ LogArgument = Annotated[
 
 CategoryMapOption = Annotated[
     Path | None,
-    typer.Option(
+    quiet_option(
         "--map",
         metavar="FILE",
         help="CSV with columns category (the log's) and mode (the config's), many to "
         "one; mode - drops a category.",
-        show_default=False,
     ),
 ]
 """--map: the log's own categories onto the config's modes (analyze, replay)."""
 
 WriteConfigOption = Annotated[
     Path | None,
-    typer.Option(
+    quiet_option(
         "--write-config",
         metavar="OUT",
         help="Write the calibrated config (TOML) to this file.",
-        show_default=False,
     ),
 ]
 
@@ -231,11 +229,10 @@ def fit_command(
     write_config: WriteConfigOption = None,
     group: Annotated[
         str | None,
-        typer.Option(
+        quiet_option(
             "--group",
             metavar="COLUMN",
             help="Fit each group apart: the groups are the values of this column.",
-            show_default=False,
         ),
     ] = None,
     events: Annotated[
@@ -249,25 +246,29 @@ def fit_command(
     ] = False,
     start: Annotated[
         str | None,
-        typer.Option(metavar="TIME", help="With --events: when watching began, ISO 8601.",
-                     show_default=False),
+        quiet_option(metavar="TIME", help="With --events: when watching began, ISO 8601."),
     ] = None,
     end: Annotated[
         str | None,
-        typer.Option(metavar="TIME", help="With --events: when watching ended, ISO 8601.",
-                     show_default=False),
+        quiet_option(metavar="TIME", help="With --events: when watching ended, ISO 8601."),
     ] = None,
     units: Annotated[
         int | None,
-        typer.Option("--units", metavar="N", min=1,
-                     help="With --events: units watched (those without a record are "
-                     "censored at the whole window).", show_default=False),
+        quiet_option(
+            "--units",
+            metavar="N",
+            min=1,
+            help="With --events: units watched (those without a record are "
+            "censored at the whole window).",
+        ),
     ] = None,
     unit_list: Annotated[
         Path | None,
-        typer.Option("--unit-list", metavar="FILE",
-                     help="With --events: the units watched, one id a line.",
-                     show_default=False),
+        quiet_option(
+            "--unit-list",
+            metavar="FILE",
+            help="With --events: the units watched, one id a line.",
+        ),
     ] = None,
     as_key: Annotated[
         str,
@@ -276,9 +277,12 @@ def fit_command(
     ] = "lifetime",
     family: Annotated[
         str | None,
-        typer.Option("--family", metavar="NAME",
-                     help="Write this family (exponential, weibull or lognormal) "
-                     "[default: the best].", show_default=False),
+        quiet_option(
+            "--family",
+            metavar="NAME",
+            help="Write this family (exponential, weibull or lognormal) "
+            "[default: the best].",
+        ),
     ] = None,
     force: Annotated[
         bool,
@@ -423,28 +427,22 @@ def analyze_command(
     log_path: LogArgument,
     config_path: Annotated[
         Path,
-        typer.Option(
+        quiet_option(
             "--config",
             metavar="CFG",
             help="The config whose failure modes and job the log is measured against.",
-            show_default=False,
         ),
     ],
     start: Annotated[
         str | None,
-        typer.Option(
+        quiet_option(
             metavar="TIME",
             help="Start of the window, ISO 8601 [default: the first event].",
-            show_default=False,
         ),
     ] = None,
     end: Annotated[
         str | None,
-        typer.Option(
-            metavar="TIME",
-            help="End of the window, ISO 8601 [default: the last event].",
-            show_default=False,
-        ),
+        quiet_option(metavar="TIME", help="End of the window, ISO 8601 [default: the last event]."),
     ] = None,
     as_json: JsonOption = False,
     write_config: WriteConfigOption = None,
@@ -573,29 +571,27 @@ def replay_command(
     log_path: LogArgument,
     config_path: Annotated[
         Path,
-        typer.Option(
+        quiet_option(
             "--config",
             metavar="CFG",
             help="The config whose failure modes, checkpoint and restart the history is "
             "replayed against.",
-            show_default=False,
         ),
     ],
     start: Annotated[
         str,
-        typer.Option(metavar="TIME", help="Start of the window, ISO 8601.", show_default=False),
+        quiet_option(metavar="TIME", help="Start of the window, ISO 8601."),
     ],
     end: Annotated[
         str,
-        typer.Option(metavar="TIME", help="End of the window, ISO 8601.", show_default=False),
+        quiet_option(metavar="TIME", help="End of the window, ISO 8601."),
     ],
     intervals: Annotated[
         list[str] | None,
-        typer.Option(
+        quiet_option(
             "--interval",
             metavar="DUR",
             help="A checkpoint interval to replay (repeat for more) [default: the config's].",
-            show_default=False,
         ),
     ] = None,
     samples: Annotated[
@@ -605,9 +601,11 @@ def replay_command(
     ] = 1000,
     seed: Annotated[
         int | None,
-        typer.Option("--seed", metavar="SEED",
-                     help="Seed of the draw [default: the config's simulation.seed].",
-                     show_default=False),
+        quiet_option(
+            "--seed",
+            metavar="SEED",
+            help="Seed of the draw [default: the config's simulation.seed].",
+        ),
     ] = None,
     category_map: CategoryMapOption = None,
     as_json: JsonOption = False,

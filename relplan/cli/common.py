@@ -28,15 +28,34 @@ ConfigArgument = Annotated[
     Path,
     typer.Argument(help="TOML config file (see configs/).", show_default=False, metavar="CONFIG"),
 ]
-SetOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--set",
-        metavar="KEY=VALUE",
-        help="Override a config key, e.g. --set job.checkpoint.interval=30min (repeatable).",
-        show_default=False,
-    ),
-]
+
+
+def quiet_option(*flags: str, metavar: str, help: str, **more: Any) -> Any:
+    """A ``typer.Option`` that shows no default: its ``help`` says what it falls back to.
+
+    Parameters
+    ----------
+    *flags : str
+        The option's names (``--trials``); none: typer names it after the parameter.
+    metavar : str
+        What its value is called in the help (``N``, ``DURATION``).
+    help : str
+        What it does, and its default when it has one.
+    **more : Any
+        Anything else ``typer.Option`` takes (``min``, ``parser``, ...).
+
+    Returns
+    -------
+    typer.models.OptionInfo
+        The option, for an ``Annotated`` parameter.
+    """
+    return typer.Option(*flags, metavar=metavar, help=help, show_default=False, **more)
+
+
+SetOption = Annotated[list[str] | None, quiet_option(
+    "--set", metavar="KEY=VALUE",
+    help="Override a config key, e.g. --set job.checkpoint.interval=30min (repeatable).",
+)]  # fmt: skip
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
 FreshOption = Annotated[
     bool,
@@ -45,59 +64,38 @@ FreshOption = Annotated[
 TRIALS, SEED, WORKERS, DIR = "N", "SEED", "N", "DIR"
 """Metavars of the options every command shares."""
 
-TrialsOption = Annotated[
-    int | None,
-    typer.Option(
-        "--trials", metavar=TRIALS, min=1, show_default=False,
-        help="Monte Carlo trials (per interval, scenario or point) [default: from the config].",
-    ),
-]  # fmt: skip
-SeedOption = Annotated[
-    int | None,
-    typer.Option(
-        "--seed", metavar=SEED, min=0, show_default=False,
-        help="Seed of every random number, shared by every scenario [default: from the config].",
-    ),
-]  # fmt: skip
-WorkersOption = Annotated[
-    int | None,
-    typer.Option(
-        "--workers", metavar=WORKERS, min=1, show_default=False,
-        help="Threads running at once; changes no number [default: from the config].",
-    ),
-]  # fmt: skip
-HorizonOption = Annotated[
-    str | None,
-    typer.Option(
-        "--horizon", metavar="DURATION", show_default=False,
-        help="Run over a calendar window, e.g. 28d, instead of job.work (sets job.horizon).",
-    ),
-]  # fmt: skip
+TrialsOption = Annotated[int | None, quiet_option(
+    "--trials", metavar=TRIALS, min=1,
+    help="Monte Carlo trials (per interval, scenario or point) [default: from the config].",
+)]  # fmt: skip
+SeedOption = Annotated[int | None, quiet_option(
+    "--seed", metavar=SEED, min=0,
+    help="Seed of every random number, shared by every scenario [default: from the config].",
+)]  # fmt: skip
+WorkersOption = Annotated[int | None, quiet_option(
+    "--workers", metavar=WORKERS, min=1,
+    help="Threads running at once; changes no number [default: from the config].",
+)]  # fmt: skip
+HorizonOption = Annotated[str | None, quiet_option(
+    "--horizon", metavar="DURATION",
+    help="Run over a calendar window, e.g. 28d, instead of job.work (sets job.horizon).",
+)]  # fmt: skip
 
-PointWorkersOption = Annotated[
-    int | None,
-    typer.Option(
-        "--workers", metavar=WORKERS, min=1, show_default=False,
-        help="Points run at once, each in a local process (1: one at a time in this "
-             "process, on every core); changes no number [default: the config's "
-             "simulation.workers, else every core].",
-    ),
-]  # fmt: skip
-DaskOption = Annotated[
-    str | None,
-    typer.Option(
-        "--dask", metavar="ADDRESS", show_default=False,
-        help='Run the points on Dask: "local" (a cluster of --workers workers in this '
-             "process) or a scheduler address (checked first).",
-    ),
-]  # fmt: skip
-IntervalOption = Annotated[
-    str | None,
-    typer.Option(
-        "--interval", metavar="DURATION", show_default=False,
-        help="Checkpoint interval, e.g. 45min (sets job.checkpoint.interval).",
-    ),
-]  # fmt: skip
+PointWorkersOption = Annotated[int | None, quiet_option(
+    "--workers", metavar=WORKERS, min=1,
+    help="Points run at once, each in a local process (1: one at a time in this "
+         "process, on every core); changes no number [default: the config's "
+         "simulation.workers, else every core].",
+)]  # fmt: skip
+DaskOption = Annotated[str | None, quiet_option(
+    "--dask", metavar="ADDRESS",
+    help='Run the points on Dask: "local" (a cluster of --workers workers in this '
+         "process) or a scheduler address (checked first).",
+)]  # fmt: skip
+IntervalOption = Annotated[str | None, quiet_option(
+    "--interval", metavar="DURATION",
+    help="Checkpoint interval, e.g. 45min (sets job.checkpoint.interval).",
+)]  # fmt: skip
 
 
 YesOption = Annotated[
@@ -116,8 +114,7 @@ def _folder(text: str) -> Path:
 
 def out_option(what: str) -> Any:
     """The ``--out DIR`` option of a command that writes ``what`` there."""
-    return typer.Option("--out", metavar=DIR, show_default=False, help=f"Write {what}.",
-                        parser=_folder)  # fmt: skip
+    return quiet_option("--out", metavar=DIR, help=f"Write {what}.", parser=_folder)
 
 
 def duration_override(option: str, key: str, value: str | None) -> list[str]:

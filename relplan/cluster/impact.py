@@ -125,18 +125,6 @@ def _degraded(
     )  # fmt: skip
 
 
-def job_step_hours(config: RelplanConfig) -> float | None:
-    """One training step of the job, hours (:func:`relplan.comm.work.healthy_step_hours`).
-
-    Examples
-    --------
-    >>> from relplan.config.loading import load_config
-    >>> round(job_step_hours(load_config("configs/small.toml", ["job.step=6s"])), 6)
-    0.001667
-    """
-    return step_model(config).step_hours
-
-
 def _fatal_or_elastic(config: RelplanConfig, facts: DerivedFacts, step: StepModel, unit: str,
                       reason: str) -> Impact:  # fmt: skip
     job = config.job

@@ -184,11 +184,10 @@ def allgather_time_s(
 ) -> float:
     """Ring AllGather time: ``(n-1) alpha + (n-1)/n * S / B``; ``S`` = gathered result, bytes.
 
-    Units as :func:`ring_allreduce_time_s` (seconds, bytes, bytes/s).
+    A ReduceScatter's ring run backwards: its steps and bytes, so its time
+    (:func:`reduce_scatter_time_s`). Units as :func:`ring_allreduce_time_s`.
     """
-    _check_collective(ranks, buffer_bytes, latency_s, bandwidth_bytes_per_s)
-    bytes_moved = allgather_bytes_per_rank(ranks, buffer_bytes)
-    return (ranks - 1) * latency_s + bytes_moved / bandwidth_bytes_per_s
+    return reduce_scatter_time_s(ranks, buffer_bytes, latency_s, bandwidth_bytes_per_s)
 
 
 def all_to_all_time_s(

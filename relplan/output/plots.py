@@ -499,6 +499,22 @@ def lost_hours_by_bucket(
     return figure
 
 
+def _label_mode_bars(
+    axes: Axes, positions: np.ndarray, modes: Sequence[str], ends: Sequence[float],
+    texts: Sequence[str], longest: float, headroom: float, xlabel: str,
+) -> None:
+    """Write each failure mode's text at the end of its horizontal bar (``ends``, in the
+    bars' unit), name the modes on the y axis and give the x axis ``headroom`` times the
+    ``longest`` bar (a factor, room for the texts)."""
+    for position, end, text in zip(positions, ends, texts, strict=True):
+        axes.annotate(text, (end, position), xytext=(4, 0), textcoords="offset points",
+                      va="center", fontsize=SMALL_SIZE)  # fmt: skip
+    axes.set_yticks(positions, modes)
+    axes.set_xlim(0, max(longest, 1e-9) * headroom)
+    axes.set_xlabel(xlabel, fontsize=LABEL_SIZE)
+    axes.set_ylabel("Failure mode", fontsize=LABEL_SIZE)
+
+
 def interruptions_by_class(
     by_class: Mapping[str, float], config_name: str, ax: Axes | None = None
 ) -> Figure:
@@ -533,20 +549,10 @@ def interruptions_by_class(
     positions = np.arange(len(modes))[::-1]  # largest on top
     colors = [PALETTE[index % len(PALETTE)] for index in range(len(modes))]
     axes.barh(positions, counts, height=0.65, color=colors, gid="interruptions")
-    for position, count in zip(positions, counts, strict=True):
-        share = 100.0 * count / total if total > 0 else 0.0
-        axes.annotate(
-            f"{count:.3g} ({share:.1f}%)",
-            (count, position),
-            xytext=(4, 0),
-            textcoords="offset points",
-            va="center",
-            fontsize=SMALL_SIZE,
-        )
-    axes.set_yticks(positions, modes)
-    axes.set_xlim(0, max(float(counts.max()), 1e-9) * 1.25)
-    axes.set_xlabel("Mean interruptions per trial (count)", fontsize=LABEL_SIZE)
-    axes.set_ylabel("Failure mode", fontsize=LABEL_SIZE)
+    texts = [f"{count:.3g} ({100.0 * count / total if total > 0 else 0.0:.1f}%)"
+             for count in counts]
+    _label_mode_bars(axes, positions, modes, counts, texts, float(counts.max()), 1.25,
+                     "Mean interruptions per trial (count)")  # fmt: skip
     style_axes(axes)
     axes.grid(False, axis="y")
     figure_title(figure, f"Interruptions by failure mode (total {total:.3g} per trial)",
@@ -631,22 +637,10 @@ def failures_by_mode(
             gid=f"survived-{impact}",
         )
     totals = stopped + survived
-    for position, row in zip(positions, rows, strict=True):
-        text = f"{row[2]:,.3g}"
-        if row[3] > 0 and row[4] > 0:
-            text += f" ({row[3]:,.3g} stopped the job)"
-        axes.annotate(
-            text,
-            (row[2], position),
-            xytext=(4, 0),
-            textcoords="offset points",
-            va="center",
-            fontsize=SMALL_SIZE,
-        )
-    axes.set_yticks(positions, modes)
-    axes.set_xlim(0, max(float(totals.max()), 1e-9) * 1.35)
-    axes.set_xlabel("Mean failures per trial (count)", fontsize=LABEL_SIZE)
-    axes.set_ylabel("Failure mode", fontsize=LABEL_SIZE)
+    texts = [f"{row[2]:,.3g}" + (f" ({row[3]:,.3g} stopped the job)"
+                                 if row[3] > 0 and row[4] > 0 else "") for row in rows]
+    _label_mode_bars(axes, positions, modes, [row[2] for row in rows], texts,
+                     float(totals.max()), 1.35, "Mean failures per trial (count)")  # fmt: skip
     axes.legend(loc="lower right", fontsize=SMALL_SIZE, framealpha=0.9, title="what it did",
                 title_fontsize=SMALL_SIZE)  # fmt: skip
     style_axes(axes)
@@ -1119,6 +1113,16 @@ def _timeline_progress(
     style_axes(progress)
 
 
+def _mark_on_curve(
+    axes: Axes, hours: float, interval: np.ndarray, values: np.ndarray, name: str,
+    **style: Any,
+) -> None:
+    """Mark an optimum (``hours``, hours) on a curve over ``interval``, labelled with its name
+    and its value; ``style`` is the marker's (``marker``, ``markersize``, ``color``, ``gid``)."""
+    axes.plot([hours], [float(np.interp(hours, interval, values))], linestyle="none",
+              markeredgecolor="white", label=f"{name} {_format_hours(hours)}", **style)
+
+
 def goodput_vs_interval(
     curve: pd.DataFrame,
     config_name: str,
@@ -1229,17 +1233,8 @@ def goodput_vs_interval(
         gid="goodput-mean",
     )
     if mc_optimal_hours is not None:
-        axes.plot(
-            [float(mc_optimal_hours)],
-            [float(np.interp(float(mc_optimal_hours), interval, goodput))],
-            linestyle="none",
-            marker="*",
-            markersize=14,
-            color=PALETTE[1],
-            markeredgecolor="white",
-            label=f"MC optimum {_format_hours(float(mc_optimal_hours))}",
-            gid="mc-optimum-on-curve",
-        )
+        _mark_on_curve(axes, float(mc_optimal_hours), interval, goodput, "MC optimum",
+                       marker="*", markersize=14, color=PALETTE[1], gid="mc-optimum-on-curve")
 
     marks = [float(value) for _, value, _, _, _ in optima]
     marks += [float(v) for _, _, ci, _, _ in optima if ci is not None for v in ci]
@@ -1266,17 +1261,8 @@ def goodput_vs_interval(
             gid="wall-p95",
         )
         if p95_optimal_hours is not None:
-            twin.plot(
-                [float(p95_optimal_hours)],
-                [float(np.interp(float(p95_optimal_hours), interval, walls))],
-                linestyle="none",
-                marker="D",
-                markersize=8,
-                color=PALETTE[6],
-                markeredgecolor="white",
-                label=f"P95 optimum {_format_hours(float(p95_optimal_hours))}",
-                gid="p95-optimum-on-curve",
-            )
+            _mark_on_curve(twin, float(p95_optimal_hours), interval, walls, "P95 optimum",
+                           marker="D", markersize=8, color=PALETTE[6], gid="p95-optimum-on-curve")
         twin.set_ylabel("P95 wall-clock time (hours)", fontsize=LABEL_SIZE, color="#555555")
         twin.tick_params(labelsize=SMALL_SIZE + 0.5, colors="#555555")
         twin.spines["top"].set_visible(False)

@@ -72,6 +72,12 @@ def parse_variant(text: str, config_path: Path, overrides: list[str]) -> Scenari
     return ScenarioSpec(config_path, (*overrides, *items), label.strip())
 
 
+def _require_two(scenarios: list[ScenarioSpec]) -> None:
+    """Refuse fewer than two scenarios: a comparison needs two sides."""
+    if len(scenarios) < 2:
+        raise ConfigError("CONFIG", "compare needs two configs, or a config and a --variant")
+
+
 def load_scenarios(scenarios: list[ScenarioSpec]) -> list[RelplanConfig]:
     """Load and validate every scenario's config, with its overrides.
 
@@ -80,8 +86,7 @@ def load_scenarios(scenarios: list[ScenarioSpec]) -> list[RelplanConfig]:
     ConfigError
         With fewer than two scenarios, or a bad config.
     """
-    if len(scenarios) < 2:
-        raise ConfigError("CONFIG", "compare needs two configs, or a config and a --variant")
+    _require_two(scenarios)
     return [load_config(s.config_path, list(s.overrides)) for s in scenarios]
 
 
@@ -205,8 +210,7 @@ def compare_scenarios(
     ConfigError
         With fewer than two scenarios, or a bad config.
     """
-    if len(scenarios) < 2:
-        raise ConfigError("CONFIG", "compare needs two configs, or a config and a --variant")
+    _require_two(scenarios)
     configs = configs if configs is not None else load_scenarios(scenarios)
     settings = configs[0].simulation
     trials = trials if trials is not None else settings.trials

@@ -331,14 +331,12 @@ def check_workers_memory(models: list[SimulationModel], command: str, trials: in
     ----------
     models, command, write_trials
         As for :func:`estimate_memory`.
-    trials : int
-        Trials of the run (per interval, scenario or point).
+    trials, available
+        As for :func:`check_memory` (bytes).
     workers : int
         Workers asked for.
     key : str
         The argument or key the error names (``--workers``, ``simulation.workers``).
-    available : float, optional
-        Bytes available (default: :func:`available_memory`).
 
     Raises
     ------

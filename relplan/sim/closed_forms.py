@@ -49,17 +49,7 @@ def daly_interval(write_hours: float, mtbf_hours: float) -> float:
     ``delta < 2M``, else ``tau = M``. Daly, "A higher order estimate of the optimum
     checkpoint interval for restart dumps", FGCS 22(3), 2006.
 
-    Parameters
-    ----------
-    write_hours : float
-        Blocking time to write one checkpoint, hours.
-    mtbf_hours : float
-        Mean time between job interruptions, hours.
-
-    Returns
-    -------
-    float
-        Compute time between checkpoints, hours.
+    Parameters and return as :func:`young_interval` (hours).
 
     Examples
     --------
@@ -79,17 +69,7 @@ def exact_interval(write_hours: float, mtbf_hours: float) -> float:
     Setting the derivative of ``(exp((tau + delta)/M) - 1) / tau`` to zero gives
     ``tau = M (1 + W0(-exp(-(delta/M + 1))))``.
 
-    Parameters
-    ----------
-    write_hours : float
-        Blocking time to write one checkpoint, hours.
-    mtbf_hours : float
-        Mean time between job interruptions, hours.
-
-    Returns
-    -------
-    float
-        Compute time between checkpoints, hours.
+    Parameters and return as :func:`young_interval` (hours).
 
     Examples
     --------

@@ -87,12 +87,8 @@ class UnitStream:
         Time to failure of a normal unit, hours of use.
     history : UnitHistory
         Lemons, imperfect repair and retirement.
-    n_trials : int
-        Number of trials in the block.
-    rng : numpy.random.Generator
-        Generator for every draw of this stream (shared in a fixed order with others).
-    start : {"equilibrium", "new"}
-        State of the units at time 0.
+    n_trials, rng, start
+        As :class:`relplan.sim.events.RenewalStream` takes them.
     """
 
     units: int
@@ -378,16 +374,9 @@ def unit_failure_counts(
         Time to failure of a normal unit, hours.
     history : UnitHistory
         Lemons, imperfect repair and retirement.
-    horizon_hours : float
-        Length of the observed period, hours.
-    n_trials : int
-        Independent trials.
-    rng : numpy.random.Generator
-        Source of randomness.
-    start : {"equilibrium", "new"}
-        State at time 0.
-    windows : int
-        Split the horizon into this many windows (the answer must not depend on it).
+    horizon_hours, n_trials, rng, start, windows
+        As :func:`relplan.sim.events.renewal_failure_counts` takes them (the horizon in
+        hours).
 
     Returns
     -------

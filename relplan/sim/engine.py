@@ -439,10 +439,8 @@ def walk_block(
 
     Raises
     ------
-    InfeasibleJobError
-        If a trial walked more steps than :attr:`CompiledJob.max_events_per_trial`.
-    DegradationOverflow
-        If a trial had more degradations at once than ``state`` has room for.
+    InfeasibleJobError, DegradationOverflow
+        As :func:`check_walked`, which checks the walk.
     """
     args = _walk_arguments(compiled, state, window, streams, trace)
     with _WALK_LOCK, _first_walk_notice(args):

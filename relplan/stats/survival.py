@@ -105,10 +105,8 @@ def reverse_km_masses(
 
     Parameters
     ----------
-    hours : numpy.ndarray
-        Time of each unit, hours.
-    failed : numpy.ndarray of bool
-        Whether each unit failed at its time.
+    hours, failed : numpy.ndarray
+        The sample, as :func:`kaplan_meier` takes it.
 
     Returns
     -------
@@ -151,10 +149,8 @@ def follow_up_distribution(hours: np.ndarray, failed: np.ndarray) -> tuple[np.nd
 
     Parameters
     ----------
-    hours : numpy.ndarray
-        Time of each unit, hours.
-    failed : numpy.ndarray of bool
-        Whether each unit failed at its time.
+    hours, failed : numpy.ndarray
+        The sample, as :func:`reverse_km_masses` (which this is built on) takes it.
 
     Returns
     -------

@@ -23,7 +23,7 @@ from relplan.calibrate.incidents import (
 from relplan.config.loading import load_config, parse_config
 from relplan.errors import ConfigError
 from relplan.units import HOURS_PER_YEAR
-from tests.conftest import CONFIGS, REPO
+from tests.conftest import CONFIGS, REPO, assert_config_error
 
 START = datetime(2024, 1, 1, tzinfo=UTC)
 WINDOW_HOURS = 365 * 24.0
@@ -232,10 +232,8 @@ def test_the_window_options_bound_the_counts() -> None:
 
 def test_unknown_categories_are_named() -> None:
     log = incident_log(["2024-01-01", "2024-01-02", "2024-01-03"], ["gpu", "psu", "cosmic"])
-    with pytest.raises(ConfigError) as error:
-        incident_report(log, parse_config(tomllib.loads(CONFIG_TOML)))
-    assert error.value.key == "category"
-    assert "cosmic, psu" in error.value.message
+    assert_config_error(incident_report, log, parse_config(tomllib.loads(CONFIG_TOML)),
+                        key="category", words="cosmic, psu")
 
 
 def test_exact_poisson_interval_has_its_defining_tail_probabilities() -> None:
@@ -279,10 +277,7 @@ def test_reads_the_shipped_log_and_finds_its_lemon() -> None:
 def test_bad_logs_name_the_column(tmp_path: Path, text: str, key: str, words: str) -> None:
     path = tmp_path / "log.csv"
     path.write_text(text)
-    with pytest.raises(ConfigError) as error:
-        read_incident_log(path)
-    assert error.value.key == key
-    assert words in error.value.message
+    assert_config_error(read_incident_log, path, key=key, words=words)
 
 
 def test_recalibrated_config_replaces_measured_lifetimes_and_keeps_the_rest() -> None:

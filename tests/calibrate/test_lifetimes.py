@@ -25,7 +25,7 @@ from relplan.calibrate.lifetimes import (
 from relplan.config.schema import DistributionConfig
 from relplan.errors import ConfigError
 from relplan.sim import distributions
-from tests.conftest import REPO
+from tests.conftest import REPO, assert_config_error
 
 CENSOR_HOURS = 3000.0
 """Units enter service uniformly over this span and are observed to its end."""
@@ -217,10 +217,7 @@ def test_reads_the_shipped_csv() -> None:
 def test_bad_csv_names_the_column(tmp_path: Path, text: str, key: str, words: str) -> None:
     path = tmp_path / "data.csv"
     path.write_text(text)
-    with pytest.raises(ConfigError) as error:
-        read_lifetime_csv(path)
-    assert error.value.key == key
-    assert words in error.value.message
+    assert_config_error(read_lifetime_csv, path, key=key, words=words)
 
 
 def test_missing_csv_names_the_argument(tmp_path: Path) -> None:

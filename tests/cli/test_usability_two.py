@@ -51,12 +51,19 @@ def test_sweep_refuses_a_set_key_that_a_scenario_sets() -> None:
     assert "failure-free" not in result.stderr
 
 
-def test_sweep_blames_interval_when_a_scenario_sets_the_interval(tmp_path) -> None:
-    study = tmp_path / "study.toml"
+def _study(tmp_path: Path, body: str, name: str = "s", file: str = "study.toml") -> Path:
+    """A study file over the small config: its ``[study]`` header, then ``body``."""
+    study = tmp_path / file
     study.write_text(f"""[study]
-name = "s"
+name = "{name}"
 question = "q?"
 base = "{CONFIGS / 'small.toml'}"
+""" + body)
+    return study
+
+
+def test_sweep_blames_interval_when_a_scenario_sets_the_interval(tmp_path) -> None:
+    study = _study(tmp_path, """\
 [[study.scenarios]]
 label = "a"
 set = ['job.checkpoint.interval="30min"']
@@ -299,17 +306,12 @@ def test_sweep_output_folder_is_one_run_and_still_resumes(tmp_path) -> None:
 
 
 def _grid_study(tmp_path: Path, side: int) -> Path:
-    study = tmp_path / "big.toml"
-    study.write_text(f"""[study]
-name = "big"
-question = "q?"
-base = "{CONFIGS / 'small.toml'}"
+    return _study(tmp_path, f"""\
 trials = 10
 [study.axes]
 "job.checkpoint.interval" = {{ start = 10, stop = {10 + side - 1}, num = {side}, unit = "min" }}
 "job.restart" = {{ start = 1, stop = {side}, num = {side}, unit = "min" }}
-""")
-    return study
+""", name="big", file="big.toml")
 
 
 def test_a_million_point_study_is_counted_at_once_and_needs_yes(tmp_path) -> None:
@@ -336,16 +338,12 @@ def test_a_small_study_runs_without_yes_and_says_its_count(tmp_path) -> None:
 def test_a_study_whose_base_is_valid_only_with_its_points_keys_is_counted(tmp_path) -> None:
     """The estimate's representative point is the base with the study's own set, or,
     when only each point's keys make it valid, the first point."""
-    study = tmp_path / "elastic.toml"
-    study.write_text(f"""[study]
-name = "el"
-question = "q?"
-base = "{CONFIGS / 'small.toml'}"
+    study = _study(tmp_path, """\
 set = ['job.recovery="elastic"']
 [[study.scenarios]]
 label = "a"
-set = ['job.elastic={{ data_parallel = 64, reconfigure = "2min", rejoin = "5min" }}']
-""")
+set = ['job.elastic={ data_parallel = 64, reconfigure = "2min", rejoin = "5min" }']
+""", name="el", file="elastic.toml")
     from relplan.config.study import load_study
 
     loaded = load_study(study, validate_points=False)
@@ -487,11 +485,7 @@ def test_out_empty_writes_nothing_in_the_current_folder(tmp_path, monkeypatch) -
 
 
 def test_duplicate_scenario_labels_in_a_study_are_refused(tmp_path) -> None:
-    study = tmp_path / "study.toml"
-    study.write_text(f"""[study]
-name = "s"
-question = "q?"
-base = "{CONFIGS / 'small.toml'}"
+    study = _study(tmp_path, """\
 [[study.scenarios]]
 label = "a"
 [[study.scenarios]]

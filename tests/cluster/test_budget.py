@@ -13,8 +13,7 @@ from relplan.cli.app import app
 from relplan.cluster.budget import hardware_price, net_value, scenario_cost
 from relplan.cluster.topology import build_inventory
 from relplan.config.loading import parse_config
-from relplan.errors import ConfigError
-from tests.conftest import CONFIGS
+from tests.conftest import CONFIGS, assert_refused
 
 
 def _config(minimal_raw: dict[str, Any]):
@@ -107,10 +106,7 @@ def test_a_fabric_short_of_ports_is_priced_with_the_switches_it_needs() -> None:
 
 def test_unknown_price_class_is_refused(minimal_raw) -> None:
     minimal_raw["budget"] = {"gpu_hour_value": 2.0, "prices": {"gpus": 1.0}}
-    with pytest.raises(ConfigError) as caught:
-        parse_config(minimal_raw)
-    assert caught.value.key == "budget"
-    assert "prices.gpus" in caught.value.message
+    assert_refused(minimal_raw, key="budget", words="prices.gpus")
 
 
 def test_compare_prices_variants() -> None:

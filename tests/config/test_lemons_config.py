@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 
 from relplan.cli.app import app
 from relplan.config.loading import parse_config
-from relplan.errors import ConfigError
 from relplan.sim import distributions
 from relplan.sim.model import DEFAULT_REFAIL, UnitHistory, build_model
+from tests.conftest import assert_refused
 
 runner = CliRunner()
 SMALL = Path(__file__).resolve().parents[2] / "configs" / "small.toml"
@@ -62,10 +62,7 @@ def test_a_bad_value_names_its_key(
     minimal_raw: dict[str, Any], key: str, value: Any, named: str, words: str
 ) -> None:
     minimal_raw["failures"]["gpu"][key] = value
-    with pytest.raises(ConfigError) as caught:
-        parse_config(minimal_raw)
-    assert caught.value.key == f"failures.gpu.{named}", caught.value
-    assert words in caught.value.message
+    assert_refused(minimal_raw, key=f"failures.gpu.{named}", words=words)
 
 
 @pytest.mark.parametrize(

@@ -26,7 +26,7 @@ from relplan.runs.planner import (
     run_plan,
     shapley_values,
 )
-from tests.conftest import CONFIGS, REPO
+from tests.conftest import CONFIGS, REPO, assert_config_error
 
 runner = CliRunner()
 
@@ -425,10 +425,8 @@ def test_goodput_per_dollar_refuses_an_option_that_costs_nothing(tmp_path, monke
     plan = _objective_plan(tmp_path, "goodput_per_dollar", budget=1e6)
     path = plan.path
     path.write_text(path.read_text().replace("price = 100.0", "price = 0.0"))
-    with pytest.raises(ConfigError) as caught:
-        run_plan(load_plan(path))
-    assert caught.value.key == "plan.objective"
-    assert "A costs no extra hardware" in caught.value.message
+    assert_config_error(run_plan, load_plan(path), key="plan.objective",
+                        words="A costs no extra hardware")
 
 
 def _base_without_budget(tmp_path):

@@ -12,9 +12,8 @@ from typer.testing import CliRunner
 
 from relplan.cli.app import app
 from relplan.config.study import load_study
-from relplan.errors import ConfigError
 from relplan.runs.sweep import run_study
-from tests.conftest import REPO, SHIPPED_STUDIES
+from tests.conftest import REPO, SHIPPED_STUDIES, assert_config_error
 
 STUDIES = SHIPPED_STUDIES
 
@@ -83,10 +82,7 @@ def _write(tmp_path: Path, text: str) -> Path:
     ],
 )
 def test_bad_studies_name_the_key(tmp_path: Path, body: str, key: str, words: str) -> None:
-    with pytest.raises(ConfigError) as caught:
-        load_study(_write(tmp_path, body))
-    assert caught.value.key == key
-    assert words in caught.value.message
+    assert_config_error(load_study, _write(tmp_path, body), key=key, words=words)
     result = CliRunner().invoke(app, ["sweep", str(_write(tmp_path, body))])
     assert result.exit_code == 2 and key in result.output
 
