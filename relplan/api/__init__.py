@@ -586,12 +586,7 @@ def inventory(config: ConfigSource, overrides: Overrides = None) -> InventoryRes
 def check(config: ConfigSource, overrides: Overrides = None) -> CheckResult:
     """Check a config (``relplan validate``): schema, units, consistency, warnings.
 
-    Parameters
-    ----------
-    config : str, Path or RelplanConfig
-        The config.
-    overrides : list of str or dict, optional
-        Keys to change first.
+    Parameters as :func:`inventory`.
 
     Returns
     -------

@@ -203,7 +203,7 @@ def read_incident_log(path: str | Path) -> IncidentLog:
     Returns
     -------
     IncidentLog
-        The checked log.
+        Its rows, checked as :func:`incident_log` checks them.
 
     Raises
     ------

@@ -685,10 +685,7 @@ def fit_weibull(sample: LifetimeSample) -> LifetimeFit:
     ``sum t^k log t / sum t^k - 1/k - mean(log t_failed) = 0`` (increasing in ``k``; every
     unit in the sums), found by Brent's method; then ``scale^k = sum t^k / failures``.
 
-    Parameters
-    ----------
-    sample : LifetimeSample
-        The data.
+    Parameters as :func:`fit_exponential`.
 
     Returns
     -------
@@ -765,10 +762,7 @@ def fit_lognormal(sample: LifetimeSample) -> LifetimeFit:
     ``-log L`` is minimised over (log sigma, log median) by Nelder-Mead, started from the
     mean and standard deviation of the log failure times.
 
-    Parameters
-    ----------
-    sample : LifetimeSample
-        The data.
+    Parameters as :func:`fit_exponential`.
 
     Returns
     -------

@@ -69,17 +69,8 @@ def loads_config(text: str, overrides: list[str] | None = None) -> RelplanConfig
     """Read, override and validate a config from TOML text (the inverse of
     :meth:`~relplan.config.schema.RelplanConfig.to_toml`).
 
-    Parameters
-    ----------
-    text : str
-        A config's TOML text.
-    overrides : list of str, optional
-        ``KEY=VALUE`` items with dotted keys, applied before validation.
-
-    Returns
-    -------
-    RelplanConfig
-        The validated, immutable config.
+    Parameters and return as :func:`parse_config`, with ``text`` (str), a config's TOML
+    text, in place of ``raw``.
 
     Raises
     ------
@@ -102,17 +93,8 @@ def loads_config(text: str, overrides: list[str] | None = None) -> RelplanConfig
 def load_config(path: str | Path, overrides: list[str] | None = None) -> RelplanConfig:
     """Read, override and validate a TOML config file.
 
-    Parameters
-    ----------
-    path : str or Path
-        The TOML file.
-    overrides : list of str, optional
-        ``KEY=VALUE`` items with dotted keys, applied before validation.
-
-    Returns
-    -------
-    RelplanConfig
-        The validated, immutable config.
+    Parameters and return as :func:`parse_config`, with ``path`` (str or Path), the TOML
+    file, in place of ``raw``.
 
     Raises
     ------

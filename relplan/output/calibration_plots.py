@@ -250,10 +250,8 @@ def replayed_goodput(intervals: Sequence[Mapping[str, Any]], name: str,
     intervals : sequence of dict
         ``relplan replay --json``'s ``intervals``: per interval ``interval_hours`` and
         ``goodput`` (``mean`` and ``ci95``, fractions of the window).
-    name : str
-        The log against the config, in the title.
-    ax : matplotlib.axes.Axes, optional
-        Draw on these axes, in their figure (which is returned); by default a new figure.
+    name, ax : str, matplotlib.axes.Axes (optional)
+        As :func:`observed_rates`.
 
     Returns
     -------

@@ -126,10 +126,8 @@ def units_by_class(components: Mapping[str, Mapping[str, Any]], name: str,
     components : mapping of str to dict
         ``relplan inventory --json``'s ``components``: per class ``job_units`` and
         ``cluster_units`` (counts). Classes with no unit are left out.
-    name : str
-        The config's name, in the title.
-    ax : matplotlib.axes.Axes, optional
-        Draw on these axes, in their figure (which is returned); by default a new figure.
+    name, ax : str, matplotlib.axes.Axes (optional)
+        As :func:`interruption_share`.
 
     Returns
     -------
@@ -184,10 +182,8 @@ def step_time_by_dimension(baseline: Mapping[str, Any], name: str,
         ``relplan baseline --json``'s ``baseline``: ``dimensions`` (per dimension
         ``time_s`` and ``exposed_s``, seconds per step), ``compute_time_s``,
         ``pipeline_bubble_s`` and ``step_time_s`` (seconds).
-    name : str
-        The config's name, in the title.
-    ax : matplotlib.axes.Axes, optional
-        Draw on these axes, in their figure (which is returned); by default a new figure.
+    name, ax : str, matplotlib.axes.Axes (optional)
+        As :func:`interruption_share`.
 
     Returns
     -------
@@ -247,10 +243,8 @@ def port_budget(tiers: Sequence[Mapping[str, Any]], name: str,
         ``ports_available`` (per switch; see
         :class:`relplan.cluster.topology.PortBudget`, ``relplan inventory --json``'s
         ``port_budget``).
-    name : str
-        The config's name, in the title.
-    ax : matplotlib.axes.Axes, optional
-        Draw on these axes, in their figure (which is returned); by default a new figure.
+    name, ax : str, matplotlib.axes.Axes (optional)
+        As :func:`interruption_share`.
 
     Returns
     -------

@@ -285,15 +285,8 @@ def lost_hours_cdf(
 ) -> Figure:
     """Empirical CDF of the hours lost per trial, with P50 and P95 marked.
 
-    Parameters
-    ----------
-    trials : pandas.DataFrame
-        One row per trial with column ``lost_hours`` (hours). When ``gpu_hours_lost``
-        (GPU-hours) is present too, a second x-axis on top shows GPU-hours lost.
-    config_name : str
-        Name of the config, shown in the title.
-    ax : matplotlib.axes.Axes, optional
-        Draw on these axes, in their figure (which is returned); by default a new figure.
+    Parameters as :func:`lost_hours_histogram` (the second x-axis, for
+    ``gpu_hours_lost``, on top).
 
     Returns
     -------
@@ -525,10 +518,8 @@ def interruptions_by_class(
     by_class : dict of str to float
         Mean interruptions per trial for each failure mode (the ``interruptions_by_class``
         of :meth:`relplan.analysis.results.SimulationResult.summary`), in counts per trial.
-    config_name : str
-        Name of the config, shown in the title.
-    ax : matplotlib.axes.Axes, optional
-        Draw on these axes, in their figure (which is returned); by default a new figure.
+    config_name, ax : str, matplotlib.axes.Axes (optional)
+        As :func:`lost_hours_histogram`.
 
     Returns
     -------
@@ -574,10 +565,8 @@ def failures_by_mode(
         failures per trial that stopped the job, count; at most ``failures``). Built
         from a summary's ``failures_by_class`` and ``interruptions_by_class`` by
         :func:`relplan.output.report.failure_table`.
-    config_name : str
-        Name of the config, shown in the title.
-    ax : matplotlib.axes.Axes, optional
-        Draw on these axes, in their figure (which is returned); by default a new figure.
+    config_name, ax : str, matplotlib.axes.Axes (optional)
+        As :func:`lost_hours_histogram`.
 
     Returns
     -------
@@ -1123,6 +1112,30 @@ def _mark_on_curve(
               markeredgecolor="white", label=f"{name} {_format_hours(hours)}", **style)
 
 
+def _curve_with_optimum(
+    axes: Axes, interval: np.ndarray, values: np.ndarray, line: Mapping[str, Any],
+    optimum: float | None, name: str, mark: Mapping[str, Any],
+) -> None:
+    """Draw a curve over ``interval`` and, when there is one, its optimum on it.
+
+    Parameters
+    ----------
+    axes : matplotlib.axes.Axes
+        The axes to draw on.
+    interval, values : numpy.ndarray
+        The curve: checkpoint intervals (hours) and the values at them.
+    line : mapping of str to object
+        The curve's style (``Axes.plot`` keywords, ``label`` and ``gid`` among them).
+    optimum : float, optional
+        The optimal interval, hours; None: nothing is marked.
+    name, mark : str, mapping of str to object
+        The optimum's name and marker style, as :func:`_mark_on_curve` takes them.
+    """
+    axes.plot(interval, values, **line)
+    if optimum is not None:
+        _mark_on_curve(axes, float(optimum), interval, values, name, **mark)
+
+
 def goodput_vs_interval(
     curve: pd.DataFrame,
     config_name: str,
@@ -1222,19 +1235,13 @@ def goodput_vs_interval(
         label="95% CI of the mean",
         gid="goodput-ci95",
     )
-    axes.plot(
-        interval,
-        goodput,
-        color=PALETTE[0],
-        marker="o",
-        markersize=3.5,
-        linewidth=1.8,
-        label="mean goodput (Monte Carlo)",
-        gid="goodput-mean",
-    )
-    if mc_optimal_hours is not None:
-        _mark_on_curve(axes, float(mc_optimal_hours), interval, goodput, "MC optimum",
-                       marker="*", markersize=14, color=PALETTE[1], gid="mc-optimum-on-curve")
+    _curve_with_optimum(
+        axes, interval, goodput,
+        {"color": PALETTE[0], "marker": "o", "markersize": 3.5, "linewidth": 1.8,
+         "label": "mean goodput (Monte Carlo)", "gid": "goodput-mean"},
+        mc_optimal_hours, "MC optimum",
+        {"marker": "*", "markersize": 14, "color": PALETTE[1], "gid": "mc-optimum-on-curve"},
+    )  # fmt: skip
 
     marks = [float(value) for _, value, _, _, _ in optima]
     marks += [float(v) for _, _, ci, _, _ in optima if ci is not None for v in ci]
@@ -1249,20 +1256,13 @@ def goodput_vs_interval(
         twin = axes.twinx()
         twin.set_gid("wall-p95")
         walls = ordered["wall_p95_hours"].to_numpy(dtype=float)
-        twin.plot(
-            interval,
-            walls,
-            color=PALETTE[7],
-            linestyle="--",
-            marker="s",
-            markersize=3,
-            linewidth=1.2,
-            label="P95 wall time (right axis)",
-            gid="wall-p95",
-        )
-        if p95_optimal_hours is not None:
-            _mark_on_curve(twin, float(p95_optimal_hours), interval, walls, "P95 optimum",
-                           marker="D", markersize=8, color=PALETTE[6], gid="p95-optimum-on-curve")
+        _curve_with_optimum(
+            twin, interval, walls,
+            {"color": PALETTE[7], "linestyle": "--", "marker": "s", "markersize": 3,
+             "linewidth": 1.2, "label": "P95 wall time (right axis)", "gid": "wall-p95"},
+            p95_optimal_hours, "P95 optimum",
+            {"marker": "D", "markersize": 8, "color": PALETTE[6], "gid": "p95-optimum-on-curve"},
+        )  # fmt: skip
         twin.set_ylabel("P95 wall-clock time (hours)", fontsize=LABEL_SIZE, color="#555555")
         twin.tick_params(labelsize=SMALL_SIZE + 0.5, colors="#555555")
         twin.spines["top"].set_visible(False)
