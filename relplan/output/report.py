@@ -194,6 +194,9 @@ def write_simulation_report(
             f"less than {format_metric('work_done_hours', done['p5'])} h in 1 run in 20."
         )
         work = f"a {format_metric('wall_hours', job.horizon_hours)}-h calendar window"
+    if job.step_overhead > 0.0:
+        work += (f" with the recovery stack's tax of {job.step_overhead:.1%} a step "
+                 f"({format_metric('wall_hours', job.compute_hours)} h of compute)")
     buckets = pd.DataFrame(
         {"bucket": list(summary["lost_hours_breakdown"]),
          "mean per run (h)": [f"{v:,.2f}" for v in summary["lost_hours_breakdown"].values()]}

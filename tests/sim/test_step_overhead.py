@@ -3,6 +3,7 @@ work times (1 + tax), and the tax on the work it keeps is the ``overhead`` bucke
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import numpy as np
@@ -100,3 +101,15 @@ def test_the_timeline_of_a_trial_books_the_tax_as_the_engine_does() -> None:
         assert hours.get(bucket, 0.0) == pytest.approx(
             outcomes.bucket_hours[11, BUCKETS.index(bucket)], rel=1e-9, abs=1e-9), bucket
     assert hours["overhead"] == pytest.approx(0.1 * hours["useful"])
+
+
+def test_the_report_names_the_tax_and_its_compute(tmp_path) -> None:
+    result = CliRunner().invoke(app, ["simulate", "configs/small.toml", "--trials", "50",
+                                      "--set", 'job.step_overhead="5%"',
+                                      "--out", str(tmp_path / "out")])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "tax of 5.0% a step: 756.0 h of compute" in result.output  # 720 h x 1.05
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "720.0 h of work with the recovery stack's tax of 5.0% a step (756.0 h" in report
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["lost_hours_breakdown"]["overhead"] == pytest.approx(36.0)
