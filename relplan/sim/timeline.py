@@ -82,8 +82,10 @@ failures while down) are compiled without it too (:data:`relplan.sim.walk.jit.ar
 and LLVM inlines the small ones. Numba keys the cache of the walk on this file alone and
 the values the walk closes over: :func:`walk_source_key`, a hash of the phases' sources,
 is one of them, so a change of a phase compiles the walk again. Inlining the phases
-costs compile time (numba copies each phase's IR, and each read of a record passed to a
-phase loads the whole record): see the Performance page for the measurements.
+costs compile time: numba copies each phase's IR, and each phase's copy of a record it
+takes, each read of a field loading the whole record, cost LLVM most of the walk's
+compile until the walk's compiler (:class:`relplan.sim.walk.jit.WalkCompiler`) read each
+field once, at the walk's entry; see the Performance page for the measurements.
 
 Cost per event. While a trial is walked its own entries (phase, clocks, progress,
 checkpoints, bucket hours) are local values, written back when it stops (a trial not
@@ -128,6 +130,7 @@ from relplan.sim.walk.checkpoint import (
 )
 from relplan.sim.walk.degradation import end_degradation, keep_running, strike_slow
 from relplan.sim.walk.degraded_units import _current_slowdown
+from relplan.sim.walk.jit import WalkCompiler
 from relplan.sim.walk.recovery import book_downtime, replacement, restart_first, wait_while_down
 from relplan.sim.walk.segments import completed_segments as completed_segments
 from relplan.sim.walk.segments import segments_time as segments_time
@@ -232,7 +235,8 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
     has_degradations = bool(features.degradations)
     source_key = walk_source_key()
 
-    @numba.njit(cache=True, nogil=True, error_model="numpy", _nrt=False)
+    @numba.njit(cache=True, nogil=True, error_model="numpy", _nrt=False,
+                pipeline_class=WalkCompiler)
     def walk_trial_slots(
         next_slot: np.ndarray, stop_slot: int, run_trials: int, job: compiled.CompiledJob,
         modes: compiled.CompiledModes, window: compiled.EventWindow,
