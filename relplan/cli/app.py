@@ -297,7 +297,7 @@ def simulate_command(
         render_step_baseline(baseline)
     job = result.model.job
     if job.horizon_hours is None:
-        render_failure_free_work(job.work_hours, result.model.step_hours, job.step_overhead)
+        render_failure_free_work(job.work_hours, result.model.step_hours, job.compute_hours)
     # a calendar window takes the place of the write in the title (80 columns)
     window = f"write {format_duration(job.write_hours)}"
     if job.horizon_hours is not None:

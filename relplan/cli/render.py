@@ -331,19 +331,20 @@ def _bubble(baseline: dict[str, Any]) -> str:
 
 
 def render_failure_free_work(work_hours: float, step_hours: float | None,
-                             step_overhead: float = 0.0) -> None:  # fmt: skip
+                             compute_hours: float | None = None) -> None:  # fmt: skip
     """Print the job's failure-free hours, the steps they hold at its healthy step, and
-    the recovery stack's per-step tax on them."""
+    the compute the recovery stack's per-step tax makes of them (``compute_hours``,
+    :attr:`relplan.sim.model.JobSpec.compute_hours`) when it is more."""
     steps = ""
     if step_hours:
         steps = (f" ({work_hours / step_hours:,.0f} steps of "
                  f"{format_seconds(step_hours * 3600.0)})")  # fmt: skip
     console.print(f"Work: {work_hours:,.1f} h failure-free at this design's healthy speed"
                   f"{steps}", highlight=False)  # fmt: skip
-    if step_overhead > 0.0:
-        console.print(f"  + the recovery stack's tax of {step_overhead:.1%} a step: "
-                      f"{work_hours * (1.0 + step_overhead):,.1f} h of compute "
-                      "(the overhead bucket)", highlight=False)  # fmt: skip
+    if compute_hours is not None and compute_hours > work_hours:
+        console.print(f"  + the recovery stack's tax of {compute_hours / work_hours - 1:.1%} "
+                      f"a step: {compute_hours:,.1f} h of compute (the overhead bucket)",
+                      highlight=False)  # fmt: skip
 
 
 def render_step_baseline(baseline: dict[str, float]) -> None:

@@ -314,9 +314,7 @@ def init_scale(scaling: str | float, gpus: int, reference_gpus: int) -> float:
     if scaling == "log2":
         return math.log2(max(gpus, 2)) / math.log2(reference_gpus)
     exponent = INIT_SCALINGS[scaling] if isinstance(scaling, str) else float(scaling)
-    if exponent == 0.0:
-        return 1.0
-    return (gpus / reference_gpus) ** exponent
+    return (gpus / reference_gpus) ** exponent  # x ** 0.0 is exactly 1.0
 
 
 def restart_parts(config: RelplanConfig) -> RestartParts:
