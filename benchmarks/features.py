@@ -62,6 +62,7 @@ _ONE_AT_A_TIME: dict[str, tuple[str, ...]] = {
     "idle_failures": ("job.idle_failures=true",),
     "spare_pool": ("job.spare_pool=10", 'job.spare_pool_swap="20min"'),
     "degradations": ('failures.spine.impact="degraded"',),
+    "failing_restarts": ('job.restart={ init = "10min", success = "80%", black_hole = "5%" }',),
 }  # fmt: skip
 
 FEATURE_VARIANTS: dict[str, tuple[str, ...]] = {

@@ -64,10 +64,13 @@ job is down (``job.idle_failures``): a fail-slow unit shows as the job's slowdow
 corruption in the state the job computes."""
 
 RECOVERY_STRATEGIES: tuple[str, ...] = (
-    "checkpoint-restart", "elastic", "in-process", "failure-free",
+    "checkpoint-restart", "live-migration", "replica-drop", "elastic", "in-process",
+    "failure-free",
 )  # fmt: skip
-"""What ``job.recovery`` may say: restart from a checkpoint, drop the failed replica,
-recover within the running job (per step), or a failure-free baseline."""
+"""What ``job.recovery`` (the recovery stack) may say: restart from a checkpoint, move a
+failed server's state to a hot spare (TorchPass), drop the failed replica group until it
+rejoins with a per-step tax (torchft), drop a data-parallel replica (elastic), recover
+within the running job (per step), or a failure-free baseline."""
 
 IMPACT_SETTINGS: tuple[str, ...] = (
     "auto", "fatal", "degraded", "transient", "slow", "corruption",

@@ -28,8 +28,8 @@ def work_done_hours(job: JobSpec, outcomes: TrialOutcomes,
                     rows: slice = slice(None)) -> np.ndarray:  # fmt: skip
     """Work each trial got done, hours at full speed: the job's work, or over a
     calendar window (``job.horizon_hours``) the ``useful`` hours inside it; a trial that
-    stalled for good (``depleted``: its fleet ran out of units) got its ``useful`` hours
-    done.
+    stalled for good (``depleted``: its fleet ran out of units) or whose job failed for
+    good (``job_failed``: every restart attempt failed) got its ``useful`` hours done.
 
     Parameters
     ----------
@@ -48,9 +48,9 @@ def work_done_hours(job: JobSpec, outcomes: TrialOutcomes,
     useful = outcomes.bucket_hours[rows, BUCKETS.index("useful")]
     if job.horizon_hours is None:
         done = np.full(useful.shape, job.work_hours)
-        depleted = outcomes.depleted[rows]
-        if depleted.any():
-            done[depleted] = useful[depleted]
+        ended = outcomes.depleted[rows] | outcomes.job_failed[rows]
+        if ended.any():
+            done[ended] = useful[ended]
         return done
     return useful.copy()
 
@@ -124,7 +124,9 @@ class SimulationResult:
             reached the final weights, found too late or never), ``drains`` (servers
             running degraded swapped for a spare; only with ``job.drain``),
             ``depleted`` (the job stalled for good: a unit removed from the fleet found no
-            spare left; only with ``retire = "remove"``), one
+            spare left; only with ``retire = "remove"``), ``restart_attempts``,
+            ``requeues`` and ``job_failed`` (restart attempts made, requeues, and whether
+            the job failed for good; only where a restart may fail), one
             ``<bucket>_hours`` column per bucket, ``restart_init_hours`` and
             ``restart_load_hours`` (the restart bucket's two parts) and one
             ``failures_<mode>`` column per failure mode (whatever its impact). If some
@@ -157,6 +159,8 @@ class SimulationResult:
             names.append("drains")
         if any(m.history is not None and m.history.retire_removes for m in modes):
             names.append("depleted")
+        if self.model.job.restarts_may_fail:
+            names += ["restart_attempts", "requeues", "job_failed"]
         names += [*(f"{bucket}_hours" for bucket in BUCKETS),
                   "restart_init_hours", "restart_load_hours",
                   *(f"failures_{mode}" for mode in outcomes.mode_names)]  # fmt: skip
@@ -202,9 +206,9 @@ class SimulationResult:
             return outcomes.interruptions_by_mode[rows].sum(axis=1, dtype=np.int64)
         if name == "failures":
             return outcomes.failures_by_mode[rows].sum(axis=1, dtype=np.int64)
-        if name in ("spares_used", "maintenances", "drains"):
+        if name in ("spares_used", "maintenances", "drains", "restart_attempts", "requeues"):
             return getattr(outcomes, name)[rows].astype(np.int64)
-        if name in ("corrupted_final", "depleted"):
+        if name in ("corrupted_final", "depleted", "job_failed"):
             return getattr(outcomes, name)[rows]
         if name == "restart_init_hours":
             return outcomes.restart_init_hours[rows]
@@ -270,7 +274,10 @@ class SimulationResult:
             reached the final weights, not found before the end), ``drains`` (mean
             servers drained per trial; only when a mode drains), ``p_depleted`` (the
             share of runs that stalled for good; only with ``retire = "remove"``),
-            ``interruptions_by_class`` (mean per failure mode that can stop the job),
+            ``p_job_failed``, ``restart_attempts`` and ``requeues`` (the share of runs
+            whose job failed for good, the mean restart attempts and requeues; only where
+            a restart may fail), ``interruptions_by_class`` (mean per failure mode that
+            can stop the job),
             ``failures_by_class`` (mean failures and impact of every mode),
             ``unit_failures_by_class`` (only if some modes' units have a history: per such
             mode, :func:`unit_failure_summary`) and ``provenance``
@@ -306,6 +313,10 @@ class SimulationResult:
             result["drains"] = float(columns["drains"].mean())
         if "depleted" in columns:
             result["p_depleted"] = float(columns["depleted"].mean())
+        if "job_failed" in columns:
+            result["p_job_failed"] = float(columns["job_failed"].mean())
+            result["restart_attempts"] = float(columns["restart_attempts"].mean())
+            result["requeues"] = float(columns["requeues"].mean())
         result["restart_parts"] = {
             part: float(columns[f"restart_{part}_hours"].mean()) for part in ("init", "load")
         }

@@ -4,8 +4,10 @@ The effect of each failure mode follows from its component class and the redunda
 of the network (README, "The model"), unless the config overrides it:
 
 - gpu, host, job-level modes: fatal (with elastic recovery, a server-level failure
-  drops one data-parallel replica instead; with in-process recovery, it is absorbed
-  within the running job, at the cost of the interrupted step).
+  drops one data-parallel replica instead; with replica drop, its replica group until it
+  rejoins; with in-process recovery, it is absorbed within the running job, at the cost
+  of the interrupted step; with live migration, the server's state moves to a free hot
+  spare, and with none free the failure is fatal).
 - nic (a NIC card, all its ports): fatal, or with ``network.nic_failover = "pxn"``
   degraded (its GPU sends through a neighbour's NIC).
 - server links and their optics, leaf (ToR): fatal when single-homed with one link per
@@ -40,7 +42,9 @@ from relplan.config.schema import (
     DEFAULT_FAIL_SLOW_SLOWDOWN,
     FailureModeConfig,
     InProcessConfig,
+    LiveMigrationConfig,
     RelplanConfig,
+    ReplicaDropConfig,
 )
 from relplan.vocab import FABRIC_CLASSES, SERVER_CLASSES
 
@@ -80,6 +84,9 @@ class Impact:
     rework_hours : float
         Job-time an absorbed failure throws away (the interrupted step of an in-process
         recovery, with the recovery stack's per-step tax), hours.
+    needs_spare : bool
+        An absorbed failure needs a free hot spare (live migration); without one it is
+        fatal (a restart from a checkpoint).
     reason : str
         Why, in a few words (shown by ``relplan inventory``).
     """
@@ -93,6 +100,7 @@ class Impact:
     self_healing: bool = False
     survivable_count: int | None = None
     rework_hours: float = 0.0
+    needs_spare: bool = False
     reason: str = ""
 
 
@@ -135,8 +143,23 @@ def _fatal_or_elastic(config: RelplanConfig, facts: DerivedFacts, step: StepMode
         steps = tuple(data / (data - k) for k in range(1, most + 1))
         return Impact(
             "elastic", steps, stall_hours=in_process.reconfigure, survivable_count=most,
-            rework_hours=(step.step_hours or 0.0) * (1.0 + job.step_overhead),
+            rework_hours=(step.step_hours or 0.0) * (1.0 + job.step_tax),
             reason="in-process: swap or drop the replica, redo the step",
+        )  # fmt: skip
+    if job.recovery == "live-migration" and unit in SERVER_CLASSES:
+        migration = job.live_migration or LiveMigrationConfig()
+        return Impact(
+            "elastic", stall_hours=migration.swap, needs_spare=True,
+            reason="live migration: the server's state to a hot spare (none free: restart)",
+        )  # fmt: skip
+    if job.recovery == "replica-drop" and unit in SERVER_CLASSES:
+        drop = job.replica_drop or ReplicaDropConfig()
+        groups = drop.replicas or facts.data_parallel_degree
+        most = min(groups - 1, MAX_CONCURRENT)
+        return Impact(
+            "elastic", tuple(groups / (groups - k) for k in range(1, most + 1)),
+            stall_hours=drop.reconfigure, soft_hours=drop.rejoin, survivable_count=most,
+            reason="replica drop: the replica group out until it rejoins",
         )  # fmt: skip
     if job.recovery == "elastic" and job.elastic is not None and unit in SERVER_CLASSES:
         data = job.elastic.data_parallel

@@ -130,6 +130,13 @@ def config_warnings(
             f"no failure mode is a server's own {', '.join(DRAINABLE_CLASSES)}: nothing "
             "leaves a server running degraded, so nothing is drained",
         ))  # fmt: skip
+    if config.job.recovery == "live-migration" and config.job.spares == 0:
+        warnings.append(RelplanWarning(
+            "job.spares",
+            'recovery = "live-migration" moves a failed server to a hot spare, and '
+            "job.spares = 0: every failure falls back to a restart from the last "
+            "checkpoint",
+        ))  # fmt: skip
     warnings += _checkpoint_warnings(config, job_mtti_hours)
     maintenance = config.maintenance
     cycle = checkpoint.interval + write + restart_parts(config).durable_hours
@@ -405,6 +412,15 @@ def _check_job(config: RelplanConfig) -> None:
                 f"must divide job.checkpoint.interval ({checkpoint.interval:g} h is "
                 f"{ratio:.4g} fast intervals)",
             )
+    drop = job.replica_drop
+    if job.recovery == "replica-drop" and (drop is None or drop.replicas is None) and (
+        config.workload is None
+    ):
+        raise ConfigError(
+            "job.replica_drop.replicas",
+            'recovery = "replica-drop" needs the replica groups: give '
+            "job.replica_drop.replicas (or a [workload] with its data-parallel degree)",
+        )
     if job.recovery == "elastic":
         if job.elastic is None:
             raise ConfigError(

@@ -128,6 +128,29 @@ around a failed replica (torchft and TrainMover report second-level recovery; an
 assumption at the slow end of that range)."""
 
 
+DEFAULT_MIGRATION_SWAP_HOURS = 1.0 / 60.0
+"""``job.live_migration.swap`` by default, hours: 1 min to move a failed server's state to
+a hot spare and resume at the same step (TorchPass reports seconds in its model-aware mode
+and longer without code changes; an assumption within that range)."""
+
+DEFAULT_REQUEUE_DELAY_HOURS = 10.0 / 60.0
+"""``job.restart.requeue_delay`` by default, hours: 10 min for a requeued job to be
+scheduled again (the 504-GPU B200 report measures an 11-min median retry, arXiv
+2605.09370; an assumption near it)."""
+
+DEFAULT_REJOIN_HOURS = 5.0 / 60.0
+"""``job.elastic.rejoin`` and ``job.replica_drop.rejoin`` by default, hours: 5 min for a
+replica to take its place again once a spare is free or its unit repaired (an
+assumption)."""
+
+STEP_OVERHEAD_BY_RECOVERY: dict[str, float] = {"replica-drop": 0.05}
+"""``job.step_overhead`` by default, by ``job.recovery``: 5% a step for replica drop (a
+quorum across replica groups every step and their gradient all-reduce outside the
+in-group collectives; Clockwork calls the coordination negligible at second-long steps but
+measured torchft far slower on a Gloo all-reduce: an assumption); 0 for every other stack
+(live migration works below the framework, at no per-step cost)."""
+
+
 class _Strict(BaseModel):
     """A config table: unknown keys, values of the wrong TOML type (``true`` or ``"8"`` for
     a number, ``"yes"`` for a boolean) and NaN or infinite numbers are errors."""
@@ -727,8 +750,44 @@ class ElasticConfig(_Strict):
         "step time."), json_schema_extra=_shown(unit="replicas"))
     reconfigure: Hours = Field(default=2.0 / 60.0, ge=0, description=(
         "The stall, after detection, to drop the failed replica."))
-    rejoin: Hours = Field(default=5.0 / 60.0, ge=0, description=(
+    rejoin: Hours = Field(default=DEFAULT_REJOIN_HOURS, ge=0, description=(
         "Time to take a replica back once a spare is free or the unit is repaired."))
+
+
+class LiveMigrationConfig(_Strict):
+    """``[job.live_migration]``: the live-migration stack (Clockwork TorchPass, TrainMover).
+
+    A failed server's state moves to a free hot spare (``job.spares``) and the job resumes
+    at the same step: the failure costs its detection and ``swap``, no rework. Its
+    failure domain is one server (GPU, host, NIC and the server's own links); switches
+    and job-level faults (software, hangs) restart from a checkpoint, and so does a
+    server's failure when no hot spare is free (the fallback).
+    """
+
+    swap: Hours = Field(default=DEFAULT_MIGRATION_SWAP_HOURS, ge=0, description=(
+        "The stall, after detection, to move the failed server's state to a hot spare."))
+
+
+class ReplicaDropConfig(_Strict):
+    """``[job.replica_drop]``: the replica-drop stack (torchft).
+
+    A failed server takes its replica group out (the failure domain: ``replicas`` groups
+    share the job's GPUs); the others go on without it, the job at ``R / (R - k)`` of its
+    step time with ``k`` groups out, until a spare or the repaired unit lets the group
+    ``rejoin``. No rework; every step pays ``job.step_overhead`` (5% unless set). One
+    group left is the floor: losing it too restarts from a checkpoint (the fallback), as
+    do switch and job-level faults.
+    """
+
+    replicas: int | None = Field(default=None, ge=2, strict=True, description=(
+        "Replica groups sharing the work: with `k` out the job runs at `R / (R - k)` of its "
+        "step time."), json_schema_extra=_shown(
+        unit="groups", default="the workload's data-parallel degree"))
+    reconfigure: Hours = Field(default=DEFAULT_RECONFIGURE_HOURS, ge=0, description=(
+        "The stall, after detection, to drop the failed group (a new quorum)."))
+    rejoin: Hours = Field(default=DEFAULT_REJOIN_HOURS, ge=0, description=(
+        "Time for a group to take its place again once a spare is free or the unit is "
+        "repaired."))
 
 
 def _init_scaling_form(value: Any) -> str:
@@ -757,6 +816,16 @@ class RestartConfig(_Strict):
     ``{ exponent = a }`` (its ``a``-th power). ``load`` is a duration, or ``auto``: the
     checkpoint read from the tier that survived, ``size / read_bandwidth`` from the
     durable store or ``size / gpus / peer_bandwidth`` from a peer's memory.
+
+    A restart may itself fail: each attempt succeeds with probability ``success``; a
+    failed one costs its start-up (``init``, scaled) and is retried at once, up to
+    ``max_attempts`` in the job's allocation (NVRx: 3 in-job restarts); then the job is
+    requeued, waits ``requeue_delay`` and tries ``max_attempts`` times again, up to
+    ``max_requeues`` requeues (NVRx: 2 job retries); past them the job fails (the trial
+    ends there: ``job_failed``). With probability ``black_hole`` a failure's retries land
+    on the same faulty server (it was not excluded): every attempt of the allocation fails
+    until the requeue excludes it. The failed attempts are ``restart`` hours (start-up),
+    the requeue delays ``waiting`` hours; nothing fails meanwhile.
     """
 
     init: Hours = Field(ge=0, description=(
@@ -781,6 +850,23 @@ class RestartConfig(_Strict):
         "The checkpoint's load: a duration, or `auto`: from the tier that survived, `size / "
         "read_bandwidth` from the durable store or `size / gpus / peer_bandwidth` from a "
         "peer's memory."))
+
+    success: Fraction = Field(default=1.0, gt=0, le=1, description=(
+        "The chance that one restart attempt succeeds; a failed attempt costs its "
+        "start-up (`init`, scaled) and is retried."), json_schema_extra=_shown(
+        unit="probability"))
+    max_attempts: int = Field(default=3, ge=1, strict=True, description=(
+        "Attempts within the job's allocation before it is requeued."),
+        json_schema_extra=_shown(unit="attempts"))
+    max_requeues: int = Field(default=2, ge=0, strict=True, description=(
+        "Requeues, each with `max_attempts` attempts, before the job fails for good."),
+        json_schema_extra=_shown(unit="requeues"))
+    requeue_delay: Hours = Field(default=DEFAULT_REQUEUE_DELAY_HOURS, ge=0, description=(
+        "The wait for a requeued job to be scheduled again."))
+    black_hole: Fraction = Field(default=0.0, ge=0, le=1, description=(
+        "The chance that a failure's retries land on the same faulty server: every "
+        "attempt in the allocation fails, until a requeue excludes it."),
+        json_schema_extra=_shown(unit="probability"))
 
     @model_validator(mode="after")
     def _check_load(self) -> RestartConfig:
@@ -877,9 +963,15 @@ class JobConfig(_Strict):
         "Time to swap a server in from the spare pool."))
     checkpoint: CheckpointConfig = Field(description="Checkpoints and their cost (a table).")
     recovery: Literal[RECOVERY_STRATEGIES] = Field(default="checkpoint-restart", description=(
-        "`checkpoint-restart` (from the last surviving checkpoint), `elastic` (drop the "
-        "failed replica), `in-process` (per-step recovery) or `failure-free` (no failures: "
-        "the upper bound)."))
+        "The recovery stack: `checkpoint-restart` (from the last surviving checkpoint), "
+        "`live-migration` (a failed server's state to a hot spare), `replica-drop` (the "
+        "failed replica group out until it rejoins, with a per-step tax), `elastic` (drop "
+        "the failed replica), `in-process` (per-step recovery) or `failure-free` (no "
+        "failures: the upper bound)."))
+    live_migration: LiveMigrationConfig | None = Field(default=None, description=(
+        "Live migration's settings (a table)."))
+    replica_drop: ReplicaDropConfig | None = Field(default=None, description=(
+        "Replica drop's settings (a table)."))
     elastic: ElasticConfig | None = Field(default=None, description=(
         "Elastic recovery's settings (a table)."))
     in_process: InProcessConfig | None = Field(default=None, description=(
@@ -887,11 +979,12 @@ class JobConfig(_Strict):
     idle_failures: bool = Field(default=False, description=(
         "The hardware fails while the job is down too (not fail-slow, corruption or `unit "
         "= \"job\"` modes)."))
-    step_overhead: Fraction = Field(default=0.0, ge=0, le=1, description=(
+    step_overhead: Fraction | None = Field(default=None, ge=0, le=10, description=(
         "The recovery stack's steady tax on every step, a share of the step's time "
         "(`\"2%\"`): replicas kept in step, a quorum per step. Failure-free, the job takes "
         "its work x (1 + step_overhead); the tax on the work kept is the `overhead` "
-        "bucket."), json_schema_extra=_shown(unit="share of a step"))
+        "bucket."), json_schema_extra=_shown(
+        unit="share of a step", default="5% for `replica-drop`, 0 otherwise"))
     failures_during_recovery: bool = Field(default=True, description=(
         "Failures strike while the job detects a failure, waits or restarts; `false`: none "
         "do (the rule of netcap, of the MTBI goodput model and of AIReSim)."))
@@ -899,6 +992,14 @@ class JobConfig(_Strict):
         "Swap a server found running degraded (its own NIC, link or optic) for a free "
         "spare: `never`, `at-checkpoint` (a restart at the next durable checkpoint, no "
         "rework) or `now` (a restart from the last checkpoint)."))
+
+    @property
+    def step_tax(self) -> float:
+        """The recovery stack's per-step tax, a share of a step: ``step_overhead``, or the
+        stack's own (:data:`STEP_OVERHEAD_BY_RECOVERY`) when it is not given."""
+        if self.step_overhead is not None:
+            return self.step_overhead
+        return STEP_OVERHEAD_BY_RECOVERY.get(self.recovery, 0.0)
 
     @property
     def work_bound_hours(self) -> float:

@@ -163,16 +163,17 @@ def count_bytes(model: SimulationModel) -> int:
 
 
 def kept_counts(model: SimulationModel) -> int:
-    """Counts kept per trial: spares used, maintenance windows, drains, two per mode, and
-    the per-unit counts of each mode whose units have a history."""
-    return 3 + 2 * len(model.modes) + len(UNIT_STATS) * _tracked_modes(model)
+    """Counts kept per trial: spares used, maintenance windows, drains, restart attempts,
+    requeues, two per mode, and the per-unit counts of each mode whose units have a
+    history."""
+    return 5 + 2 * len(model.modes) + len(UNIT_STATS) * _tracked_modes(model)
 
 
 def kept_bytes(model: SimulationModel) -> int:
     """Bytes kept per trial by the engine: the wall time, the buckets and the restart's
-    start-up (float64), two flags (corrupted, depleted), and the counts
+    start-up (float64), three flags (corrupted, depleted, job failed), and the counts
     (:func:`count_bytes` each)."""
-    return NUMBER_BYTES * (2 + len(BUCKETS)) + 2 + count_bytes(model) * kept_counts(model)
+    return NUMBER_BYTES * (2 + len(BUCKETS)) + 3 + count_bytes(model) * kept_counts(model)
 
 
 def table_columns(model: SimulationModel) -> int:
@@ -198,7 +199,7 @@ def in_flight_bytes_per_trial(model: SimulationModel) -> float:
     per_degradation = 3 if any(mode.drain != "never" for mode in model.modes) else 2
     trial_state = (25 + len(BUCKETS) + 5 * modes + model.job.spares + model.job.spare_domains
                    + model.job.spare_pool + per_degradation * degradation_slots(model) + 5
-                   + 4)  # fmt: skip
+                   + 4 + 3)  # fmt: skip
     outcomes = 2 * modes + len(UNIT_STATS) * _tracked_modes(model)  # before they are kept
     state = trial_state + outcomes
     return NUMBER_BYTES * state + BYTES_PER_EVENT * window_events_per_trial(model)

@@ -137,6 +137,16 @@ class CompiledJob(NamedTuple):
         hours.
     max_events_per_trial : int
         Steps a trial may walk before the run stops (:data:`MAX_EVENTS_PER_TRIAL`).
+    restart_success : float
+        The chance that one restart attempt succeeds.
+    restart_max_attempts : int
+        Attempts within the job's allocation before a requeue.
+    restart_max_requeues : int
+        Requeues before the job fails for good.
+    requeue_delay_hours : float
+        The wait for a requeued job, hours.
+    black_hole : float
+        The chance that a failure's retries land on the same faulty server.
     """
 
     work_hours: float
@@ -162,6 +172,11 @@ class CompiledJob(NamedTuple):
     drains: bool = False
     spare_pool_swap_hours: float = 0.0
     max_events_per_trial: int = MAX_EVENTS_PER_TRIAL
+    restart_success: float = 1.0
+    restart_max_attempts: int = 3
+    restart_max_requeues: int = 2
+    requeue_delay_hours: float = 0.0
+    black_hole: float = 0.0
 
 
 class CompiledModes(NamedTuple):
@@ -195,6 +210,9 @@ class CompiledModes(NamedTuple):
     rework_hours : numpy.ndarray of float
         Job-time an elastic failure throws away (the step an in-process recovery redoes),
         hours.
+    needs_spare : numpy.ndarray of bool
+        Whether an elastic failure needs a free hot spare (live migration): with none it
+        is fatal.
     evict_at_checkpoint : numpy.ndarray of bool
         For a slow mode: evict at the next checkpoint rather than at once.
     detect_probability : numpy.ndarray of float
@@ -239,6 +257,7 @@ class CompiledModes(NamedTuple):
     soft_hours: np.ndarray
     survivable_count: np.ndarray
     rework_hours: np.ndarray
+    needs_spare: np.ndarray
     evict_at_checkpoint: np.ndarray
     detect_probability: np.ndarray
     drain: np.ndarray
@@ -418,6 +437,13 @@ class TrialState(NamedTuple):
     depleted : numpy.ndarray of bool
         Whether the trial stalled for good: a unit removed from the fleet found no spare
         left to replace it (``retire = "remove"``).
+    restart_attempts : numpy.ndarray of int64
+        Restart attempts each trial made, those that failed included (zeroed at the
+        start; counted only where restarts may fail).
+    requeues : numpy.ndarray of int64
+        Times each trial's job was requeued after its attempts ran out.
+    job_failed : numpy.ndarray of bool
+        Whether the trial's job failed for good: every attempt of every requeue failed.
     events_walked : numpy.ndarray of int64
         Steps each trial has walked so far.
     too_many_events : numpy.ndarray of bool
@@ -472,6 +498,9 @@ class TrialState(NamedTuple):
     undetected_checkpoint: np.ndarray
     drains: np.ndarray
     depleted: np.ndarray
+    restart_attempts: np.ndarray
+    requeues: np.ndarray
+    job_failed: np.ndarray
     events_walked: np.ndarray
     too_many_events: np.ndarray
 
@@ -546,8 +575,11 @@ class TrialState(NamedTuple):
             "degradation_row": (n, degradation_slots),
         }, zeroed=False)  # fmt: skip
         flags = _carved(np.bool_, {"depleted": (n,)}, zeroed=False)
-        walked = _carved(np.int64, {"events_walked": (n,)})
+        walked = _carved(np.int64, {"events_walked": (n,), "restart_attempts": (n,),
+                                    "requeues": (n,)})  # fmt: skip
+        failed = _carved(np.bool_, {"job_failed": (n,)})
         return cls(phase=np.empty(n, dtype=np.int8), **hours, **counts, **flags, **walked,
+                   **failed,
                    overflow=np.zeros(1, dtype=np.bool_),
                    too_many_events=np.zeros(1, dtype=np.bool_))  # fmt: skip
 
@@ -710,6 +742,9 @@ class WalkFeatures(NamedTuple):
     degradations : bool
         A mode that slows or stalls the job instead of stopping it (DEGRADED,
         TRANSIENT, ELASTIC or SLOW).
+    failing_restarts : bool
+        A restart attempt may fail (:attr:`CompiledJob.restart_success` below 1 or a
+        :attr:`CompiledJob.black_hole`).
 
     Examples
     --------
@@ -727,6 +762,7 @@ class WalkFeatures(NamedTuple):
     idle_failures: bool
     spare_pool: bool
     degradations: bool
+    failing_restarts: bool
 
     @classmethod
     def of(cls, job: CompiledJob, modes: CompiledModes, state: TrialState,
@@ -765,6 +801,7 @@ class WalkFeatures(NamedTuple):
             and bool(np.any(np.asarray(modes.fails_idle)[modes.exponential_modes])),
             spare_pool=state.spare_pool_return_hours.shape[1] > 0,
             degradations=bool(impacts - {FATAL, CORRUPTION}),
+            failing_restarts=job.restart_success < 1.0 or job.black_hole > 0.0,
         )
 
 
@@ -835,6 +872,11 @@ def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledMo
         failures_during_recovery=bool(job.failures_during_recovery),
         drains=any(m.drain != "never" for m in modes),
         spare_pool_swap_hours=float(job.spare_pool_swap_hours),
+        restart_success=float(job.restart_success),
+        restart_max_attempts=int(job.restart_max_attempts),
+        restart_max_requeues=int(job.restart_max_requeues),
+        requeue_delay_hours=float(job.requeue_delay_hours),
+        black_hole=float(job.black_hole),
     )
     depth = 1 + max([len(m.slowdown_by_count) for m in modes] + [1])
     table = np.ones((2 * len(modes), depth))
@@ -865,6 +907,7 @@ def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledMo
             dtype=np.int64,
         ),
         rework_hours=np.array([m.rework_hours for m in modes], dtype=float),
+        needs_spare=np.array([m.needs_spare for m in modes], dtype=np.bool_),
         evict_at_checkpoint=np.array([m.evict_at_checkpoint for m in modes], dtype=np.bool_),
         detect_probability=np.array([m.detect_probability for m in modes], dtype=float),
         drain=np.array([DRAIN_POLICIES.index(m.drain) for m in modes], dtype=np.int64),

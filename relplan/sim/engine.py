@@ -148,6 +148,15 @@ class TrialOutcomes:
         Whether the trial stalled for good, a unit removed from the fleet finding no
         spare left (``retire = "remove"``): it ends there (or at its calendar window's
         end) with the work it got done.
+    restart_attempts : numpy.ndarray
+        Restart attempts, the failed ones included (counted only where a restart may
+        fail: ``job.restart.success`` below 1 or a ``black_hole``; 0 otherwise).
+    requeues : numpy.ndarray
+        Times the job was requeued after its attempts in an allocation failed.
+    job_failed : numpy.ndarray
+        Whether every restart attempt of every requeue failed: the job failed for good
+        and the trial ends there (or at its calendar window's end) with the work it got
+        done.
     mode_names : tuple of str
         Column names of ``failures_by_mode``.
     mode_impacts : tuple of str
@@ -175,6 +184,9 @@ class TrialOutcomes:
     spares_used: np.ndarray
     drains: np.ndarray
     depleted: np.ndarray
+    restart_attempts: np.ndarray
+    requeues: np.ndarray
+    job_failed: np.ndarray
     mode_names: tuple[str, ...]
     mode_impacts: tuple[str, ...]
     mode_interrupts: tuple[bool, ...]
@@ -528,6 +540,9 @@ def _outcomes(
         spares_used=state.spares_used,
         drains=state.drains,
         depleted=state.depleted,
+        restart_attempts=state.restart_attempts,
+        requeues=state.requeues,
+        job_failed=state.job_failed,
         mode_names=tuple(m.name for m in modes),
         mode_impacts=tuple(m.impact for m in modes),
         mode_interrupts=tuple(
@@ -868,14 +883,14 @@ def narrow_counts(counts: np.ndarray) -> np.ndarray:
 
 
 _COUNT_FIELDS = ("maintenances", "failures_by_mode", "interruptions_by_mode", "spares_used",
-                 "drains", "unit_stats")  # fmt: skip
+                 "drains", "restart_attempts", "requeues", "unit_stats")  # fmt: skip
 """Per-trial counts of :class:`TrialOutcomes`, kept in :func:`count_dtype`'s types."""
 
 _MODE_FIELDS = ("mode_names", "mode_impacts", "mode_interrupts", "mode_tracks_units")
 """Per-mode fields of :class:`TrialOutcomes`, the same in every block."""
 
 _VALUE_FIELDS = ("wall_hours", "bucket_hours", "restart_init_hours", "corrupted_final",
-                 "depleted")  # fmt: skip
+                 "depleted", "job_failed")  # fmt: skip
 """Per-trial values of :class:`TrialOutcomes`, kept as they come (float64, bool)."""
 
 

@@ -18,7 +18,13 @@ from relplan.cluster.impact import Impact, resolve_impact
 from relplan.cluster.topology import Inventory, inventory_from_facts
 from relplan.comm.work import StepModel, build_step_model, work_hours_at_step
 from relplan.config.derived import DerivedFacts, derive
-from relplan.config.schema import REFAIL_DEFAULT_HOURS, FailureModeConfig, RelplanConfig
+from relplan.config.schema import (
+    REFAIL_DEFAULT_HOURS,
+    FailureModeConfig,
+    JobConfig,
+    RelplanConfig,
+    RestartConfig,
+)
 from relplan.sim import distributions
 from relplan.sim.distributions import Distribution
 from relplan.vocab import DRAINABLE_CLASSES, JOB_UNIT, RUNNING_ONLY_IMPACTS, SERVER_CLASSES
@@ -149,6 +155,9 @@ class FailureMode:
     rework_hours : float
         Job-time an ``elastic`` failure throws away: the interrupted step of an
         in-process recovery (0 for elastic recovery), hours.
+    needs_spare : bool
+        For an ``elastic`` mode: the failure is absorbed only if a hot spare is free
+        (live migration); with none it is fatal.
     evict_at_checkpoint : bool
         For a ``slow`` mode: once detected, the unit is evicted at the job's next
         checkpoint (no work lost) rather than at once (a restart from the last one).
@@ -185,6 +194,7 @@ class FailureMode:
     self_healing: bool = False
     survivable_count: int | None = None
     rework_hours: float = 0.0
+    needs_spare: bool = False
     evict_at_checkpoint: bool = False
     detect_probability: float = 1.0
     history: UnitHistory | None = None
@@ -297,6 +307,18 @@ class JobSpec:
         (``job.step_overhead``): the job computes ``work_hours * (1 + step_overhead)``
         hours (:attr:`compute_hours`), and the tax on the work it keeps is the
         ``overhead`` bucket.
+    restart_success : float
+        The chance that one restart attempt succeeds (``job.restart.success``); a failed
+        one costs ``restart_init_hours``.
+    restart_max_attempts : int
+        Attempts within the job's allocation before a requeue.
+    restart_max_requeues : int
+        Requeues before the job fails for good.
+    requeue_delay_hours : float
+        The wait for a requeued job, hours.
+    black_hole : float
+        The chance that a failure's retries land on the same faulty server, failing
+        every attempt of the allocation.
     """
 
     gpus: int
@@ -323,6 +345,16 @@ class JobSpec:
     spare_pool: int = 0
     spare_pool_swap_hours: float = 0.0
     step_overhead: float = 0.0
+    restart_success: float = 1.0
+    restart_max_attempts: int = 3
+    restart_max_requeues: int = 2
+    requeue_delay_hours: float = 0.0
+    black_hole: float = 0.0
+
+    @property
+    def restarts_may_fail(self) -> bool:
+        """Whether a restart attempt may fail (``success < 1`` or a ``black_hole``)."""
+        return self.restart_success < 1.0 or self.black_hole > 0.0
 
     @property
     def compute_hours(self) -> float:
@@ -441,6 +473,21 @@ def _spare_draw(config: RelplanConfig, inventory: Inventory, unit: str) -> dict[
     per_unit = {"rack": cluster.servers_per_rack, "domain": cluster.servers_per_domain}
     needed = min(per_unit.get(unit, 1), inventory.job_servers)
     return {"spares_needed": max(1, needed), "spare_domain": unit == "domain"}
+
+
+def _restart_policy(job: JobConfig) -> dict[str, float | int]:
+    """The :class:`JobSpec` fields of restarts that may fail, from ``job.restart`` (a
+    restart given as one duration always succeeds)."""
+    restart = job.restart
+    if not isinstance(restart, RestartConfig):
+        return {}
+    return {
+        "restart_success": restart.success,
+        "restart_max_attempts": restart.max_attempts,
+        "restart_max_requeues": restart.max_requeues,
+        "requeue_delay_hours": restart.requeue_delay,
+        "black_hole": restart.black_hole,
+    }
 
 
 def keeps_fast_tier(setting: bool | None, unit: str) -> bool:
@@ -615,6 +662,7 @@ def _simulation_model(
                 self_healing=impact.self_healing,
                 survivable_count=impact.survivable_count,
                 rework_hours=impact.rework_hours,
+                needs_spare=impact.needs_spare,
                 evict_at_checkpoint=mode.evict == "at-checkpoint",
                 detect_probability=mode.detect_probability,
                 history=unit_history(mode),
@@ -649,7 +697,8 @@ def _simulation_model(
             failures_during_recovery=job.failures_during_recovery,
             spare_pool=job.spare_pool,
             spare_pool_swap_hours=job.spare_pool_swap,
-            step_overhead=job.step_overhead,
+            step_overhead=job.step_tax,
+            **_restart_policy(job),
         ),
         modes=tuple(modes),
         inventory=inventory,

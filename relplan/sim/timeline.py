@@ -131,7 +131,12 @@ from relplan.sim.walk.checkpoint import (
 from relplan.sim.walk.degradation import end_degradation, keep_running, strike_slow
 from relplan.sim.walk.degraded_units import _current_slowdown
 from relplan.sim.walk.jit import WalkCompiler
-from relplan.sim.walk.recovery import book_downtime, replacement, restart_first, wait_while_down
+from relplan.sim.walk.recovery import (
+    book_downtime,
+    replacement,
+    restart_first,
+    wait_while_down,
+)
 from relplan.sim.walk.segments import completed_segments as completed_segments
 from relplan.sim.walk.segments import segments_time as segments_time
 from relplan.sim.walk.segments import slowed_job_hours as slowed_job_hours
@@ -233,6 +238,7 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
     has_idle_failures = bool(features.idle_failures)
     has_spare_pool = bool(features.spare_pool)
     has_degradations = bool(features.degradations)
+    has_failing_restarts = bool(features.failing_restarts)
     source_key = walk_source_key()
 
     @numba.njit(cache=True, nogil=True, error_model="numpy", _nrt=False,
@@ -358,10 +364,11 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                         has_idle_failures, has_drain, trial, clock, event, detect, planned,
                         wait, steps, sources.words, job, modes, streams, state, cancel,
                     )  # fmt: skip
+                    clock, booked, words = book_downtime(
+                        has_trace, has_maintenance, has_failing_restarts, trial, clock, booked,
+                        event, detect, planned, wait, words, job, state, trace,
+                    )  # fmt: skip
                     sources = Sources(words, sources.next_exponential_hours, sources.pointer)
-                    clock, booked = book_downtime(has_trace, has_maintenance, trial, clock,
-                                                  booked, event, detect, planned, wait, job,
-                                                  state, trace)  # fmt: skip
                     if clock.phase == FINISHED:
                         break
                     # (without degradations none is ever in progress: slowdown stays 1)

@@ -31,7 +31,7 @@ def test_a_plain_config_turns_on_only_what_it_uses() -> None:
     assert _features([]) == WalkFeatures(
         trace=False, horizon=False, maintenance=False, fail_slow=False, corruption=False,
         drain=False, planned_stops=False, idle_failures=False, spare_pool=False,
-        degradations=True,
+        degradations=True, failing_restarts=False,
     )  # fmt: skip
 
 
@@ -44,6 +44,8 @@ def test_a_plain_config_turns_on_only_what_it_uses() -> None:
         (["failures.hbm.impact=corruption"], {"corruption"}),
         (["job.idle_failures=true"], {"idle_failures"}),
         (["job.spare_pool=10", "job.spare_pool_swap=20min"], {"spare_pool"}),
+        (['job.restart={ init = "10min", success = "90%" }'], {"failing_restarts"}),
+        (['job.restart={ init = "10min", black_hole = "1%" }'], {"failing_restarts"}),
     ],
 )
 def test_each_feature_a_config_uses_is_on(overrides: list[str], on: set[str]) -> None:

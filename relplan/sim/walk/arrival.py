@@ -283,6 +283,12 @@ def draw_failure(
         state.degradations_by_row[trial, mode] >= modes.survivable_count[mode]
     ):
         impact = FATAL  # nothing left to run on (every spine, too many replicas)
+    if impact == ELASTIC and modes.needs_spare[mode] and (
+        not modes.uses_spares[mode] or _free_spares(
+            trial, state.spare_return_hours, state.spares_away, e_fail + clock.idle
+        ) < modes.spares_needed[mode]
+    ):  # fmt: skip
+        impact = FATAL  # live migration with no hot spare free: a restart instead
     if has_trace and trial == trace.trial:
         _emit(trace, e_fail + clock.idle, e_fail + clock.idle, TRACE_FAILURE,
               mode, impact, 0.0)  # fmt: skip

@@ -3,6 +3,8 @@ replacement or a repair, failures meanwhile, drains), then its restart."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from relplan.sim.compiled import (
@@ -25,7 +27,7 @@ from relplan.sim.compiled import (
     TrialState,
     TrialStreams,
 )
-from relplan.sim.rng import load_words, store_words
+from relplan.sim.rng import load_words, store_words, uniform_from_words
 from relplan.sim.walk.degraded_units import _drain_servers, _end_slow_degradations
 from relplan.sim.walk.emit import _emit
 from relplan.sim.walk.idle import _idle_failures
@@ -186,32 +188,97 @@ def wait_while_down(
 
 
 @walk_phase
+def retry_restart(
+    trial: int, event: Event, words: tuple, job: CompiledJob, state: TrialState,
+) -> tuple[float, float, bool, tuple]:  # fmt: skip
+    """The restart's failed attempts (``job.restart.success``, ``black_hole``): each
+    attempt succeeds with probability ``p``, ``max_attempts`` of them in the job's
+    allocation, then a requeue, up to ``max_requeues``; a black hole (only after a
+    failure) fails every attempt of the first allocation. The failed attempts before
+    the success are geometric, one uniform: ``floor(log(u) / log(1 - p))``.
+
+    Parameters
+    ----------
+    words : tuple
+        The trial's random stream.
+
+    Returns
+    -------
+    (float, float, bool, tuple)
+        Hours of failed attempts (their start-up), hours of requeue delays, whether the
+        job failed for good, and the stream.
+
+    Other Parameters
+    ----------------
+    trial, event, job, state
+        As for every phase (:mod:`relplan.sim.walk`).
+    """
+    attempts = job.restart_max_attempts
+    allocations = 1 + job.restart_max_requeues
+    failed = 0  # failed attempts
+    if job.black_hole > 0.0 and event.stop == FAILURE:
+        u, words = uniform_from_words(words)
+        if u < job.black_hole:  # the retries land on the same faulty server
+            failed = attempts
+            allocations -= 1
+    gave_up = allocations == 0
+    if not gave_up:
+        more = 0.0
+        if job.restart_success < 1.0:
+            u, words = uniform_from_words(words)
+            more = math.floor(math.log(u) / math.log1p(-job.restart_success))
+        if more >= attempts * allocations:
+            failed += attempts * allocations
+            gave_up = True
+        else:
+            failed += int(more)
+    requeues = failed // attempts
+    if gave_up:
+        requeues = job.restart_max_requeues  # the last allocation's failures end it
+    state.restart_attempts[trial] += failed + (0 if gave_up else 1)
+    state.requeues[trial] += requeues
+    return (failed * job.restart_init_hours, requeues * job.requeue_delay_hours, gave_up,
+            words)  # fmt: skip
+
+
+@walk_phase
 def book_downtime(
-    has_trace: bool, has_maintenance: bool, trial: int, clock: TrialClock,
-    booked: BookedHours, event: Event, detect: float, planned: float, wait: float,
-    job: CompiledJob, state: TrialState, trace: TraceBuffer,
-) -> tuple[TrialClock, BookedHours]:  # fmt: skip
-    """Book the downtime (hours of detection, maintenance, waiting, and the restart if
-    nothing fails during it) and start the restart; maintenance windows that fall while
-    the job is down run alongside (only what the last reaches beyond counts). The trial
-    finishes if its calendar window ends meanwhile, or if no spare is left for a unit
-    gone for good.
+    has_trace: bool, has_maintenance: bool, has_failing_restarts: bool, trial: int,
+    clock: TrialClock, booked: BookedHours, event: Event, detect: float, planned: float,
+    wait: float, words: tuple, job: CompiledJob, state: TrialState, trace: TraceBuffer,
+) -> tuple[TrialClock, BookedHours, tuple]:  # fmt: skip
+    """Book the downtime (hours of detection, maintenance, waiting, failed restart
+    attempts, and the restart if nothing fails during it) and start the restart;
+    maintenance windows that fall while the job is down run alongside (only what the
+    last reaches beyond counts). The trial finishes if its calendar window ends
+    meanwhile, if no spare is left for a unit gone for good, or if its restarts failed
+    for good.
 
     Parameters
     ----------
     detect, planned, wait : float
         Hours down (:func:`replacement`, :func:`wait_while_down`).
+    words : tuple
+        The trial's random stream (failed restart attempts draw from it:
+        :func:`retry_restart`, after the waits).
 
     Returns
     -------
-    (TrialClock, BookedHours)
-        Its phase FINISHED, RESTARTING or (the restart done while down) RUNNING.
+    (TrialClock, BookedHours, tuple)
+        Its phase FINISHED, RESTARTING or (the restart done while down) RUNNING; and the
+        stream.
 
     Other Parameters
     ----------------
-    has_trace, has_maintenance, trial, clock, booked, event, job, state, trace
+    has_trace, has_maintenance, has_failing_restarts, trial, clock, booked, event, job,
+    state, trace
         As for every phase (:mod:`relplan.sim.walk`).
     """
+    retried = 0.0  # hours of failed attempts
+    gave_up = False
+    if has_failing_restarts:
+        retried, requeued, gave_up, words = retry_restart(trial, event, words, job, state)
+        wait += requeued
     # the restart reads the newest checkpoint that held: the fast tier's, or the durable
     # store's
     restart_length = job.restart_hours
@@ -227,13 +294,20 @@ def book_downtime(
         state.depleted[trial] = True
         recover = 0.0
         wait = 0.0  # it ends here, or waits to its calendar window's end
+        retried = 0.0
         if wall_horizon < np.inf:
             wait = max(0.0, wall_horizon - (down + detect + planned))
+    elif gave_up:  # every restart attempt failed: the job fails after them
+        state.job_failed[trial] = True
+        recover = 0.0
+        if wall_horizon < np.inf:  # its calendar window runs on, idle (waiting)
+            wait += max(0.0, wall_horizon - (down + detect + planned + wait + retried))
+    ready = down + detect + planned + wait + retried  # the restart's start
     beyond = 0.0  # what the last window reaches beyond the downtime: last
-    if has_maintenance and next_maintenance[trial] < down + detect + planned + wait + recover:
+    if has_maintenance and next_maintenance[trial] < ready + recover:
         # only the windows that start before the calendar window's end count
         overlapped = _windows_before(
-            next_maintenance[trial], min(down + detect + planned + wait + recover, wall_horizon),
+            next_maintenance[trial], min(ready + recover, wall_horizon),
             every,
         )  # fmt: skip
         if overlapped > 0:
@@ -241,8 +315,8 @@ def book_downtime(
             last_window = next_maintenance[trial] + (overlapped - 1) * every
             next_maintenance[trial] = last_window + every
             beyond = max(0.0, last_window + job.maintenance_hours
-                         - (down + detect + planned + wait + recover))  # fmt: skip
-    over = down + detect + planned + wait + recover - wall_horizon
+                         - (ready + recover))  # fmt: skip
+    over = ready + recover - wall_horizon
     if has_maintenance:
         over += beyond
     if over > 0.0:  # the calendar window ends while the job is down: latest first
@@ -252,6 +326,9 @@ def book_downtime(
             over -= cut
         cut = min(over, recover)
         recover -= cut
+        over -= cut
+        cut = min(over, retried)
+        retried -= cut
         over -= cut
         cut = min(over, wait)
         wait -= cut
@@ -264,14 +341,17 @@ def book_downtime(
         _emit(trace, down + detect, down + detect + planned, TRACE_MAINTENANCE, mode, 0.0, 0.0)
         _emit(trace, down + detect + planned, down + detect + planned + wait,
               TRACE_WAIT, mode, 0.0, 0.0)  # fmt: skip
-        if has_maintenance and beyond > 0.0:
+        if retried > 0.0:  # failed restart attempts
             _emit(trace, down + detect + planned + wait,
-                  down + detect + planned + wait + beyond, TRACE_MAINTENANCE,
+                  down + detect + planned + wait + retried, TRACE_RESTART, 0.0, 0.0, 0.0)
+        if has_maintenance and beyond > 0.0:
+            _emit(trace, down + detect + planned + wait + retried,
+                  down + detect + planned + wait + retried + beyond, TRACE_MAINTENANCE,
                   mode, 0.0, 0.0)  # fmt: skip
     if has_maintenance:
         planned += beyond
     restart, restart_init = booked.restart, booked.restart_init
-    idle = clock.idle + (detect + planned + wait)
+    idle = clock.idle + (detect + planned + wait + retried)
     if not job.failures_during_recovery:  # the restart, done while nothing fails
         restart += recover
         restart_init += _init_part_cold(0.0, recover, job.restart_init_hours)
@@ -280,13 +360,13 @@ def book_downtime(
                   TRACE_RESTART, 0.0, 0.0, 0.0)  # fmt: skip
         idle += recover
     booked = BookedHours(booked.useful, booked.rework, booked.checkpoint,
-                         booked.detect + detect, restart, booked.waiting + wait,
+                         booked.detect + detect, restart + retried, booked.waiting + wait,
                          booked.degraded, booked.stall, booked.maintenance + planned,
-                         restart_init)  # fmt: skip
+                         restart_init + retried)  # fmt: skip
     phase = RESTARTING
     wall_hours = clock.wall_hours
     run_progress = clock.run_progress
-    if over > 0.0 or stalled:
+    if over > 0.0 or stalled or gave_up:
         wall_hours = wall_horizon if over > 0.0 else event.at + idle
         phase = FINISHED
         if has_trace and trial == trace.trial:
@@ -296,7 +376,7 @@ def book_downtime(
         run_progress = 0.0
     return TrialClock(np.int64(phase), clock.exposure_hours, event.at, run_progress,
                       clock.restart_done, restart_length, clock.committed, clock.durable,
-                      idle, wall_hours), booked  # fmt: skip
+                      idle, wall_hours), booked, words  # fmt: skip
 
 
 @walk_phase
