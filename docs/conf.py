@@ -45,6 +45,8 @@ exclude_patterns = [
     "fleet-behaviours",
     "plan-seed-moe",
     "recovery-stacks",
+    "recovery-stacks-llama3",
+    "recovery-crossover",
     "network-vs-gpus",
     "_incoming",
 ]

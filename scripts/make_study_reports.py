@@ -24,7 +24,8 @@ REPORTS: dict[str, tuple[str, str, int]] = {
     # docs folder: (command, study file, trials per point); seed: the study's own
     "fleet-behaviours": ("sweep", "studies/fleet-behaviours.toml", 200),
     "network-vs-gpus": ("sweep", "studies/network-vs-gpus.toml", 200),
-    "recovery-stacks": ("sweep", "studies/recovery-stacks.toml", 300),
+    "recovery-stacks": ("sweep", "studies/recovery-stacks.toml", 1000),
+    "recovery-stacks-llama3": ("sweep", "studies/recovery-stacks-llama3.toml", 300),
     "plan-seed-moe": ("plan", "studies/redundancy-plan-seed-moe.toml", 200),
 }
 """Every report committed under docs/, with what makes it."""

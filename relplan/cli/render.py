@@ -300,6 +300,12 @@ def render_simulation(summary: dict[str, Any], title: str) -> None:
         buckets.append([bucket, f"{hours:,.2f}", f"{100 * share:.1f}%"])
     print_table("Lost hours by bucket (mean per run)", ("bucket", "hours", "share of lost"),
                 buckets)  # fmt: skip
+    if "p_job_failed" in summary:  # restarts that may fail (job.restart.success)
+        console.print(
+            f"Restarts: {summary['restart_attempts']:,.2f} attempts, "
+            f"{summary['requeues']:,.2f} requeues a run; the job failed in "
+            f"{summary['p_job_failed']:.1%} of runs", highlight=False,
+        )  # fmt: skip
 
     by_class = summary["failures_by_class"]
     total = sum(entry["mean"] for entry in by_class.values())

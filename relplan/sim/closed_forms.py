@@ -162,3 +162,35 @@ def expected_wall_hours(
     return full_segments * segment_wall_hours(
         interval_hours + write_hours, mtbf_hours, restart_hours, downtime_hours
     ) + segment_wall_hours(last, mtbf_hours, restart_hours, downtime_hours)
+
+
+def erlang_loss(servers: int, offered_load: float) -> float:
+    """Erlang's loss formula B(c, a): the chance that all ``servers`` are busy when a
+    Poisson arrival comes, with ``offered_load`` = arrival rate x mean holding time (an
+    M/G/c/c system: it holds whatever the holding time's distribution).
+
+    The share of a live migration's failures that find no hot spare free, the spares
+    being the servers and a failed unit's repair the holding time (first order: a
+    failure that finds none waits for one, where the formula's would be lost).
+
+    Parameters
+    ----------
+    servers : int
+        Servers (hot spares), at least 0.
+    offered_load : float
+        Arrival rate x mean holding time (failures an hour x repair hours), >= 0.
+
+    Returns
+    -------
+    float
+        The blocking probability, in [0, 1] (1 with no server).
+
+    Examples
+    --------
+    >>> erlang_loss(1, 1.0), erlang_loss(2, 1.0), erlang_loss(0, 0.5)
+    (0.5, 0.2, 1.0)
+    """
+    blocking = 1.0
+    for count in range(1, servers + 1):  # B(c) = a B(c-1) / (c + a B(c-1))
+        blocking = offered_load * blocking / (count + offered_load * blocking)
+    return blocking

@@ -26,6 +26,7 @@ from relplan.config.schema import (
     RestartConfig,
 )
 from relplan.sim import distributions
+from relplan.sim.closed_forms import erlang_loss
 from relplan.sim.distributions import Distribution
 from relplan.vocab import DRAINABLE_CLASSES, JOB_UNIT, RUNNING_ONLY_IMPACTS, SERVER_CLASSES
 
@@ -410,8 +411,17 @@ class SimulationModel:
 
     @property
     def job_mtti_hours(self) -> float:
-        """Mean time to interruption of the job, hours of use (inf with no fatal failures)."""
+        """Mean time to interruption of the job, hours of use (inf with no fatal failures).
+
+        The failures a live migration absorbs (:attr:`FailureMode.needs_spare`) interrupt
+        the job when they find no hot spare free: a share :func:`erlang_loss` of them,
+        the spares serving the failed units for their mean repair (first order)."""
         rate = sum(mode.job_rate_per_hour for mode in self.modes if mode.is_fatal)
+        absorbed = [mode for mode in self.modes if mode.needs_spare]
+        if absorbed:
+            offered = sum(mode.job_rate_per_hour for mode in absorbed)
+            busy = sum(mode.job_rate_per_hour * mode.repair.mean_hours for mode in absorbed)
+            rate += offered * erlang_loss(self.job.spares, busy)
         return 1.0 / rate if rate > 0 else float("inf")
 
     def with_interval(self, interval_hours: float) -> SimulationModel:

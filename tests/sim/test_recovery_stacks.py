@@ -201,3 +201,44 @@ def test_the_timeline_of_a_trial_books_failed_attempts_as_the_engine_does() -> N
     for bucket in ("useful", "rework", "restart", "waiting", "detect"):
         assert hours.get(bucket, 0.0) == pytest.approx(
             outcomes.bucket_hours[trial, BUCKETS.index(bucket)], rel=1e-9, abs=1e-9), bucket
+
+
+def test_mean_wall_time_with_failing_restarts_agrees_with_daly() -> None:
+    # Daly's expected time with the failed attempts as failure-free downtime: each
+    # interruption adds (1 - p) / p failed start-ups of `init` to the detection D.
+    from dataclasses import replace
+
+    from relplan.sim.closed_forms import expected_wall_hours
+    from relplan.sim.distributions import exponential, fixed
+    from tests.conftest import make_model, z_score
+
+    modes = [{"units": 50, "lifetime": exponential(500.0), "detect": 0.1,
+              "repair": fixed(0.0)}]  # fmt: skip
+    model = make_model(work=150.0, interval=1.5, write=0.1, restart=0.25, modes=modes)
+    p, init = 0.3, 0.2
+    failing = replace(model, job=replace(model.job, restart_init_hours=init, restart_success=p,
+                                         restart_max_attempts=10**6))  # fmt: skip
+    outcomes = simulate(failing, trials=4000, seed=2024)
+    exact = expected_wall_hours(150.0, 1.5, 0.1, 10.0, 0.25, 0.1 + (1 - p) / p * init)
+    assert abs(z_score(outcomes.wall_hours, exact)) < 4
+    plain = expected_wall_hours(150.0, 1.5, 0.1, 10.0, 0.25, 0.1)
+    assert abs(z_score(outcomes.wall_hours, plain)) > 4  # the failed attempts show
+
+
+def test_live_migrations_interruptions_are_the_failures_finding_no_spare() -> None:
+    # Erlang's loss formula by hand: one spare, load a = rate x repair; B(1, a) = a / (1 + a)
+    from relplan.sim.closed_forms import erlang_loss
+
+    assert erlang_loss(1, 0.25) == pytest.approx(0.25 / 1.25)
+    assert erlang_loss(2, 1.0) == pytest.approx(0.2)  # (1/2) / (1 + 1 + 1/2)
+    assert erlang_loss(0, 3.0) == 1.0
+    config = parse_config({
+        "cluster": {"servers": 10, "gpus_per_server": 8},
+        "job": {"gpus": 64, "work": "100h", "spares": 2, "recovery": "live-migration",
+                "restart": "6min", "checkpoint": {"interval": "1h", "write": "0s"}},
+        "failures": {"gpu": {"lifetime": {"dist": "exponential", "mtbf": "32h"},
+                             "repair": {"dist": "fixed", "mean": "30min"}}},
+    })  # fmt: skip
+    model = build_model(config)
+    rate = 64 / 32.0  # failures an hour
+    assert model.job_mtti_hours == pytest.approx(1.0 / (rate * erlang_loss(2, rate * 0.5)))
