@@ -27,6 +27,9 @@ from relplan.units import HOURS_PER_YEAR, format_duration
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from relplan.calibrate.incidents import IncidentLog
+    from relplan.config.schema import RelplanConfig
+
 LogArgument = Annotated[
     Path,
     typer.Argument(
@@ -48,6 +51,13 @@ CategoryMapOption = Annotated[
     ),
 ]
 """--map: the log's own categories onto the config's modes (analyze, replay)."""
+
+
+def log_config_option(help: str) -> Any:
+    """The ``--config CFG`` option of a command that reads an incident log against a
+    config (analyze, replay); ``help`` says what of the config it uses."""
+    return quiet_option("--config", metavar="CFG", help=help)
+
 
 WriteConfigOption = Annotated[
     Path | None,
@@ -111,6 +121,22 @@ def _write_config(path: Path, text: str) -> None:
         write_text_atomic(path, text)
     except OSError as error:
         raise ConfigError("--write-config", f"cannot write {path}: {error.strerror}") from None
+
+
+def _read_log(
+    log_path: Path, config_path: Path, category_map: Path | None
+) -> tuple[IncidentLog, RelplanConfig, dict[str, str] | None]:
+    """What analyze and replay read: the config (its warnings given), the category map
+    (None without ``--map``) and the incident log, in that order."""
+    from relplan.calibrate.event_log import read_category_map
+    from relplan.calibrate.incidents import read_incident_log
+    from relplan.config.loading import parse_config, read_toml
+    from relplan.runs.preflight import warn_config
+
+    config = parse_config(read_toml(config_path, "--config"))
+    warn_config(config)
+    mapping = read_category_map(category_map) if category_map is not None else None
+    return read_incident_log(log_path), config, mapping
 
 
 def _wrote(path: Path) -> None:
@@ -427,11 +453,7 @@ def analyze_command(
     log_path: LogArgument,
     config_path: Annotated[
         Path,
-        quiet_option(
-            "--config",
-            metavar="CFG",
-            help="The config whose failure modes and job the log is measured against.",
-        ),
+        log_config_option("The config whose failure modes and job the log is measured against."),
     ],
     start: Annotated[
         str | None,
@@ -469,24 +491,15 @@ def analyze_command(
     --write-config writes the config with each measured mode's lifetime replaced by an
     exponential with the measured MTBF.
     """
-    from relplan.calibrate.event_log import read_category_map
-    from relplan.calibrate.incidents import (
-        incident_report,
-        read_incident_log,
-        recalibrated_config_text,
-    )
-    from relplan.config.loading import parse_config, read_toml
+    from relplan.calibrate.incidents import incident_report, recalibrated_config_text
     from relplan.output.files import to_json
-    from relplan.runs.preflight import warn_config
     from relplan.vocab import LOG_ID_KINDS
 
     if ids not in LOG_ID_KINDS:
         raise ConfigError("--ids", f"must be one of {', '.join(LOG_ID_KINDS)} (got {ids!r})")
     _check_write_config(write_config)
-    config = parse_config(read_toml(config_path, "--config"))
-    warn_config(config)
-    mapping = read_category_map(category_map) if category_map is not None else None
-    report = incident_report(read_incident_log(log_path), config, start, end, ids, mapping)
+    log, config, mapping = _read_log(log_path, config_path, category_map)
+    report = incident_report(log, config, start, end, ids, mapping)
     print_warnings(f"LOG: {warning}" for warning in report["warnings"])
     if write_config is not None:
         text = recalibrated_config_text(
@@ -571,11 +584,9 @@ def replay_command(
     log_path: LogArgument,
     config_path: Annotated[
         Path,
-        quiet_option(
-            "--config",
-            metavar="CFG",
-            help="The config whose failure modes, checkpoint and restart the history is "
-            "replayed against.",
+        log_config_option(
+            "The config whose failure modes, checkpoint and restart the history is "
+            "replayed against."
         ),
     ],
     start: Annotated[
@@ -621,12 +632,8 @@ def replay_command(
     circular block bootstrap, the block length by Politis and White's rule), so that it
     holds how many failures came and when, not only where the checkpoints fell.
     """
-    from relplan.calibrate.event_log import read_category_map
-    from relplan.calibrate.incidents import read_incident_log
     from relplan.calibrate.replay import replay_log
-    from relplan.config.loading import parse_config, read_toml
     from relplan.output.files import to_json
-    from relplan.runs.preflight import warn_config
     from relplan.units import UnitError, parse_duration_hours
 
     intervals_hours = None
@@ -637,11 +644,9 @@ def replay_command(
                 intervals_hours.append(parse_duration_hours(text))
             except UnitError as error:
                 raise ConfigError("--interval", str(error)) from None
-    config = parse_config(read_toml(config_path, "--config"))
-    warn_config(config)
-    mapping = read_category_map(category_map) if category_map is not None else None
+    log, config, mapping = _read_log(log_path, config_path, category_map)
     report = replay_log(
-        read_incident_log(log_path),
+        log,
         config,
         start,
         end,

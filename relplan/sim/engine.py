@@ -63,6 +63,7 @@ from relplan.sim.compile_cache import is_compiled, signature_of
 from relplan.sim.compile_notice import compiling_notice
 from relplan.sim.compiled import (
     FINISHED,
+    MAX_DEGRADATIONS,
     MAX_EVENTS_PER_TRIAL,
     CompiledModel,
     EventWindow,
@@ -825,9 +826,48 @@ def walk_trial(
     if np.any(np.diff(times) < 0):
         raise ValueError("failure times must be increasing")
     compiled = compile_model(model, on_the_fly=False)
-    state = TrialState.at_start(1, len(model.modes), model.job.spares,
-                                n_spare_domains=model.job.spare_domains,
-                                n_spare_pool=model.job.spare_pool, drains=compiled.job.drains)
+    state, window, streams = one_trial_block(
+        model, compiled, times, failure_modes, repair_hours, removes
+    )
+    walk_block(compiled, state, window, streams, trace)
+    return _outcomes(state, model)
+
+
+def one_trial_block(
+    model: SimulationModel,
+    compiled: CompiledModel,
+    failure_exposure_hours: list[float] | np.ndarray,
+    failure_modes: list[int] | np.ndarray,
+    repair_hours: list[float] | np.ndarray,
+    removes: list[bool] | np.ndarray | None = None,
+    slots: int = MAX_DEGRADATIONS,
+) -> tuple[TrialState, EventWindow, TrialStreams]:
+    """A block of one trial not walked yet, and one window of the given failures that
+    reaches the end of time: what :func:`walk_trial` walks, and (with no failures) the
+    argument types of every block of a run (:func:`relplan.sim.precompile.walk_arguments`).
+
+    Parameters
+    ----------
+    model : SimulationModel
+        The job and its failure modes.
+    compiled : CompiledModel
+        ``compile_model(model, ...)``.
+    failure_exposure_hours, failure_modes, repair_hours, removes : sequence
+        As :func:`walk_trial`: the failures' exposure times (increasing), modes and
+        repair hours, and whether each removes its unit (None: none does).
+    slots : int
+        Room for concurrent degradations per trial (:meth:`TrialState.at_start`).
+
+    Returns
+    -------
+    tuple
+        ``(state, window, streams)``: with ``compiled``, the arguments of
+        :func:`walk_block`.
+    """
+    job = model.job
+    times = np.asarray(failure_exposure_hours, dtype=float)
+    state = TrialState.at_start(1, len(model.modes), job.spares, slots, job.spare_domains,
+                                job.spare_pool, compiled.job.drains)  # fmt: skip
     window = EventWindow(
         active_trials=np.zeros(1, dtype=np.int64),
         offsets=np.array([0, times.size], dtype=np.int64),
@@ -839,8 +879,7 @@ def walk_trial(
         else np.asarray(removes, dtype=np.bool_),
     )
     streams = TrialStreams(seed_states(np.uint64(0), 1), np.full(1, np.inf))
-    walk_block(compiled, state, window, streams, trace)
-    return _outcomes(state, model)
+    return state, window, streams
 
 
 def concatenate_outcomes(parts: list[TrialOutcomes]) -> TrialOutcomes:

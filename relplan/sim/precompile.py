@@ -21,18 +21,9 @@ import numpy as np
 
 from relplan.sim import timeline
 from relplan.sim.compile_cache import is_compiled, signature_of
-from relplan.sim.compiled import (
-    TRACE_COLUMNS,
-    EventWindow,
-    TraceBuffer,
-    TrialState,
-    TrialStreams,
-    WalkFeatures,
-    compile_model,
-)
-from relplan.sim.engine import degradation_slots
+from relplan.sim.compiled import TRACE_COLUMNS, TraceBuffer, WalkFeatures, compile_model
+from relplan.sim.engine import degradation_slots, one_trial_block
 from relplan.sim.model import SimulationModel
-from relplan.sim.rng import seed_states
 from relplan.vocab import COMPILED_KINDS
 
 WALK, TRACED_WALK, TRACE_SEGMENTS = COMPILED_KINDS
@@ -109,18 +100,8 @@ def walk_arguments(model: SimulationModel, traced: bool) -> tuple:
         :func:`relplan.sim.timeline.walk_trials`.
     """
     compiled = compile_model(model)
-    job = model.job
-    state = TrialState.at_start(1, len(model.modes), job.spares, degradation_slots(model),
-                                job.spare_domains, job.spare_pool, compiled.job.drains)  # fmt: skip
-    streams = TrialStreams(seed_states(np.uint64(0), 1), np.empty(1))
-    window = EventWindow(
-        active_trials=np.zeros(1, dtype=np.int64),
-        offsets=np.zeros(2, dtype=np.int64),
-        event_exposure_hours=np.zeros(0),
-        event_mode=np.zeros(0, dtype=np.int64),
-        event_repair_hours=np.zeros(0),
-        horizon_hours=float(np.inf),
-        event_removes=np.zeros(0, dtype=np.bool_),
+    state, window, streams = one_trial_block(
+        model, compiled, [], [], [], slots=degradation_slots(model)
     )
     trace = (TraceBuffer.for_trial(0, np.zeros((1, TRACE_COLUMNS))) if traced
              else TraceBuffer.off())  # fmt: skip
