@@ -243,8 +243,8 @@ def estimate_memory(
     >>> from relplan.sim.model import build_model
     >>> model = build_model(load_config("configs/small.toml"))
     >>> estimate = estimate_memory([model], "simulate")
-    >>> estimate.per_trial  # 12 float64, 2 flags, 19 one-byte counts; 3 float64 columns
-    141.0
+    >>> estimate.per_trial  # 12 float64, 3 flags, 21 one-byte counts; 3 float64 columns
+    144.0
     """
     kept = max(kept_bytes(m) for m in models)
     summary = NUMBER_BYTES * SUMMARY_COLUMNS

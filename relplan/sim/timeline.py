@@ -366,8 +366,7 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                     )  # fmt: skip
                     clock, booked, words = book_downtime(
                         has_trace, has_maintenance, has_failing_restarts, trial, clock, booked,
-                        event, detect, planned, wait, words, job, state, trace,
-                    )  # fmt: skip
+                        event, detect, planned, wait, words, job, state, trace)  # fmt: skip
                     sources = Sources(words, sources.next_exponential_hours, sources.pointer)
                     if clock.phase == FINISHED:
                         break
