@@ -63,6 +63,8 @@ _ONE_AT_A_TIME: dict[str, tuple[str, ...]] = {
     "spare_pool": ("job.spare_pool=10", 'job.spare_pool_swap="20min"'),
     "degradations": ('failures.spine.impact="degraded"',),
     "failing_restarts": ('job.restart={ init = "10min", success = "80%", black_hole = "5%" }',),
+    "preemption": ('preemption={ every = "100h", notice = "2min", save_on_notice = 0.5, '
+                   'return_delay = { dist = "fixed", mean = "30min" } }',),
 }  # fmt: skip
 
 FEATURE_VARIANTS: dict[str, tuple[str, ...]] = {
@@ -72,7 +74,8 @@ FEATURE_VARIANTS: dict[str, tuple[str, ...]] = {
 """Each variant's ``--set`` items, applied after the plain overrides. ``planned_stops``
 has no variant of its own: it comes with maintenance, fail-slow units and drains (a stop
 that waits for a checkpoint); a fail-slow unit is a degradation too, and a drain needs a
-degraded server (here a lost dual-ToR leg or server optic)."""
+degraded server (here a lost dual-ToR leg or server optic); a saved preemption is a pause
+the degradations' phase handles, so ``preemption`` comes with ``degradations``."""
 
 SIMPY_NOTE = "n/a: the SimPy reference knows fatal failures only"
 """What the table says of a feature against SimPy."""

@@ -51,12 +51,16 @@ the server side of its links and their optics (a lost dual-ToR leg or LACP membe
 switch, a fabric link, a GPU or host, a block of servers or the job as a whole."""
 
 IMPACTS: tuple[str, ...] = (
-    "fatal", "degraded", "transient", "elastic", "slow", "corruption",
+    "fatal", "degraded", "transient", "elastic", "slow", "corruption", "preemption",
 )  # fmt: skip
 """What a failure does to the job (the codes of the compiled walk follow this order):
 ``slow`` a fail-slow unit that slows the job until it is detected and evicted,
 ``corruption`` silent data corruption found ``detect`` later, which rolls back to the last
-checkpoint before it."""
+checkpoint before it, ``preemption`` the job's capacity taken back (``[preemption]``:
+saved on its notice, or a crash)."""
+
+PREEMPTION_MODE = "preemption"
+"""The failure mode ``[preemption]`` adds (a name no ``[failures]`` table may take)."""
 
 RUNNING_ONLY_IMPACTS: tuple[str, ...] = ("slow", "corruption")
 """Impacts that exist only in a running job, so that no failure of them strikes while the

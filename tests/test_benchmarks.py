@@ -442,7 +442,8 @@ def test_each_feature_variant_turns_on_its_feature_and_no_other():
     plain = features.walk_features(features.variant_model(features.PLAIN))
     assert plain == []  # the benchmark's small case: every flag off
     comes_with = {"maintenance": {"planned_stops"}, "drain": {"planned_stops", "degradations"},
-                  "fail_slow": {"planned_stops", "degradations"}}  # fmt: skip
+                  "fail_slow": {"planned_stops", "degradations"},
+                  "preemption": {"degradations"}}  # fmt: skip
     every = set()
     for name in features.FEATURE_VARIANTS:
         if name in (features.PLAIN, features.EVERY_FEATURE):

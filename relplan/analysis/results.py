@@ -18,7 +18,7 @@ from relplan.analysis.provenance import provenance_record
 from relplan.sim.engine import TrialOutcomes
 from relplan.sim.model import JobSpec, SimulationModel
 from relplan.stats.summary import finite_or_none, summarize
-from relplan.vocab import BUCKETS, METRICS, ML_GOODPUT_BADPUT, UNIT_STATS
+from relplan.vocab import BUCKETS, METRICS, ML_GOODPUT_BADPUT, PREEMPTION_MODE, UNIT_STATS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -274,7 +274,10 @@ class SimulationResult:
             reached the final weights, not found before the end), ``drains`` (mean
             servers drained per trial; only when a mode drains), ``p_depleted`` (the
             share of runs that stalled for good; only with ``retire = "remove"``),
-            ``p_job_failed``, ``restart_attempts`` and ``requeues`` (the share of runs
+            ``preemptions`` and ``liveput_gpus`` (with ``[preemption]``: the mean
+            preemptions a run, and the liveput, the GPUs' worth of useful work the job
+            keeps through them: mean goodput x GPUs), ``p_job_failed``,
+            ``restart_attempts`` and ``requeues`` (the share of runs
             whose job failed for good, the mean restart attempts and requeues; only where
             a restart may fail), ``interruptions_by_class`` (mean per failure mode that
             can stop the job),
@@ -313,6 +316,10 @@ class SimulationResult:
             result["drains"] = float(columns["drains"].mean())
         if "depleted" in columns:
             result["p_depleted"] = float(columns["depleted"].mean())
+        if PREEMPTION_MODE in self.outcomes.mode_names:  # [preemption]
+            gpus = self.model.job.gpus
+            result["preemptions"] = float(columns[f"failures_{PREEMPTION_MODE}"].mean())
+            result["liveput_gpus"] = float(columns["goodput"].mean()) * gpus
         if "job_failed" in columns:
             result["p_job_failed"] = float(columns["job_failed"].mean())
             result["restart_attempts"] = float(columns["restart_attempts"].mean())

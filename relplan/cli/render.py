@@ -300,6 +300,11 @@ def render_simulation(summary: dict[str, Any], title: str) -> None:
         buckets.append([bucket, f"{hours:,.2f}", f"{100 * share:.1f}%"])
     print_table("Lost hours by bucket (mean per run)", ("bucket", "hours", "share of lost"),
                 buckets)  # fmt: skip
+    if "liveput_gpus" in summary:  # [preemption]
+        console.print(
+            f"Preemptions: {summary['preemptions']:,.2f} a run; liveput "
+            f"{summary['liveput_gpus']:,.0f} GPUs of useful work", highlight=False,
+        )  # fmt: skip
     if "p_job_failed" in summary:  # restarts that may fail (job.restart.success)
         console.print(
             f"Restarts: {summary['restart_attempts']:,.2f} attempts, "

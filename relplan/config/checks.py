@@ -31,6 +31,7 @@ from relplan.vocab import (
     DRAINABLE_CLASSES,
     FAILURE_UNITS,
     JOB_UNIT,
+    PREEMPTION_MODE,
     RUNNING_ONLY_IMPACTS,
 )
 
@@ -44,7 +45,8 @@ cycles (interval + write + restart): most of the time then goes to rework and re
 
 
 def config_warnings(
-    config: RelplanConfig, job_mtti_hours: float, port_problems: Sequence[str] = ()
+    config: RelplanConfig, job_mtti_hours: float, port_problems: Sequence[str] = (),
+    step_hours: float | None = None,
 ) -> list[RelplanWarning]:
     """The legal but suspicious settings of a valid config, one warning each.
 
@@ -56,6 +58,8 @@ def config_warnings(
         The job's mean time to interruption (``SimulationModel.job_mtti_hours``), hours.
     port_problems : sequence of str
         Switch tiers short of ports (:func:`relplan.cluster.topology.check_port_budget`).
+    step_hours : float, optional
+        The healthy step (``SimulationModel.step_hours``), hours; ``job.step`` if not given.
 
     Returns
     -------
@@ -69,7 +73,8 @@ def config_warnings(
         detection delay spans (every corruption found goes back to the start); an
         asynchronous persist longer than the interval; a calendar window shorter than
         one interval; an optimiser grid (``relplan optimize``) reaching intervals
-        shorter than the persist.
+        shorter than the persist; a preemption notice too short for a just-in-time save;
+        live migration with no spare.
 
     Examples
     --------
@@ -130,6 +135,17 @@ def config_warnings(
             f"no failure mode is a server's own {', '.join(DRAINABLE_CLASSES)}: nothing "
             "leaves a server running degraded, so nothing is drained",
         ))  # fmt: skip
+    preemption = config.preemption
+    if preemption is not None and preemption.save_on_notice > 0.0:
+        step = step_hours if step_hours is not None else config.job.step or 0.0
+        needed = step + write
+        if needed > preemption.notice:
+            warnings.append(RelplanWarning(
+                "preemption.notice",
+                f"{format_duration(preemption.notice)} of notice is shorter than a step and "
+                f"the blocking write ({format_duration(needed)}): the just-in-time save can "
+                "never complete, so every preemption is a crash",
+            ))  # fmt: skip
     if config.job.recovery == "live-migration" and config.job.spares == 0:
         warnings.append(RelplanWarning(
             "job.spares",
@@ -311,6 +327,19 @@ def check_consistency(config: RelplanConfig) -> None:
             f"cluster's {cluster.servers} servers",
         )
     _check_spare_domains(config)
+    if config.preemption is not None and PREEMPTION_MODE in config.failures:
+        raise ConfigError(
+            f"failures.{PREEMPTION_MODE}",
+            f"'{PREEMPTION_MODE}' is the mode [preemption] adds: name this one otherwise",
+        )
+    if config.preemption is not None and config.preemption.save_on_notice > 0.0 and (
+        config.job.step is None and config.workload is None
+    ):
+        raise ConfigError(
+            "preemption.save_on_notice",
+            "a just-in-time save needs the step it finishes first: give job.step (or a "
+            "[workload] to derive it)",
+        )
     for name, mode in config.failures.items():
         if mode.unit is None and name not in COMPONENT_CLASSES:
             raise ConfigError(

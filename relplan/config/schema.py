@@ -742,6 +742,48 @@ class MaintenanceConfig(_Strict):
         "at once."))
 
 
+class PreemptionConfig(_Strict):
+    """``[preemption]``: spot or preemptible capacity taken back with a notice.
+
+    The job is preempted at random while it runs: on average ``every`` hours of running,
+    or with a chance ``per_day`` in a day of running (exactly one of the two; a Poisson
+    process). It gets ``notice`` first; the signal is serviced with probability
+    ``save_on_notice``, and a just-in-time save then succeeds if one training step plus
+    the checkpoint's blocking write fits in the notice. A saved job loses no work: it
+    waits for its capacity (``return_delay``, a distribution) and restarts from the save.
+    An unsaved one is a crash: it waits the same, restarts and redoes the work since its
+    last checkpoint. The save and the wait are ``waiting`` hours.
+    """
+
+    every: Hours | None = Field(default=None, gt=0, description=(
+        "Mean running time between preemptions (one of `every`, `per_day`)."))
+    per_day: Fraction | None = Field(default=None, gt=0, lt=1, description=(
+        "The chance of a preemption in a day of running (one of `every`, `per_day`)."),
+        json_schema_extra=_shown(unit="probability"))
+    notice: Hours = Field(default=0.0, ge=0, description=(
+        "Warning before the capacity goes (AWS spot: 2 min; GKE spot: about 30 s)."))
+    save_on_notice: Fraction = Field(default=0.0, ge=0, le=1, description=(
+        "The chance that the notice is serviced with a just-in-time save (it succeeds only "
+        "if a step and the blocking write fit in the notice)."),
+        json_schema_extra=_shown(unit="probability"))
+    return_delay: DistributionConfig = Field(default_factory=_zero_repair, description=(
+        "Time until the capacity comes back (a distribution)."),
+        json_schema_extra=_shown(default="fixed, 0 s"))
+
+    @model_validator(mode="after")
+    def _check_rate(self) -> PreemptionConfig:
+        if (self.every is None) == (self.per_day is None):
+            raise ValueError("give exactly one of every and per_day")
+        return self
+
+    @property
+    def mean_hours(self) -> float:
+        """Mean running hours between preemptions."""
+        if self.every is not None:
+            return self.every
+        return 24.0 / -math.log1p(-float(self.per_day or 0.0))
+
+
 class ElasticConfig(_Strict):
     """``[job.elastic]``: elastic recovery (drop the failed data-parallel replica)."""
 
@@ -1198,6 +1240,8 @@ class RelplanConfig(_Strict):
         "What a step computes and exchanges: the communication model's input."))
     maintenance: MaintenanceConfig | None = Field(default=None, description=(
         "Planned maintenance windows."))
+    preemption: PreemptionConfig | None = Field(default=None, description=(
+        "Spot or preemptible capacity taken back with a notice."))
     budget: BudgetConfig | None = Field(default=None, description=(
         "Prices, for `compare`, `plan` and `sweep`."))
     simulation: SimulationConfig = Field(default_factory=SimulationConfig, description=(

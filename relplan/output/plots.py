@@ -91,6 +91,7 @@ IMPACT_COLORS: dict[str, str] = {
     "elastic": "#7FC97F",
     "slow": "#AA4499",
     "corruption": "#882255",
+    "preemption": "#DDAA33",
 }
 """Colour of a failure by what it did: stopped the job (red), slowed it (the degraded
 bucket's colour), stalled it (the stall bucket's colour), or was absorbed elastically."""
@@ -101,6 +102,7 @@ _SURVIVED_LABELS: dict[str, str] = {
     "elastic": "survived: elastic continue",
     "slow": "fail-slow: ran slowed, then evicted",
     "corruption": "corruption: rolled back when found",
+    "preemption": "preemption: saved on its notice",
 }
 
 LOST_BUCKETS: tuple[str, ...] = tuple(bucket for bucket in BUCKETS if bucket != "useful")

@@ -44,7 +44,8 @@ def warnings_of(config: RelplanConfig) -> list[RelplanWarning]:
     ['job.checkpoint.write']
     """
     model = build_model(config)
-    return config_warnings(config, model.job_mtti_hours, check_port_budget(model.inventory))
+    return config_warnings(config, model.job_mtti_hours, check_port_budget(model.inventory),
+                           model.step_hours)  # fmt: skip
 
 
 def warn_config(config: RelplanConfig, where: str = "",
@@ -175,7 +176,8 @@ def warn_configs(labelled: Sequence[tuple[str, RelplanConfig]],
         model = build_model(config)
         steps.append(model.step_hours)
         problems = check_port_budget(model.inventory)
-        for warning in config_warnings(config, model.job_mtti_hours, problems):
+        for warning in config_warnings(config, model.job_mtti_hours, problems,
+                                       model.step_hours):  # fmt: skip
             # a port budget per tier: one tier short must not hide another
             group = (warning.key, warning.message.split(":")[0]
                      if warning.key == "port budget" else "")  # fmt: skip

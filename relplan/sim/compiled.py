@@ -35,7 +35,7 @@ from relplan.sim.model import SimulationModel
 from relplan.sim.rng import duration_code
 from relplan.vocab import BUCKETS, DRAIN_POLICIES, IMPACTS
 
-FATAL, DEGRADED, TRANSIENT, ELASTIC, SLOW, CORRUPTION = range(len(IMPACTS))
+FATAL, DEGRADED, TRANSIENT, ELASTIC, SLOW, CORRUPTION, PREEMPTION = range(len(IMPACTS))
 """Impact codes of a failure mode (:attr:`CompiledModes.impact`), in the order of
 :data:`relplan.vocab.IMPACTS`."""
 
@@ -147,6 +147,11 @@ class CompiledJob(NamedTuple):
         The wait for a requeued job, hours.
     black_hole : float
         The chance that a failure's retries land on the same faulty server.
+    preempt_save_probability : float
+        The chance that a preemption's notice gives a just-in-time save (0 when a step
+        and the blocking write do not fit in it).
+    preempt_save_hours : float
+        The blocking write of that save, hours.
     """
 
     work_hours: float
@@ -177,6 +182,8 @@ class CompiledJob(NamedTuple):
     restart_max_requeues: int = 2
     requeue_delay_hours: float = 0.0
     black_hole: float = 0.0
+    preempt_save_probability: float = 0.0
+    preempt_save_hours: float = 0.0
 
 
 class CompiledModes(NamedTuple):
@@ -745,6 +752,9 @@ class WalkFeatures(NamedTuple):
     failing_restarts : bool
         A restart attempt may fail (:attr:`CompiledJob.restart_success` below 1 or a
         :attr:`CompiledJob.black_hole`).
+    preemption : bool
+        A mode of impact PREEMPTION (``[preemption]``; it comes with ``degradations``:
+        a saved preemption pauses the job with its progress kept).
 
     Examples
     --------
@@ -763,6 +773,7 @@ class WalkFeatures(NamedTuple):
     spare_pool: bool
     degradations: bool
     failing_restarts: bool
+    preemption: bool
 
     @classmethod
     def of(cls, job: CompiledJob, modes: CompiledModes, state: TrialState,
@@ -802,6 +813,7 @@ class WalkFeatures(NamedTuple):
             spare_pool=state.spare_pool_return_hours.shape[1] > 0,
             degradations=bool(impacts - {FATAL, CORRUPTION}),
             failing_restarts=job.restart_success < 1.0 or job.black_hole > 0.0,
+            preemption=PREEMPTION in impacts,
         )
 
 
@@ -877,6 +889,8 @@ def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledMo
         restart_max_requeues=int(job.restart_max_requeues),
         requeue_delay_hours=float(job.requeue_delay_hours),
         black_hole=float(job.black_hole),
+        preempt_save_probability=float(job.preempt_save_probability),
+        preempt_save_hours=float(job.preempt_save_hours),
     )
     depth = 1 + max([len(m.slowdown_by_count) for m in modes] + [1])
     table = np.ones((2 * len(modes), depth))

@@ -547,7 +547,8 @@ def _outcomes(
         mode_names=tuple(m.name for m in modes),
         mode_impacts=tuple(m.impact for m in modes),
         mode_interrupts=tuple(
-            m.is_fatal or m.survivable_count is not None or m.impact in ("slow", "corruption")
+            m.is_fatal or m.survivable_count is not None
+            or m.impact in ("slow", "corruption", "preemption")
             for m in modes
         ),
         unit_stats=unit_stats,

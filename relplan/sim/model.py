@@ -22,13 +22,20 @@ from relplan.config.schema import (
     REFAIL_DEFAULT_HOURS,
     FailureModeConfig,
     JobConfig,
+    PreemptionConfig,
     RelplanConfig,
     RestartConfig,
 )
 from relplan.sim import distributions
 from relplan.sim.closed_forms import erlang_loss
 from relplan.sim.distributions import Distribution
-from relplan.vocab import DRAINABLE_CLASSES, JOB_UNIT, RUNNING_ONLY_IMPACTS, SERVER_CLASSES
+from relplan.vocab import (
+    DRAINABLE_CLASSES,
+    JOB_UNIT,
+    PREEMPTION_MODE,
+    RUNNING_ONLY_IMPACTS,
+    SERVER_CLASSES,
+)
 
 DEFAULT_REFAIL = distributions.fixed(REFAIL_DEFAULT_HOURS)
 """A unit whose repair failed fails again after 1 h of use, unless ``refail`` says
@@ -134,7 +141,7 @@ class FailureMode:
         domain with ``spare_domain``).
     start : {"equilibrium", "new"}
         Age of the units when the job starts.
-    impact : {"fatal", "degraded", "transient", "elastic", "slow", "corruption"}
+    impact : {"fatal", "degraded", "transient", "elastic", "slow", "corruption", "preemption"}
         What a failure does to the job (see :mod:`relplan.sim.timeline`).
     slowdown_by_count : tuple of float
         Step-time ratio while ``k`` failures of this mode are unrepaired (entry
@@ -320,6 +327,11 @@ class JobSpec:
     black_hole : float
         The chance that a failure's retries land on the same faulty server, failing
         every attempt of the allocation.
+    preempt_save_probability : float
+        The chance that a preemption is saved on its notice (``save_on_notice``, or 0
+        when a step and the blocking write do not fit in the notice).
+    preempt_save_hours : float
+        The blocking write of a just-in-time save, hours.
     """
 
     gpus: int
@@ -351,6 +363,8 @@ class JobSpec:
     restart_max_requeues: int = 2
     requeue_delay_hours: float = 0.0
     black_hole: float = 0.0
+    preempt_save_probability: float = 0.0
+    preempt_save_hours: float = 0.0
 
     @property
     def restarts_may_fail(self) -> bool:
@@ -415,8 +429,12 @@ class SimulationModel:
 
         The failures a live migration absorbs (:attr:`FailureMode.needs_spare`) interrupt
         the job when they find no hot spare free: a share :func:`erlang_loss` of them,
-        the spares serving the failed units for their mean repair (first order)."""
+        the spares serving the failed units for their mean repair (first order); the
+        preemptions that are not saved on their notice interrupt it too."""
         rate = sum(mode.job_rate_per_hour for mode in self.modes if mode.is_fatal)
+        unsaved = 1.0 - self.job.preempt_save_probability  # a saved preemption loses no work
+        rate += sum(mode.job_rate_per_hour * unsaved for mode in self.modes
+                    if mode.impact == "preemption")  # fmt: skip
         absorbed = [mode for mode in self.modes if mode.needs_spare]
         if absorbed:
             offered = sum(mode.job_rate_per_hour for mode in absorbed)
@@ -483,6 +501,30 @@ def _spare_draw(config: RelplanConfig, inventory: Inventory, unit: str) -> dict[
     per_unit = {"rack": cluster.servers_per_rack, "domain": cluster.servers_per_domain}
     needed = min(per_unit.get(unit, 1), inventory.job_servers)
     return {"spares_needed": max(1, needed), "spare_domain": unit == "domain"}
+
+
+def _preemption_mode(preemption: PreemptionConfig) -> FailureMode:
+    """The job's preemptions as a failure mode counted per job: Poisson at the given mean,
+    seen at once (the notice), back after ``return_delay`` (its "repair")."""
+    return FailureMode(
+        name=PREEMPTION_MODE, unit=JOB_UNIT, job_units=1,
+        lifetime=distributions.exponential(preemption.mean_hours),
+        repair=distributions.from_config(preemption.return_delay), detect_hours=0.0,
+        uses_spares=False, start="equilibrium", impact="preemption",
+    )  # fmt: skip
+
+
+def _preemption_save(config: RelplanConfig, step: StepModel) -> dict[str, float]:
+    """The :class:`JobSpec` fields of a just-in-time save on a preemption's notice: its
+    chance (``save_on_notice`` if one step and the blocking write fit in the notice, else
+    0) and the write."""
+    preemption = config.preemption
+    if preemption is None:
+        return {}
+    write = config.job.checkpoint.blocking_write_hours
+    fits = (step.step_hours or 0.0) + write <= preemption.notice
+    return {"preempt_save_probability": preemption.save_on_notice if fits else 0.0,
+            "preempt_save_hours": write}
 
 
 def _restart_policy(job: JobConfig) -> dict[str, float | int]:
@@ -680,6 +722,8 @@ def _simulation_model(
                 **_spare_draw(config, inventory, unit),
             )
         )
+    if config.preemption is not None:
+        modes.append(_preemption_mode(config.preemption))
     restart = facts.restart
     maintenance = config.maintenance
     return SimulationModel(
@@ -709,6 +753,7 @@ def _simulation_model(
             spare_pool_swap_hours=job.spare_pool_swap,
             step_overhead=job.step_tax,
             **_restart_policy(job),
+            **_preemption_save(config, step),
         ),
         modes=tuple(modes),
         inventory=inventory,

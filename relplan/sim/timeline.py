@@ -239,6 +239,7 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
     has_spare_pool = bool(features.spare_pool)
     has_degradations = bool(features.degradations)
     has_failing_restarts = bool(features.failing_restarts)
+    has_preemption = bool(features.preemption)
     source_key = walk_source_key()
 
     @numba.njit(cache=True, nogil=True, error_model="numpy", _nrt=False,
@@ -339,7 +340,7 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                     continue
                 else:
                     event, sources = draw_failure(has_trace, trial, clock, nxt, sources, modes,
-                                                  window, state, trace)  # fmt: skip
+                                                  window, state, trace, job)  # fmt: skip
                     if has_fail_slow and event.impact == SLOW:
                         slowdown = strike_slow(trial, event, slowdown, modes, state)
                         continue
@@ -386,8 +387,8 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                 # degraded, transient and elastic failures: the job keeps its progress
                 if has_degradations:  # without, nothing gets here
                     clock, booked, held, slowdown = keep_running(
-                        has_trace, has_drain, trial, clock, booked, held, nxt, event, slowdown,
-                        job, modes, state, trace,
+                        has_trace, has_drain, has_preemption, trial, clock, booked, held, nxt,
+                        event, slowdown, job, modes, state, trace,
                     )  # fmt: skip
             store_trial(trial, clock, booked, held, sources, steps, streams, state)
             slot += 1

@@ -12,6 +12,7 @@ from relplan.sim.compiled import (
     ELASTIC,
     FATAL,
     NO_STOP,
+    PREEMPTION,
     RESTARTING,
     RUNNING,
     STOP_DRAIN,
@@ -233,6 +234,7 @@ def planned_event(
 def draw_failure(
     has_trace: bool, trial: int, clock: TrialClock, nxt: NextEvent, sources: Sources,
     modes: CompiledModes, window: EventWindow, state: TrialState, trace: TraceBuffer,
+    job: CompiledJob,
 ) -> tuple[Event, Sources]:  # fmt: skip
     """The failure at ``nxt.e_fail``, taken from its source: the on-the-fly stream
     (Walker's alias method: one uniform picks a column, its fraction the mode; another
@@ -245,7 +247,7 @@ def draw_failure(
 
     Other Parameters
     ----------------
-    has_trace, trial, clock, nxt, sources, modes, window, state, trace
+    has_trace, trial, clock, nxt, sources, modes, window, state, trace, job
         As for every phase (:mod:`relplan.sim.walk`).
     """
     words, pointer = sources.words, sources.pointer
@@ -289,6 +291,13 @@ def draw_failure(
         ) < modes.spares_needed[mode]
     ):  # fmt: skip
         impact = FATAL  # live migration with no hot spare free: a restart instead
+    if impact == PREEMPTION:  # saved on its notice (a pause, running only), or a crash
+        saved = False
+        if clock.phase == RUNNING and job.preempt_save_probability > 0.0:
+            u, words = uniform_from_words(words)
+            saved = u < job.preempt_save_probability
+        if not saved:
+            impact = FATAL
     if has_trace and trial == trace.trial:
         _emit(trace, e_fail + clock.idle, e_fail + clock.idle, TRACE_FAILURE,
               mode, impact, 0.0)  # fmt: skip

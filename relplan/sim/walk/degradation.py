@@ -9,6 +9,7 @@ from relplan.sim.compiled import (
     DEGRADED,
     DRAIN_NEVER,
     ELASTIC,
+    PREEMPTION,
     RESTARTING,
     RUNNING,
     STOP_EVICTION,
@@ -25,6 +26,7 @@ from relplan.sim.walk.degraded_units import _current_slowdown
 from relplan.sim.walk.emit import _emit
 from relplan.sim.walk.held import _hold_hours
 from relplan.sim.walk.jit import walk_phase
+from relplan.sim.walk.preemption import pause_for_preemption
 from relplan.sim.walk.segments import _init_part, completed_segments, segments_time
 from relplan.sim.walk.spares import _spare_wait
 from relplan.sim.walk.values import BookedHours, Event, NextEvent, TrialClock
@@ -103,15 +105,16 @@ def strike_slow(
 
 @walk_phase
 def keep_running(
-    has_trace: bool, has_drain: bool, trial: int, clock: TrialClock, booked: BookedHours,
-    held: HeldHours, nxt: NextEvent, event: Event, slowdown: float, job: CompiledJob,
-    modes: CompiledModes, state: TrialState, trace: TraceBuffer,
+    has_trace: bool, has_drain: bool, has_preemption: bool, trial: int, clock: TrialClock,
+    booked: BookedHours, held: HeldHours, nxt: NextEvent, event: Event, slowdown: float,
+    job: CompiledJob, modes: CompiledModes, state: TrialState, trace: TraceBuffer,
 ) -> tuple[TrialClock, BookedHours, HeldHours, float]:  # fmt: skip
     """A degraded, transient or elastic failure: the job keeps its progress. A transient
     one (failover) or an elastic one (detection and reconfiguration) stalls the job, and
     pauses a restart; stalls that overlap count their union. In-process recovery redoes
     the interrupted step. Then the job runs slowed: until the unit's repair (degraded),
-    for the soft phase (transient), until a replacement rejoins (elastic).
+    for the soft phase (transient), until a replacement rejoins (elastic). A preemption
+    saved on its notice pauses the job (:func:`.preemption.pause_for_preemption`).
 
     Returns
     -------
@@ -120,10 +123,14 @@ def keep_running(
 
     Other Parameters
     ----------------
-    has_trace, has_drain, trial, clock, booked, held, nxt, event, slowdown, job, modes,
-    state, trace
+    has_trace, has_drain, has_preemption, trial, clock, booked, held, nxt, event,
+    slowdown, job, modes, state, trace
         As for every phase (:mod:`relplan.sim.walk`).
     """
+    if has_preemption and event.impact == PREEMPTION:
+        clock, booked = pause_for_preemption(has_trace, trial, clock, booked, event, job,
+                                             state, trace)  # fmt: skip
+        return clock, booked, held, slowdown
     mode, impact, at, idle = event.mode, event.impact, event.at, clock.idle
     phase, phase_start = clock.phase, clock.phase_start
     run_progress, restart_done = clock.run_progress, clock.restart_done
