@@ -20,12 +20,13 @@ from typing import TYPE_CHECKING
 from relplan.config.derived import (
     ceil_div,
     data_parallel_degree,
+    host_memory_needed,
     job_servers,
     restart_parts,
     uplink_bundles_per_leaf,
 )
 from relplan.errors import ConfigError, RelplanWarning
-from relplan.units import SECONDS_PER_HOUR, format_duration
+from relplan.units import SECONDS_PER_HOUR, format_bytes, format_duration
 from relplan.vocab import (
     COMPONENT_CLASSES,
     DRAINABLE_CLASSES,
@@ -327,6 +328,16 @@ def check_consistency(config: RelplanConfig) -> None:
             f"cluster's {cluster.servers} servers",
         )
     _check_spare_domains(config)
+    needed = host_memory_needed(config)
+    host = cluster.host_memory
+    if host is not None and sum(needed.values()) > host:
+        parts = ", ".join(f"{tier} {format_bytes(size)}" for tier, size in needed.items())
+        raise ConfigError(
+            "cluster.host_memory",
+            f"the checkpoint tiers need {format_bytes(sum(needed.values()))} of host memory "
+            f"a server ({parts}: job.checkpoint.size over the job's servers) but a server "
+            f"has {format_bytes(host)}",
+        )
     if config.preemption is not None and PREEMPTION_MODE in config.failures:
         raise ConfigError(
             f"failures.{PREEMPTION_MODE}",

@@ -97,6 +97,33 @@ def job_servers(config: RelplanConfig) -> int:
     return ceil_div(config.job.gpus, config.cluster.gpus_per_server)
 
 
+def host_memory_needed(config: RelplanConfig) -> dict[str, float]:
+    """Host RAM each of the job's servers holds for its checkpoints, bytes, by tier: its
+    shard of the model state (``job.checkpoint.size / job servers``) for the fast tier, and
+    a peer's shard too when the tier ``survives = "peer"``; one shard for the snapshot of
+    an asynchronous durable write (``blocking_fraction`` below 1). Empty without a
+    ``job.checkpoint.size`` or without such tiers.
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> config = load_config("configs/llama3-16k.toml", [
+    ...     'job.checkpoint.fast={ interval = "2.5min", write = "1s" }'])
+    >>> {tier: round(size / 1e9, 2) for tier, size in host_memory_needed(config).items()}
+    {'fast tier': 5.54}
+    """
+    checkpoint = config.job.checkpoint
+    if checkpoint.size is None:
+        return {}
+    shard = checkpoint.size / job_servers(config)
+    needed = {}
+    if checkpoint.fast is not None:
+        needed["fast tier"] = shard * (2 if checkpoint.fast.survives == "peer" else 1)
+    if checkpoint.blocking_fraction < 1.0:
+        needed["asynchronous snapshot"] = shard
+    return needed
+
+
 def data_parallel_degree(config: RelplanConfig) -> int:
     """The data-parallel degree: ``workload.parallelism.data``, by default the job's GPUs
     over tensor x pipeline (1 replica per GPU without a ``[workload]``)."""

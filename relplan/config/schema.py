@@ -428,6 +428,10 @@ class FailureModeConfig(_Strict):
         return DEFAULT_DETECT_HOURS.get(self.impact, DEFAULT_DETECT_HOURS["auto"])
 
 
+BytesPerSecond = Annotated[float, _keeping_text(parse_bandwidth_bytes_per_s), _with_unit("B/s")]
+Bytes = Annotated[float, _keeping_text(parse_size_bytes), _with_unit("B")]
+
+
 class ClusterConfig(_Strict):
     """``[cluster]``: the servers and what is in them.
 
@@ -437,7 +441,8 @@ class ClusterConfig(_Strict):
     NVL72 rack or the 16 four-chip hosts of a TPU v4 cube). The default, 1, is no
     scale-up domain beyond the server. ``gpu_peak_flops`` is one GPU's dense peak
     (FLOP/s, e.g. ``989e12`` for an H100 SXM at BF16): with ``workload.mfu`` it gives the
-    step's compute time.
+    step's compute time. ``host_memory`` is the host RAM of a server that checkpoints may
+    use: the in-memory tiers must fit in it (:func:`relplan.config.derived.host_memory_needed`).
     """
 
     servers: int = Field(gt=0, strict=True, description=(
@@ -457,10 +462,10 @@ class ClusterConfig(_Strict):
     gpu_peak_flops: float | None = Field(default=None, gt=0, description=(
         "One GPU's dense peak (989e12 for an H100 SXM at BF16), for `workload.mfu`."),
         json_schema_extra=_shown(unit="FLOP/s"))
-
-
-BytesPerSecond = Annotated[float, _keeping_text(parse_bandwidth_bytes_per_s), _with_unit("B/s")]
-Bytes = Annotated[float, _keeping_text(parse_size_bytes), _with_unit("B")]
+    host_memory: Bytes | None = Field(default=None, gt=0, description=(
+        "Host RAM of a server that checkpoints may use (`\"1TB\"`): the in-memory fast "
+        "tier and an asynchronous write's snapshot must fit in it."),
+        json_schema_extra=_shown(default="not checked"))
 
 
 class FailoverConfig(_Strict):
