@@ -61,7 +61,11 @@ class ScenarioCost:
     wall_hours : float
         The job's mean wall time the charge is for, hours.
     gpu_hours : float
-        Mean wall hours x the job's GPUs: what net value compares.
+        Mean wall hours x the job's GPUs.
+    billed_gpu_hours : float or None
+        The GPU-hours at the price paid for them, what net value compares: ``gpu_hours``
+        x (1 - ``spot_discount``) on spot capacity (:func:`billing_factor`); None: as
+        ``gpu_hours`` (costs stored before it existed).
     """
 
     hardware_price: float
@@ -71,6 +75,29 @@ class ScenarioCost:
     total: float
     wall_hours: float
     gpu_hours: float
+    billed_gpu_hours: float | None = None
+
+    @property
+    def paid_gpu_hours(self) -> float:
+        """:attr:`billed_gpu_hours`, or :attr:`gpu_hours` when it is None."""
+        return self.gpu_hours if self.billed_gpu_hours is None else self.billed_gpu_hours
+
+
+def billing_factor(config: RelplanConfig, budget: BudgetConfig) -> float:
+    """What a GPU-hour of this config costs, as a share of ``gpu_hour_value``: 1, or
+    ``1 - spot_discount`` on spot capacity (a config with ``[preemption]``).
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> config = load_config("configs/small.toml", ['budget.spot_discount="70%"'])
+    >>> billing_factor(config, config.budget)
+    1.0
+    >>> spot = config.with_overrides(['preemption={ every = "40h" }'])
+    >>> round(billing_factor(spot, spot.budget), 6)
+    0.3
+    """
+    return 1.0 - budget.spot_discount if config.preemption is not None else 1.0
 
 
 def switches_for_ports(inventory: Inventory) -> dict[str, int]:
@@ -180,13 +207,16 @@ def scenario_cost(
     ScenarioCost
     """
     return priced_cost(hardware_price(config, inventory, budget), budget, wall_hours_mean,
-                       gpu_hours_lost_mean, config.job.gpus)  # fmt: skip
+                       gpu_hours_lost_mean, config.job.gpus,
+                       billing_factor(config, budget))  # fmt: skip
 
 
 def priced_cost(price: float, budget: BudgetConfig, wall_hours_mean: float,
-                gpu_hours_lost_mean: float, job_gpus: int) -> ScenarioCost:  # fmt: skip
+                gpu_hours_lost_mean: float, job_gpus: int,
+                billing: float = 1.0) -> ScenarioCost:  # fmt: skip
     """The cost of a job of ``job_gpus`` GPUs holding hardware of ``price`` for
-    ``wall_hours_mean`` and losing ``gpu_hours_lost_mean`` GPU-hours (see the module
+    ``wall_hours_mean`` and losing ``gpu_hours_lost_mean`` GPU-hours, its GPU-hours paid
+    at ``billing`` x ``gpu_hour_value`` (:func:`billing_factor`; see the module
     docstring).
 
     Examples
@@ -199,8 +229,10 @@ def priced_cost(price: float, budget: BudgetConfig, wall_hours_mean: float,
     """
     charge = price * wall_hours_mean / budget.amortization
     lost_value = gpu_hours_lost_mean * budget.gpu_hour_value
+    gpu_hours = wall_hours_mean * job_gpus
     return ScenarioCost(price, charge, gpu_hours_lost_mean, lost_value, charge + lost_value,
-                        wall_hours_mean, wall_hours_mean * job_gpus)  # fmt: skip
+                        wall_hours_mean, gpu_hours,
+                        gpu_hours * billing if billing != 1.0 else None)  # fmt: skip
 
 
 def gpu_hours_saved(reference_wall_hours: Any, reference_gpus: int, wall_hours: Any,
@@ -274,7 +306,9 @@ def net_value(reference: ScenarioCost, scenario: ScenarioCost, budget: BudgetCon
         scenario's), ``extra_hardware_charge`` (the extra price charged for the
         scenario's wall time), ``net_value`` (:func:`net_value_of`; positive: it pays for
         itself) and ``break_even_gpu_hour_value`` (the GPU-hour value at which the net
-        value is zero, above which it pays; None when it saves no GPU-hours).
+        value is zero, above which it pays; None when it saves no GPU-hours). With spot
+        capacity on either side (:func:`billing_factor`), net value and break-even count
+        the GPU-hours at the price paid for them, ``paid_gpu_hours_saved``.
 
     Examples
     --------
@@ -289,14 +323,18 @@ def net_value(reference: ScenarioCost, scenario: ScenarioCost, budget: BudgetCon
     2.0
     """
     saved = reference.gpu_hours - scenario.gpu_hours
+    paid = reference.paid_gpu_hours - scenario.paid_gpu_hours  # spot hours cost less
     extra_price = scenario.hardware_price - reference.hardware_price
     extra = extra_price * scenario.wall_hours / budget.amortization
-    break_even = extra / saved if saved > 0 else None
+    break_even = extra / paid if paid > 0 else None
     if break_even is not None and not math.isfinite(break_even):
         break_even = None
-    return {
+    figures = {
         "gpu_hours_saved": saved,
         "extra_hardware_charge": extra,
-        "net_value": net_value_of(saved, extra_price, scenario.wall_hours, budget),
+        "net_value": net_value_of(paid, extra_price, scenario.wall_hours, budget),
         "break_even_gpu_hour_value": break_even,
     }
+    if reference.billed_gpu_hours is not None or scenario.billed_gpu_hours is not None:
+        figures["paid_gpu_hours_saved"] = paid
+    return figures

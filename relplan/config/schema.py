@@ -1176,6 +1176,10 @@ class BudgetConfig(_Strict):
     prices: dict[str, float] = Field(default_factory=dict, description=(
         "Price of one unit of each component class (`{ gpu = 30000, leaf = 40000 }`), one "
         "currency for all."), json_schema_extra=_shown(unit="currency", default="none"))
+    spot_discount: Fraction = Field(default=0.0, ge=0, lt=1, description=(
+        "What spot or preemptible capacity saves on a GPU-hour (`\"70%\"`): a config "
+        "with `[preemption]` pays its GPU-hours at (1 - spot_discount) x "
+        "`gpu_hour_value`."), json_schema_extra=_shown(unit="share of a GPU-hour"))
     currency: str = Field(default="$", min_length=1, max_length=4, description=(
         "The symbol money is shown with (`\"$\"`, `\"€\"`, `\"CHF \"`)."))
 

@@ -63,6 +63,7 @@ import numpy as np
 
 from relplan.analysis.provenance import config_digest, provenance_record
 from relplan.cluster.budget import (
+    billing_factor,
     gpu_hours_saved,
     hardware_price,
     net_value_of,
@@ -410,11 +411,15 @@ def portfolio_run(document: dict[str, Any], overrides: list[str], budget: Budget
     inventory = result.model.inventory
     price = hardware_price(config, inventory, budget) if budget is not None else 0.0
     step_hours = result.model.step_hours
-    return {"wall": table["wall_hours"].tolist(), "lost": table["gpu_hours_lost"].tolist(),
-            "goodput": table["goodput"].tolist(), "price": float(price),
-            "gpus": int(config.job.gpus), "switches": switches_for_ports(inventory),
-            "step_time_s": step_hours * 3600.0 if step_hours is not None else None,
-            "work_hours": float(result.model.job.work_hours)}  # fmt: skip
+    run = {"wall": table["wall_hours"].tolist(), "lost": table["gpu_hours_lost"].tolist(),
+           "goodput": table["goodput"].tolist(), "price": float(price),
+           "gpus": int(config.job.gpus), "switches": switches_for_ports(inventory),
+           "step_time_s": step_hours * 3600.0 if step_hours is not None else None,
+           "work_hours": float(result.model.job.work_hours)}  # fmt: skip
+    billing = billing_factor(config, budget) if budget is not None else 1.0
+    if billing != 1.0:  # spot capacity: its GPU-hours cost less
+        run["billing"] = billing
+    return run
 
 
 def _objective_per_trial(objective: str, plan: Plan, run: dict[str, Any],
@@ -425,8 +430,7 @@ def _objective_per_trial(objective: str, plan: Plan, run: dict[str, Any],
     budget = plan.base.budget
     if objective == "net_value":
         assert budget is not None  # load_plan checks it
-        saved = gpu_hours_saved(base["wall"], base["gpus"], run["wall"], run["gpus"])
-        return net_value_of(saved, cost, run["wall"], budget)
+        return net_value_of(_paid_gpu_hours_saved(base, run), cost, run["wall"], budget)
     if objective == "goodput":
         return run["goodput"]
     if objective in ("wall_hours", "p95_wall_hours"):
@@ -448,10 +452,18 @@ def _objective_per_trial(objective: str, plan: Plan, run: dict[str, Any],
     raise AssertionError(objective)  # the schema allows only PLAN_OBJECTIVES
 
 
+def _paid_gpu_hours_saved(base: dict[str, Any], run: dict[str, Any]) -> Any:
+    """GPU-hours a run saves against the base at the price paid for them (spot capacity's
+    at its discount, :func:`relplan.cluster.budget.billing_factor`), per trial."""
+    return gpu_hours_saved(base["wall"], base["gpus"] * base["billing"], run["wall"],
+                           run["gpus"] * run["billing"])  # fmt: skip
+
+
 def _columns(stored: dict[str, Any]) -> dict[str, Any]:
-    """A stored run's per-trial lists as arrays, with its job's GPUs."""
+    """A stored run's per-trial lists as arrays, with its job's GPUs and the share of
+    ``gpu_hour_value`` its GPU-hours cost."""
     columns = {name: np.asarray(stored[name], dtype=float) for name in ("wall", "lost", "goodput")}
-    return {**columns, "gpus": int(stored["gpus"])}
+    return {**columns, "gpus": int(stored["gpus"]), "billing": float(stored.get("billing", 1.0))}
 
 
 def _evaluate(plan: Plan, portfolio: Portfolio, stored: dict[str, Any],
@@ -498,8 +510,7 @@ def _evaluate(plan: Plan, portfolio: Portfolio, stored: dict[str, Any],
             "extra_hardware_charge": cost * wall_hours / budget.amortization,
             "lost_value": money.lost_value,
             "net_value": float(np.mean(net_value_of(
-                gpu_hours_saved(base["wall"], base["gpus"], run["wall"], run["gpus"]),
-                cost, run["wall"], budget))),
+                _paid_gpu_hours_saved(base, run), cost, run["wall"], budget))),
         })  # fmt: skip
     return Evaluation(portfolio, names, float(cost), value, ci, gain, figures)
 
