@@ -47,6 +47,7 @@ exclude_patterns = [
     "recovery-stacks",
     "recovery-stacks-llama3",
     "recovery-crossover",
+    "spot",
     "network-vs-gpus",
     "_incoming",
 ]

@@ -26,6 +26,7 @@ REPORTS: dict[str, tuple[str, str, int]] = {
     "network-vs-gpus": ("sweep", "studies/network-vs-gpus.toml", 200),
     "recovery-stacks": ("sweep", "studies/recovery-stacks.toml", 1000),
     "recovery-stacks-llama3": ("sweep", "studies/recovery-stacks-llama3.toml", 300),
+    "spot": ("sweep", "studies/spot.toml", 1000),
     "plan-seed-moe": ("plan", "studies/redundancy-plan-seed-moe.toml", 200),
 }
 """Every report committed under docs/, with what makes it."""

@@ -36,7 +36,8 @@ def _numeric(values: pd.Series) -> pd.Series | None:
 def results_tables(study: Study, results: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
     """The report's tables: each point's healthy step time and failure-free hours, then
     one per metric, one row per point (mean, 95% CI, P50 and the bad tail: P5 where
-    higher is better, P95 for costs), in the metric's unit and precision.
+    higher is better, P95 for costs), in the metric's unit and precision; with a
+    ``[budget]``, the money against the first point last.
 
     Parameters
     ----------
@@ -74,7 +75,26 @@ def results_tables(study: Study, results: pd.DataFrame) -> list[tuple[str, pd.Da
                 for w, g in zip(results["wall_hours"], results["job_gpus"], strict=True)
             ]
         tables.insert(0, ("Healthy step time and failure-free hours of each point", speed))
+    if "net_value" in results.columns:
+        tables.append(("Money against the first point (at its [budget])", _money(results)))
     return tables
+
+
+def _money(results: pd.DataFrame) -> pd.DataFrame:
+    """Each point's GPU-hours, what it saves against the first (at the price paid, where a
+    point runs on spot capacity), its extra hardware charge and its net value."""
+    money = pd.DataFrame({
+        "point": results["label"].astype(str),
+        "GPU-hours": [f"{float(v):,.0f}" for v in results["gpu_hours"]],
+        "GPU-hours saved": [f"{float(v):,.0f}" for v in results["gpu_hours_saved"]],
+    })  # fmt: skip
+    if "paid_gpu_hours_saved" in results.columns:  # as saved where neither side is spot
+        paid = results["paid_gpu_hours_saved"].fillna(results["gpu_hours_saved"])
+        money["paid GPU-hours saved"] = [f"{float(v):,.0f}" for v in paid]
+    money["extra hardware charge"] = [f"{float(v):,.0f}"
+                                      for v in results["extra_hardware_charge"]]  # fmt: skip
+    money["net value"] = [f"{float(v):,.0f}" for v in results["net_value"]]
+    return money
 
 
 def write_study_outputs(

@@ -60,3 +60,23 @@ set = ['{SPOT}']
     base_wall = result["base"]["wall_hours"]
     paid = base_wall * gpus - best["wall_hours"] * gpus * 0.3
     assert best["net_value"] == pytest.approx(paid * value, rel=1e-9)
+
+
+def test_the_shipped_spot_study_prices_its_points_in_its_report() -> None:
+    from relplan.config.study import load_study
+    from relplan.output.study_report import results_tables
+    from relplan.runs.sweep import run_study
+    from tests.conftest import REPO
+
+    study = load_study(REPO / "studies" / "spot.toml")
+    results = run_study(study, trials=60)
+    tables = dict(results_tables(study, results))
+    money = tables["Money against the first point (at its [budget])"]
+    assert list(money["point"]) == list(results["label"])
+    spot = results.set_index("label").loc["spot, 2-min notice"]
+    gpus = load_config(SMALL).job.gpus
+    first = results.set_index("label").loc["on-demand", "wall_hours"] * gpus
+    assert spot["paid_gpu_hours_saved"] == pytest.approx(first - spot["wall_hours"] * gpus * 0.3)
+    row = money.set_index("point").loc["spot, 2-min notice"]
+    assert row["net value"] == f"{spot['net_value']:,.0f}"
+    assert float(row["net value"].replace(",", "")) > 0  # at 70% off, spot pays
