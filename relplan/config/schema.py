@@ -653,7 +653,9 @@ class FastTierConfig(_Strict):
     gpu, host or nic failure then rolls back to the last durable checkpoint). ``write``
     is the fast tier's own blocking write (``blocking_fraction`` does not scale it).
     ``peer_bandwidth`` is what one GPU reads its shard back at from a peer's (or its
-    host's) memory, for ``job.restart.load = "auto"``.
+    host's) memory, for ``job.restart.load = "auto"``. A fast save is lost with
+    probability ``fail``; a fast checkpoint a restart reads is unusable with probability
+    ``corrupt`` (the restart falls back to the durable tier).
     """
 
     interval: Hours = Field(gt=0, description=(
@@ -666,6 +668,13 @@ class FastTierConfig(_Strict):
     peer_bandwidth: BytesPerSecond = Field(default=DEFAULT_PEER_BANDWIDTH, gt=0, description=(
         "What one GPU reads its shard back at from a peer's (or its host's) memory, for "
         "`job.restart.load = \"auto\"`."))
+    fail: Fraction = Field(default=0.0, ge=0, lt=1, description=(
+        "The chance that a fast save is lost (the checkpoint before it stays the restart "
+        "point)."), json_schema_extra=_shown(unit="probability"))
+    corrupt: Fraction = Field(default=0.0, ge=0, le=1, description=(
+        "The chance that a fast checkpoint a restart reads is unusable: the restart falls "
+        "back to the durable tier, its load and its rework."),
+        json_schema_extra=_shown(unit="probability"))
 
 
 class CheckpointConfig(_Strict):
@@ -679,6 +688,9 @@ class CheckpointConfig(_Strict):
     for ``job.restart.load = "auto"`` (default: ``bandwidth``). ``keep`` durable
     checkpoints are retained (default: all), and every ``archive_every``-th one is kept
     forever: a corruption found late rolls back to the newest retained one before it.
+    A durable save is lost with probability ``fail``: its time is spent, and a restart
+    goes back to the newest save that held (the saves are drawn when a restart needs
+    them, each once).
     """
 
     interval: Hours = Field(gt=0, description=(
@@ -698,6 +710,9 @@ class CheckpointConfig(_Strict):
         "checkpoint is durable a whole write after its blocking part."))
     fast: FastTierConfig | None = Field(default=None, description=(
         "A fast checkpoint tier in host or peer memory (a table)."))
+    fail: Fraction = Field(default=0.0, ge=0, lt=1, description=(
+        "The chance that a durable save is lost (the checkpoint before it stays the "
+        "restart point)."), json_schema_extra=_shown(unit="probability"))
     keep: int | None = Field(default=None, ge=1, strict=True, description=(
         "Durable checkpoints retained; a corruption found late rolls back to the newest "
         "retained one before it."), json_schema_extra=_shown(

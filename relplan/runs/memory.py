@@ -199,7 +199,7 @@ def in_flight_bytes_per_trial(model: SimulationModel) -> float:
     per_degradation = 3 if any(mode.drain != "never" for mode in model.modes) else 2
     trial_state = (25 + len(BUCKETS) + 5 * modes + model.job.spares + model.job.spare_domains
                    + model.job.spare_pool + per_degradation * degradation_slots(model) + 5
-                   + 4 + 3)  # fmt: skip
+                   + 4 + 5)  # fmt: skip
     outcomes = 2 * modes + len(UNIT_STATS) * _tracked_modes(model)  # before they are kept
     state = trial_state + outcomes
     return NUMBER_BYTES * state + BYTES_PER_EVENT * window_events_per_trial(model)

@@ -152,6 +152,10 @@ class CompiledJob(NamedTuple):
         and the blocking write do not fit in it).
     preempt_save_hours : float
         The blocking write of that save, hours.
+    durable_save_fail, fast_save_fail : float
+        The chance that a durable (fast) save is lost.
+    fast_corrupt : float
+        The chance that a fast checkpoint a restart reads is unusable.
     """
 
     work_hours: float
@@ -184,6 +188,9 @@ class CompiledJob(NamedTuple):
     black_hole: float = 0.0
     preempt_save_probability: float = 0.0
     preempt_save_hours: float = 0.0
+    durable_save_fail: float = 0.0
+    fast_save_fail: float = 0.0
+    fast_corrupt: float = 0.0
 
 
 class CompiledModes(NamedTuple):
@@ -451,6 +458,9 @@ class TrialState(NamedTuple):
         Times each trial's job was requeued after its attempts ran out.
     job_failed : numpy.ndarray of bool
         Whether the trial's job failed for good: every attempt of every requeue failed.
+    verified_checkpoint, verified_durable : numpy.ndarray of int64
+        The newest checkpoint (durable checkpoint) a restart found good, where saves may
+        be lost: the floor of the next walk back (0, the start, at first).
     events_walked : numpy.ndarray of int64
         Steps each trial has walked so far.
     too_many_events : numpy.ndarray of bool
@@ -508,6 +518,8 @@ class TrialState(NamedTuple):
     restart_attempts: np.ndarray
     requeues: np.ndarray
     job_failed: np.ndarray
+    verified_checkpoint: np.ndarray
+    verified_durable: np.ndarray
     events_walked: np.ndarray
     too_many_events: np.ndarray
 
@@ -583,7 +595,8 @@ class TrialState(NamedTuple):
         }, zeroed=False)  # fmt: skip
         flags = _carved(np.bool_, {"depleted": (n,)}, zeroed=False)
         walked = _carved(np.int64, {"events_walked": (n,), "restart_attempts": (n,),
-                                    "requeues": (n,)})  # fmt: skip
+                                    "requeues": (n,), "verified_checkpoint": (n,),
+                                    "verified_durable": (n,)})  # fmt: skip
         failed = _carved(np.bool_, {"job_failed": (n,)})
         return cls(phase=np.empty(n, dtype=np.int8), **hours, **counts, **flags, **walked,
                    **failed,
@@ -755,6 +768,9 @@ class WalkFeatures(NamedTuple):
     preemption : bool
         A mode of impact PREEMPTION (``[preemption]``; it comes with ``degradations``:
         a saved preemption pauses the job with its progress kept).
+    failing_saves : bool
+        A save may be lost or a fast checkpoint unusable
+        (:attr:`CompiledJob.durable_save_fail`, ``fast_save_fail``, ``fast_corrupt``).
 
     Examples
     --------
@@ -774,6 +790,7 @@ class WalkFeatures(NamedTuple):
     degradations: bool
     failing_restarts: bool
     preemption: bool
+    failing_saves: bool
 
     @classmethod
     def of(cls, job: CompiledJob, modes: CompiledModes, state: TrialState,
@@ -814,6 +831,8 @@ class WalkFeatures(NamedTuple):
             degradations=bool(impacts - {FATAL, CORRUPTION}),
             failing_restarts=job.restart_success < 1.0 or job.black_hole > 0.0,
             preemption=PREEMPTION in impacts,
+            failing_saves=job.durable_save_fail > 0.0 or job.fast_save_fail > 0.0
+            or job.fast_corrupt > 0.0,
         )
 
 
@@ -891,6 +910,9 @@ def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledMo
         black_hole=float(job.black_hole),
         preempt_save_probability=float(job.preempt_save_probability),
         preempt_save_hours=float(job.preempt_save_hours),
+        durable_save_fail=float(job.durable_save_fail),
+        fast_save_fail=float(job.fast_save_fail),
+        fast_corrupt=float(job.fast_corrupt),
     )
     depth = 1 + max([len(m.slowdown_by_count) for m in modes] + [1])
     table = np.ones((2 * len(modes), depth))

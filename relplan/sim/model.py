@@ -20,6 +20,7 @@ from relplan.comm.work import StepModel, build_step_model, work_hours_at_step
 from relplan.config.derived import DerivedFacts, derive
 from relplan.config.schema import (
     REFAIL_DEFAULT_HOURS,
+    CheckpointConfig,
     FailureModeConfig,
     JobConfig,
     PreemptionConfig,
@@ -332,6 +333,12 @@ class JobSpec:
         when a step and the blocking write do not fit in the notice).
     preempt_save_hours : float
         The blocking write of a just-in-time save, hours.
+    durable_save_fail, fast_save_fail : float
+        The chance that a durable (fast) save is lost (``job.checkpoint.fail``,
+        ``job.checkpoint.fast.fail``).
+    fast_corrupt : float
+        The chance that a fast checkpoint a restart reads is unusable
+        (``job.checkpoint.fast.corrupt``).
     """
 
     gpus: int
@@ -365,6 +372,15 @@ class JobSpec:
     black_hole: float = 0.0
     preempt_save_probability: float = 0.0
     preempt_save_hours: float = 0.0
+    durable_save_fail: float = 0.0
+    fast_save_fail: float = 0.0
+    fast_corrupt: float = 0.0
+
+    @property
+    def saves_may_fail(self) -> bool:
+        """Whether a save may be lost or a fast checkpoint unusable."""
+        return self.durable_save_fail > 0.0 or self.fast_save_fail > 0.0 or (
+            self.fast_corrupt > 0.0)
 
     @property
     def restarts_may_fail(self) -> bool:
@@ -525,6 +541,20 @@ def _preemption_save(config: RelplanConfig, step: StepModel) -> dict[str, float]
     fits = (step.step_hours or 0.0) + write <= preemption.notice
     return {"preempt_save_probability": preemption.save_on_notice if fits else 0.0,
             "preempt_save_hours": write}
+
+
+def _failing_saves(checkpoint: CheckpointConfig) -> dict[str, float]:
+    """The :class:`JobSpec` fields of saves that may be lost and fast checkpoints that
+    may be unusable (none unless a config says so)."""
+    fields = {}
+    if checkpoint.fail > 0.0:
+        fields["durable_save_fail"] = checkpoint.fail
+    fast = checkpoint.fast
+    if fast is not None and fast.fail > 0.0:
+        fields["fast_save_fail"] = fast.fail
+    if fast is not None and fast.corrupt > 0.0:
+        fields["fast_corrupt"] = fast.corrupt
+    return fields
 
 
 def _restart_policy(job: JobConfig) -> dict[str, float | int]:
@@ -754,6 +784,7 @@ def _simulation_model(
             step_overhead=job.step_tax,
             **_restart_policy(job),
             **_preemption_save(config, step),
+            **_failing_saves(checkpoint),
         ),
         modes=tuple(modes),
         inventory=inventory,

@@ -240,6 +240,7 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
     has_degradations = bool(features.degradations)
     has_failing_restarts = bool(features.failing_restarts)
     has_preemption = bool(features.preemption)
+    has_failing_saves = bool(features.failing_saves)
     source_key = walk_source_key()
 
     @numba.njit(cache=True, nogil=True, error_model="numpy", _nrt=False,
@@ -355,15 +356,15 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                     if event.stop != STOP_AT_CHECKPOINT and clock.phase != RESTARTING:
                         clock, booked, held = rework_run(clock, booked, held, nxt, event.at,
                                                          job)  # fmt: skip
-                    clock, booked, held = roll_back(has_trace, has_corruption, trial, clock,
-                                                    booked, held, event, job, modes, state,
-                                                    trace)  # fmt: skip
+                    clock, booked, held, words = roll_back(
+                        has_trace, has_corruption, has_failing_saves, trial, clock, booked,
+                        held, event, sources.words, job, modes, state, trace)  # fmt: skip
                     detect, planned, wait = replacement(has_fail_slow, has_maintenance,
                                                         has_spare_pool, trial, clock, event,
                                                         job, modes, state)  # fmt: skip
                     wait, steps, words = wait_while_down(
                         has_idle_failures, has_drain, trial, clock, event, detect, planned,
-                        wait, steps, sources.words, job, modes, streams, state, cancel,
+                        wait, steps, words, job, modes, streams, state, cancel,
                     )  # fmt: skip
                     clock, booked, words = book_downtime(
                         has_trace, has_maintenance, has_failing_restarts, trial, clock, booked,

@@ -31,7 +31,7 @@ def test_a_plain_config_turns_on_only_what_it_uses() -> None:
     assert _features([]) == WalkFeatures(
         trace=False, horizon=False, maintenance=False, fail_slow=False, corruption=False,
         drain=False, planned_stops=False, idle_failures=False, spare_pool=False,
-        degradations=True, failing_restarts=False, preemption=False,
+        degradations=True, failing_restarts=False, preemption=False, failing_saves=False,
     )  # fmt: skip
 
 
@@ -47,6 +47,7 @@ def test_a_plain_config_turns_on_only_what_it_uses() -> None:
         (['job.restart={ init = "10min", success = "90%" }'], {"failing_restarts"}),
         (['job.restart={ init = "10min", black_hole = "1%" }'], {"failing_restarts"}),
         (['preemption={ every = "100h" }'], {"preemption"}),
+        (['job.checkpoint.fail="1%"'], {"failing_saves"}),
     ],
 )
 def test_each_feature_a_config_uses_is_on(overrides: list[str], on: set[str]) -> None:

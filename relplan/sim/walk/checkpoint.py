@@ -22,6 +22,7 @@ from relplan.sim.rng import uniform_from_words
 from relplan.sim.walk.emit import _emit
 from relplan.sim.walk.held import _hold_slowed_stretch, _settle_held_hours
 from relplan.sim.walk.jit import walk_phase
+from relplan.sim.walk.saves import good_checkpoint
 from relplan.sim.walk.segments import (
     _completed_segments_cold,
     _init_part_cold,
@@ -187,24 +188,32 @@ def rework_run(
 
 @walk_phase
 def roll_back(
-    has_trace: bool, has_corruption: bool, trial: int, clock: TrialClock,
-    booked: BookedHours, held: HeldHours, event: Event, job: CompiledJob,
-    modes: CompiledModes, state: TrialState, trace: TraceBuffer,
-) -> tuple[TrialClock, BookedHours, HeldHours]:  # fmt: skip
+    has_trace: bool, has_corruption: bool, has_failing_saves: bool, trial: int,
+    clock: TrialClock, booked: BookedHours, held: HeldHours, event: Event, words: tuple,
+    job: CompiledJob, modes: CompiledModes, state: TrialState, trace: TraceBuffer,
+) -> tuple[TrialClock, BookedHours, HeldHours, tuple]:  # fmt: skip
     """Roll back to the last durable checkpoint if the stop took the fast tier (a
     maintenance window takes every server), or (one tier) if the newest checkpoint died
     in its persist; a corruption found rolls back to the newest retained durable
-    checkpoint written before it. The checkpoints after it are gone: their compute,
-    writes, and the slowed extra time and stalls held after the durable one, are rework.
+    checkpoint written before it; where saves may be lost or a fast checkpoint unusable,
+    further back to the newest one that held (:func:`.saves.good_checkpoint`). The
+    checkpoints after it are gone: their compute, writes, and the slowed extra time and
+    stalls held after the durable one, are rework.
+
+    Parameters
+    ----------
+    words : tuple
+        The trial's random stream (the saves a restart needs are drawn from it).
 
     Returns
     -------
-    (TrialClock, BookedHours, HeldHours)
-        Rolled back to the target checkpoint, if any is lost.
+    (TrialClock, BookedHours, HeldHours, tuple)
+        Rolled back to the target checkpoint, if any is lost; and the stream.
 
     Other Parameters
     ----------------
-    has_trace, has_corruption, trial, clock, booked, held, event, job, modes, state, trace
+    has_trace, has_corruption, has_failing_saves, trial, clock, booked, held, event, job,
+    modes, state, trace
         As for every phase (:mod:`relplan.sim.walk`).
     """
     every = job.durable_every
@@ -214,15 +223,19 @@ def roll_back(
     degraded, stall = booked.degraded, booked.stall
     stop = event.stop
     target = committed
-    if stop != STOP_AT_CHECKPOINT and (
+    lost_fast_tier = stop != STOP_AT_CHECKPOINT and (
         stop == MAINTENANCE_NOW or every == 1 or modes.loses_fast_checkpoint[event.mode]
-    ):
+    )  # fmt: skip
+    if lost_fast_tier:
         target = durable
     if has_corruption and stop == CORRUPTION_FOUND:
         target = min(target, _retained_before(
             state.corruption_checkpoint[trial], durable, every, job.keep_checkpoints,
             job.archive_every,
         ))  # fmt: skip
+    if has_failing_saves:
+        target, words = good_checkpoint(trial, target, durable, lost_fast_tier, words, job,
+                                        state)  # fmt: skip
     if target < committed:
         lost = committed - target
         lost_time = _segments_time_cold(job, target, lost)
@@ -245,7 +258,7 @@ def roll_back(
         # lineage: a pending corruption lies in work rolled back: never found
         state.corruption_found_hours[trial] = np.inf
     clock = with_checkpoints(clock, clock.run_progress, committed, durable)
-    return clock, with_work(booked, useful, rework, checkpoint, degraded, stall), held
+    return clock, with_work(booked, useful, rework, checkpoint, degraded, stall), held, words
 
 
 @walk_phase

@@ -1,0 +1,106 @@
+"""Saves that may be lost (``job.checkpoint.fail``, ``job.checkpoint.fast.fail``) and fast
+checkpoints that may be unusable (``job.checkpoint.fast.corrupt``), by hand and against
+the geometric closed form.
+
+One server whose host fails once, 6.4 h into a 6.9-h job (a fixed lifetime from new:
+its replacement would fail 6.4 h after the restart, after the end unless the restart
+goes back to the very start); free hourly checkpoints, a restart of 6 min.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from relplan.cli.app import app
+from relplan.config.loading import load_config, parse_config
+from relplan.sim.engine import simulate
+from relplan.sim.model import build_model
+from relplan.sim.trace import trace_trial
+from relplan.vocab import BUCKETS
+
+FAILS_AT = 6.4
+FAST = {"interval": "15min", "write": "0s"}
+
+
+def _run(trials: int = 20, seed: int = 1, **checkpoint: object):
+    config = parse_config({
+        "cluster": {"servers": 4, "gpus_per_server": 8},
+        "job": {"gpus": 8, "work": "6.9h", "spares": 1, "restart": "0.1h",
+                "failures_during_recovery": False,
+                "checkpoint": {"interval": "1h", "write": "0s", **checkpoint}},
+        "failures": {"host": {"lifetime": {"dist": "fixed", "mean": f"{FAILS_AT}h"},
+                              "detect": "0s", "start": "new"}},
+    })  # fmt: skip
+    return simulate(build_model(config), trials, seed)
+
+
+def _rework(outcomes) -> np.ndarray:
+    return outcomes.bucket_hours[:, BUCKETS.index("rework")]
+
+
+def test_lost_durable_saves_go_back_a_geometric_number_of_checkpoints() -> None:
+    # six hourly saves before the failure, each lost with probability q: the restart
+    # goes back G of them, P(G >= g) = q^g: E[rework] = 0.4 + sum_{g=1..6} q^g hours
+    # (q / (1 - q) without the truncation: the interval stretched to tau / (1 - q))
+    q, n = 0.3, 6000
+    outcomes = _run(n, 4, fail=q)
+    rework = _rework(outcomes)
+    exact = 0.4 + sum(q**g for g in range(1, 7))
+    assert abs(rework.mean() - exact) < 4 * rework.std(ddof=1) / math.sqrt(n)
+    held = np.isclose(rework, 0.4)  # the newest save held
+    assert abs(held.mean() - (1 - q)) < 4 * math.sqrt(q * (1 - q) / n)
+    steps = np.round(rework - 0.4, 9)
+    # whole checkpoints back (all six lost, q^6 of the runs, restarts from the start and
+    # fails again 6.4 h later: those run on)
+    assert set(np.unique(steps[steps < 6.0])) <= {float(g) for g in range(6)}
+
+
+def test_a_fast_save_lost_goes_back_to_the_one_before_or_the_durable() -> None:
+    # fast saves every 15 min: 25 of them by 6.4 h, the 24th durable (6 h). The 25th
+    # (6.25 h) is lost with probability 1/2; the durable one never is: the restart goes
+    # back 0.15 h or 0.4 h, half the time each
+    outcomes = _run(4000, 2, fast={**FAST, "fail": 0.5})
+    rework = _rework(outcomes)
+    assert set(np.round(np.unique(rework), 9)) == {0.15, 0.4}
+    assert abs(np.isclose(rework, 0.15).mean() - 0.5) < 4 * math.sqrt(0.25 / 4000)
+
+
+def test_an_unusable_fast_checkpoint_falls_back_to_the_durable_tier() -> None:
+    assert np.allclose(_rework(_run(fast=FAST)), 0.15)
+    assert np.allclose(_rework(_run(fast={**FAST, "corrupt": 1.0})), 0.4)
+    half = _rework(_run(4000, 3, fast={**FAST, "corrupt": 0.5}))
+    assert abs(np.isclose(half, 0.4).mean() - 0.5) < 4 * math.sqrt(0.25 / 4000)
+
+
+def test_saves_that_always_hold_change_no_number() -> None:
+    plain = _run(200, 5, fast=FAST)
+    spelled = _run(200, 5, fast={**FAST, "fail": 0.0, "corrupt": 0.0}, fail=0.0)
+    assert np.array_equal(plain.wall_hours, spelled.wall_hours)
+    assert np.array_equal(plain.bucket_hours, spelled.bucket_hours)
+
+
+def test_the_timeline_of_a_trial_books_lost_saves_as_the_engine_does() -> None:
+    model = build_model(load_config("configs/small.toml", ['job.checkpoint.fail="40%"']))
+    outcomes = simulate(model, trials=40, seed=3)
+    trial = int(np.argmax(_rework(outcomes)))
+    intervals, _ = trace_trial(model, seed=3, trial=trial, trials=40)
+    hours = (intervals.end_hours - intervals.start_hours).groupby(intervals.bucket).sum()
+    for bucket in ("useful", "rework", "checkpoint", "restart"):
+        assert hours.get(bucket, 0.0) == pytest.approx(
+            outcomes.bucket_hours[trial, BUCKETS.index(bucket)], rel=1e-9, abs=1e-9), bucket
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("job.checkpoint.fail", "1.0"),
+    ("job.checkpoint.fail", '"-5%"'),
+    ("job.checkpoint.fast", '{ interval = "15min", write = "1s", corrupt = 1.5 }'),
+])
+def test_bad_save_probabilities_name_their_key(key: str, value: str) -> None:
+    result = CliRunner().invoke(app, ["validate", "configs/small.toml", "--set",
+                                      f"{key}={value}"])
+    assert result.exit_code == 2, result.output
+    assert key in result.output and "Traceback" not in result.output
