@@ -126,7 +126,8 @@ class SimulationResult:
             ``depleted`` (the job stalled for good: a unit removed from the fleet found no
             spare left; only with ``retire = "remove"``), ``restart_attempts``,
             ``requeues`` and ``job_failed`` (restart attempts made, requeues, and whether
-            the job failed for good; only where a restart may fail), one
+            the job failed for good; only where a restart may fail), ``save_hangs``
+            (durable saves that hung; only with ``job.checkpoint.hang``), one
             ``<bucket>_hours`` column per bucket, ``restart_init_hours`` and
             ``restart_load_hours`` (the restart bucket's two parts) and one
             ``failures_<mode>`` column per failure mode (whatever its impact). If some
@@ -161,6 +162,8 @@ class SimulationResult:
             names.append("depleted")
         if self.model.job.restarts_may_fail:
             names += ["restart_attempts", "requeues", "job_failed"]
+        if self.model.job.save_hang > 0.0:
+            names.append("save_hangs")
         names += [*(f"{bucket}_hours" for bucket in BUCKETS),
                   "restart_init_hours", "restart_load_hours",
                   *(f"failures_{mode}" for mode in outcomes.mode_names)]  # fmt: skip
@@ -206,7 +209,8 @@ class SimulationResult:
             return outcomes.interruptions_by_mode[rows].sum(axis=1, dtype=np.int64)
         if name == "failures":
             return outcomes.failures_by_mode[rows].sum(axis=1, dtype=np.int64)
-        if name in ("spares_used", "maintenances", "drains", "restart_attempts", "requeues"):
+        if name in ("spares_used", "maintenances", "drains", "restart_attempts", "requeues",
+                    "save_hangs"):
             return getattr(outcomes, name)[rows].astype(np.int64)
         if name in ("corrupted_final", "depleted", "job_failed"):
             return getattr(outcomes, name)[rows]
@@ -274,7 +278,9 @@ class SimulationResult:
             reached the final weights, not found before the end), ``drains`` (mean
             servers drained per trial; only when a mode drains), ``p_depleted`` (the
             share of runs that stalled for good; only with ``retire = "remove"``),
-            ``preemptions`` and ``liveput_gpus`` (with ``[preemption]``: the mean
+            ``save_hangs`` (mean durable saves that hung, with
+            ``job.checkpoint.hang``), ``preemptions`` and ``liveput_gpus`` (with
+            ``[preemption]``: the mean
             preemptions a run, and the liveput, the GPUs' worth of useful work the job
             keeps through them: mean goodput x GPUs), ``p_job_failed``,
             ``restart_attempts`` and ``requeues`` (the share of runs
@@ -316,6 +322,8 @@ class SimulationResult:
             result["drains"] = float(columns["drains"].mean())
         if "depleted" in columns:
             result["p_depleted"] = float(columns["depleted"].mean())
+        if "save_hangs" in columns:
+            result["save_hangs"] = float(columns["save_hangs"].mean())
         if PREEMPTION_MODE in self.outcomes.mode_names:  # [preemption]
             gpus = self.model.job.gpus
             result["preemptions"] = float(columns[f"failures_{PREEMPTION_MODE}"].mean())

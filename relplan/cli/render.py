@@ -300,6 +300,8 @@ def render_simulation(summary: dict[str, Any], title: str) -> None:
         buckets.append([bucket, f"{hours:,.2f}", f"{100 * share:.1f}%"])
     print_table("Lost hours by bucket (mean per run)", ("bucket", "hours", "share of lost"),
                 buckets)  # fmt: skip
+    if "save_hangs" in summary:  # job.checkpoint.hang
+        console.print(f"Saves that hung: {summary['save_hangs']:,.2f} a run", highlight=False)
     if "liveput_gpus" in summary:  # [preemption]
         console.print(
             f"Preemptions: {summary['preemptions']:,.2f} a run; liveput "

@@ -147,6 +147,13 @@ def config_warnings(
                 f"the blocking write ({format_duration(needed)}): the just-in-time save can "
                 "never complete, so every preemption is a crash",
             ))  # fmt: skip
+    if checkpoint.hang > 0.0 and checkpoint.save_timeout < checkpoint.write_hours:
+        warnings.append(RelplanWarning(
+            "job.checkpoint.save_timeout",
+            f"{format_duration(checkpoint.save_timeout)} is shorter than a save "
+            f"({format_duration(checkpoint.write_hours)}): a save that does not hang would "
+            "time out too",
+        ))  # fmt: skip
     if config.job.recovery == "live-migration" and config.job.spares == 0:
         warnings.append(RelplanWarning(
             "job.spares",

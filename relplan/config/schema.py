@@ -138,6 +138,11 @@ DEFAULT_REQUEUE_DELAY_HOURS = 10.0 / 60.0
 scheduled again (the 504-GPU B200 report measures an 11-min median retry, arXiv
 2605.09370; an assumption near it)."""
 
+DEFAULT_SAVE_TIMEOUT_HOURS = 10.0 / 60.0
+"""``job.checkpoint.save_timeout`` by default, hours: 10 min, PyTorch's default timeout of
+a collective on NCCL (600 s), which a save stuck on its storage target runs into (an
+assumption: frameworks time saves out in different ways)."""
+
 DEFAULT_REJOIN_HOURS = 5.0 / 60.0
 """``job.elastic.rejoin`` and ``job.replica_drop.rejoin`` by default, hours: 5 min for a
 replica to take its place again once a spare is free or its unit repaired (an
@@ -690,7 +695,8 @@ class CheckpointConfig(_Strict):
     forever: a corruption found late rolls back to the newest retained one before it.
     A durable save is lost with probability ``fail``: its time is spent, and a restart
     goes back to the newest save that held (the saves are drawn when a restart needs
-    them, each once).
+    them, each once). A durable save hangs with probability ``hang``: the job is held
+    ``save_timeout`` (detection hours) and restarts from the checkpoint before it.
     """
 
     interval: Hours = Field(gt=0, description=(
@@ -713,6 +719,12 @@ class CheckpointConfig(_Strict):
     fail: Fraction = Field(default=0.0, ge=0, lt=1, description=(
         "The chance that a durable save is lost (the checkpoint before it stays the "
         "restart point)."), json_schema_extra=_shown(unit="probability"))
+    hang: Fraction = Field(default=0.0, ge=0, lt=1, description=(
+        "The chance that a durable save hangs (a starved storage target): the job crashes "
+        "`save_timeout` later and restarts from the checkpoint before it."),
+        json_schema_extra=_shown(unit="probability"))
+    save_timeout: Hours = Field(default=DEFAULT_SAVE_TIMEOUT_HOURS, gt=0, description=(
+        "How long a hung save holds the job before it is killed."))
     keep: int | None = Field(default=None, ge=1, strict=True, description=(
         "Durable checkpoints retained; a corruption found late rolls back to the newest "
         "retained one before it."), json_schema_extra=_shown(

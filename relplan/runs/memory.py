@@ -164,9 +164,9 @@ def count_bytes(model: SimulationModel) -> int:
 
 def kept_counts(model: SimulationModel) -> int:
     """Counts kept per trial: spares used, maintenance windows, drains, restart attempts,
-    requeues, two per mode, and the per-unit counts of each mode whose units have a
-    history."""
-    return 5 + 2 * len(model.modes) + len(UNIT_STATS) * _tracked_modes(model)
+    requeues, saves that hung, two per mode, and the per-unit counts of each mode whose
+    units have a history."""
+    return 6 + 2 * len(model.modes) + len(UNIT_STATS) * _tracked_modes(model)
 
 
 def kept_bytes(model: SimulationModel) -> int:
@@ -199,7 +199,7 @@ def in_flight_bytes_per_trial(model: SimulationModel) -> float:
     per_degradation = 3 if any(mode.drain != "never" for mode in model.modes) else 2
     trial_state = (25 + len(BUCKETS) + 5 * modes + model.job.spares + model.job.spare_domains
                    + model.job.spare_pool + per_degradation * degradation_slots(model) + 5
-                   + 4 + 5)  # fmt: skip
+                   + 4 + 7)  # fmt: skip
     outcomes = 2 * modes + len(UNIT_STATS) * _tracked_modes(model)  # before they are kept
     state = trial_state + outcomes
     return NUMBER_BYTES * state + BYTES_PER_EVENT * window_events_per_trial(model)
@@ -243,8 +243,8 @@ def estimate_memory(
     >>> from relplan.sim.model import build_model
     >>> model = build_model(load_config("configs/small.toml"))
     >>> estimate = estimate_memory([model], "simulate")
-    >>> estimate.per_trial  # 12 float64, 3 flags, 21 one-byte counts; 3 float64 columns
-    144.0
+    >>> estimate.per_trial  # 12 float64, 3 flags, 22 one-byte counts; 3 float64 columns
+    145.0
     """
     kept = max(kept_bytes(m) for m in models)
     summary = NUMBER_BYTES * SUMMARY_COLUMNS

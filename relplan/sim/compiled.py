@@ -156,6 +156,10 @@ class CompiledJob(NamedTuple):
         The chance that a durable (fast) save is lost.
     fast_corrupt : float
         The chance that a fast checkpoint a restart reads is unusable.
+    save_hang : float
+        The chance that a durable save hangs.
+    save_timeout_hours : float
+        How long a hung save holds the job, hours.
     """
 
     work_hours: float
@@ -191,6 +195,8 @@ class CompiledJob(NamedTuple):
     durable_save_fail: float = 0.0
     fast_save_fail: float = 0.0
     fast_corrupt: float = 0.0
+    save_hang: float = 0.0
+    save_timeout_hours: float = 0.0
 
 
 class CompiledModes(NamedTuple):
@@ -461,6 +467,11 @@ class TrialState(NamedTuple):
     verified_checkpoint, verified_durable : numpy.ndarray of int64
         The newest checkpoint (durable checkpoint) a restart found good, where saves may
         be lost: the floor of the next walk back (0, the start, at first).
+    hang_checkpoint : numpy.ndarray of int64
+        The checkpoint whose durable save hangs next, where saves may hang (drawn at the
+        start of each run).
+    save_hangs : numpy.ndarray of int64
+        Saves that hung, per trial.
     events_walked : numpy.ndarray of int64
         Steps each trial has walked so far.
     too_many_events : numpy.ndarray of bool
@@ -520,6 +531,8 @@ class TrialState(NamedTuple):
     job_failed: np.ndarray
     verified_checkpoint: np.ndarray
     verified_durable: np.ndarray
+    hang_checkpoint: np.ndarray
+    save_hangs: np.ndarray
     events_walked: np.ndarray
     too_many_events: np.ndarray
 
@@ -596,7 +609,8 @@ class TrialState(NamedTuple):
         flags = _carved(np.bool_, {"depleted": (n,)}, zeroed=False)
         walked = _carved(np.int64, {"events_walked": (n,), "restart_attempts": (n,),
                                     "requeues": (n,), "verified_checkpoint": (n,),
-                                    "verified_durable": (n,)})  # fmt: skip
+                                    "verified_durable": (n,), "hang_checkpoint": (n,),
+                                    "save_hangs": (n,)})  # fmt: skip
         failed = _carved(np.bool_, {"job_failed": (n,)})
         return cls(phase=np.empty(n, dtype=np.int8), **hours, **counts, **flags, **walked,
                    **failed,
@@ -769,8 +783,9 @@ class WalkFeatures(NamedTuple):
         A mode of impact PREEMPTION (``[preemption]``; it comes with ``degradations``:
         a saved preemption pauses the job with its progress kept).
     failing_saves : bool
-        A save may be lost or a fast checkpoint unusable
-        (:attr:`CompiledJob.durable_save_fail`, ``fast_save_fail``, ``fast_corrupt``).
+        A save may be lost or hang, or a fast checkpoint be unusable
+        (:attr:`CompiledJob.durable_save_fail`, ``fast_save_fail``, ``fast_corrupt``,
+        ``save_hang``).
 
     Examples
     --------
@@ -832,7 +847,7 @@ class WalkFeatures(NamedTuple):
             failing_restarts=job.restart_success < 1.0 or job.black_hole > 0.0,
             preemption=PREEMPTION in impacts,
             failing_saves=job.durable_save_fail > 0.0 or job.fast_save_fail > 0.0
-            or job.fast_corrupt > 0.0,
+            or job.fast_corrupt > 0.0 or job.save_hang > 0.0,
         )
 
 
@@ -913,6 +928,8 @@ def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledMo
         durable_save_fail=float(job.durable_save_fail),
         fast_save_fail=float(job.fast_save_fail),
         fast_corrupt=float(job.fast_corrupt),
+        save_hang=float(job.save_hang),
+        save_timeout_hours=float(job.save_timeout_hours),
     )
     depth = 1 + max([len(m.slowdown_by_count) for m in modes] + [1])
     table = np.ones((2 * len(modes), depth))

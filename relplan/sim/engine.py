@@ -158,6 +158,9 @@ class TrialOutcomes:
         Whether every restart attempt of every requeue failed: the job failed for good
         and the trial ends there (or at its calendar window's end) with the work it got
         done.
+    save_hangs : numpy.ndarray
+        Durable saves that hung and held the job until their timeout
+        (``job.checkpoint.hang``; 0 otherwise).
     mode_names : tuple of str
         Column names of ``failures_by_mode``.
     mode_impacts : tuple of str
@@ -188,6 +191,7 @@ class TrialOutcomes:
     restart_attempts: np.ndarray
     requeues: np.ndarray
     job_failed: np.ndarray
+    save_hangs: np.ndarray
     mode_names: tuple[str, ...]
     mode_impacts: tuple[str, ...]
     mode_interrupts: tuple[bool, ...]
@@ -544,6 +548,7 @@ def _outcomes(
         restart_attempts=state.restart_attempts,
         requeues=state.requeues,
         job_failed=state.job_failed,
+        save_hangs=state.save_hangs,
         mode_names=tuple(m.name for m in modes),
         mode_impacts=tuple(m.impact for m in modes),
         mode_interrupts=tuple(
@@ -923,7 +928,8 @@ def narrow_counts(counts: np.ndarray) -> np.ndarray:
 
 
 _COUNT_FIELDS = ("maintenances", "failures_by_mode", "interruptions_by_mode", "spares_used",
-                 "drains", "restart_attempts", "requeues", "unit_stats")  # fmt: skip
+                 "drains", "restart_attempts", "requeues", "save_hangs",
+                 "unit_stats")  # fmt: skip
 """Per-trial counts of :class:`TrialOutcomes`, kept in :func:`count_dtype`'s types."""
 
 _MODE_FIELDS = ("mode_names", "mode_impacts", "mode_interrupts", "mode_tracks_units")

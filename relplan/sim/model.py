@@ -339,6 +339,10 @@ class JobSpec:
     fast_corrupt : float
         The chance that a fast checkpoint a restart reads is unusable
         (``job.checkpoint.fast.corrupt``).
+    save_hang : float
+        The chance that a durable save hangs (``job.checkpoint.hang``).
+    save_timeout_hours : float
+        How long a hung save holds the job, hours.
     """
 
     gpus: int
@@ -375,12 +379,14 @@ class JobSpec:
     durable_save_fail: float = 0.0
     fast_save_fail: float = 0.0
     fast_corrupt: float = 0.0
+    save_hang: float = 0.0
+    save_timeout_hours: float = 0.0
 
     @property
     def saves_may_fail(self) -> bool:
-        """Whether a save may be lost or a fast checkpoint unusable."""
+        """Whether a save may be lost or hang, or a fast checkpoint be unusable."""
         return self.durable_save_fail > 0.0 or self.fast_save_fail > 0.0 or (
-            self.fast_corrupt > 0.0)
+            self.fast_corrupt > 0.0 or self.save_hang > 0.0)
 
     @property
     def restarts_may_fail(self) -> bool:
@@ -544,11 +550,14 @@ def _preemption_save(config: RelplanConfig, step: StepModel) -> dict[str, float]
 
 
 def _failing_saves(checkpoint: CheckpointConfig) -> dict[str, float]:
-    """The :class:`JobSpec` fields of saves that may be lost and fast checkpoints that
-    may be unusable (none unless a config says so)."""
+    """The :class:`JobSpec` fields of saves that may be lost or hang and fast checkpoints
+    that may be unusable (none unless a config says so)."""
     fields = {}
     if checkpoint.fail > 0.0:
         fields["durable_save_fail"] = checkpoint.fail
+    if checkpoint.hang > 0.0:
+        fields["save_hang"] = checkpoint.hang
+        fields["save_timeout_hours"] = checkpoint.save_timeout
     fast = checkpoint.fast
     if fast is not None and fast.fail > 0.0:
         fields["fast_save_fail"] = fast.fail

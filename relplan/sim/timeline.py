@@ -303,9 +303,8 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
             end = offsets[slot + 1]
             steps = state.events_walked[trial]
             clock, booked, held, sources, slowdown = start_trial(
-                has_degradations, has_drain, trial, steps == 0, offsets[slot], job, modes,
-                streams, state,
-            )  # fmt: skip
+                has_degradations, has_drain, has_failing_saves, trial, steps == 0,
+                offsets[slot], job, modes, streams, state)  # fmt: skip
             while True:
                 steps += 1
                 if steps > max_events:
@@ -314,8 +313,9 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                 if cancel[0]:
                     break
                 nxt = next_event(has_maintenance, has_planned_stops, has_fail_slow,
-                                 has_corruption, has_drain, has_degradations, trial, clock,
-                                 held, slowdown, sources, end, job, window, state)  # fmt: skip
+                                 has_corruption, has_drain, has_degradations, has_failing_saves,
+                                 trial, clock, held, slowdown, sources, end, job, window,
+                                 state)  # fmt: skip
                 if nxt.x_next > window.horizon_hours or nxt.x_next == np.inf:
                     break
                 clock, booked, held = advance_run(has_trace, has_degradations, trial, clock,
@@ -330,9 +330,9 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                         break
                     continue
                 if nxt.x_special <= nxt.x_next:
-                    action, event = planned_event(has_planned_stops, has_maintenance,
-                                                  has_fail_slow, has_drain, trial, clock, nxt,
-                                                  job, modes, state)  # fmt: skip
+                    action, event = planned_event(
+                        has_planned_stops, has_maintenance, has_fail_slow, has_drain,
+                        has_failing_saves, trial, clock, nxt, job, modes, state)  # fmt: skip
                     if action == NEXT_STEP:
                         continue
                 elif nxt.x_deg <= nxt.e_fail:

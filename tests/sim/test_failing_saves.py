@@ -97,6 +97,8 @@ def test_the_timeline_of_a_trial_books_lost_saves_as_the_engine_does() -> None:
 @pytest.mark.parametrize(("key", "value"), [
     ("job.checkpoint.fail", "1.0"),
     ("job.checkpoint.fail", '"-5%"'),
+    ("job.checkpoint.hang", "1.0"),
+    ("job.checkpoint.save_timeout", '"0s"'),
     ("job.checkpoint.fast", '{ interval = "15min", write = "1s", corrupt = 1.5 }'),
 ])
 def test_bad_save_probabilities_name_their_key(key: str, value: str) -> None:
@@ -104,3 +106,49 @@ def test_bad_save_probabilities_name_their_key(key: str, value: str) -> None:
                                       f"{key}={value}"])
     assert result.exit_code == 2, result.output
     assert key in result.output and "Traceback" not in result.output
+
+
+def _hanging(trials: int, seed: int, **checkpoint: object):
+    config = parse_config({
+        "cluster": {"servers": 4, "gpus_per_server": 8},
+        "job": {"gpus": 8, "work": "10h", "spares": 1, "restart": "0.1h",
+                "checkpoint": {"interval": "1h", "write": "3min", **checkpoint}},
+        "failures": {"host": {"lifetime": {"dist": "exponential", "mtbf": "1e12h"}}},
+    })  # fmt: skip
+    return config, simulate(build_model(config), trials, seed)
+
+
+def test_hung_saves_are_negative_binomial_and_each_costs_a_segment_and_the_timeout() -> None:
+    # nine durable saves, each attempt hanging with probability h until one holds: the
+    # hangs are negative binomial, E = 9 h / (1 - h); each holds the job 30 min (detect),
+    # loses its segment's hour of compute and restarts (6 min): E[T] = 10 + 9 x 0.05 +
+    # E[hangs] (1 + 0.5 + 0.1)
+    h, n = 0.2, 8000
+    _, outcomes = _hanging(n, 6, hang=h, save_timeout="30min")
+    hangs = outcomes.save_hangs.astype(float)
+    mean_hangs = 9 * h / (1 - h)
+    assert abs(hangs.mean() - mean_hangs) < 4 * math.sqrt(9 * h / (1 - h) ** 2 / n)
+    exact = 10.0 + 9 * 0.05 + mean_hangs * 1.6
+    se = outcomes.wall_hours.std(ddof=1) / math.sqrt(n)
+    assert abs(outcomes.wall_hours.mean() - exact) < 4 * se
+    assert np.allclose(_rework(outcomes), hangs * 1.0)  # the hung segment's compute
+    assert np.allclose(outcomes.bucket_hours[:, BUCKETS.index("detect")], hangs * 0.5)
+
+
+def test_a_timeout_shorter_than_the_save_is_a_warning() -> None:
+    from relplan.config.checks import config_warnings
+
+    config, _ = _hanging(2, 1, hang=0.1, save_timeout="2min")
+    assert "job.checkpoint.save_timeout" in [w.key for w in config_warnings(config, 1e3)]
+
+
+def test_the_timeline_of_a_trial_books_hung_saves_as_the_engine_does() -> None:
+    model = build_model(load_config("configs/small.toml", ['job.checkpoint.hang="5%"']))
+    outcomes = simulate(model, trials=40, seed=3)
+    trial = int(np.argmax(outcomes.save_hangs))
+    assert outcomes.save_hangs[trial] > 0
+    intervals, _ = trace_trial(model, seed=3, trial=trial, trials=40)
+    hours = (intervals.end_hours - intervals.start_hours).groupby(intervals.bucket).sum()
+    for bucket in ("useful", "rework", "checkpoint", "restart", "detect"):
+        assert hours.get(bucket, 0.0) == pytest.approx(
+            outcomes.bucket_hours[trial, BUCKETS.index(bucket)], rel=1e-9, abs=1e-9), bucket

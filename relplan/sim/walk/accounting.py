@@ -23,6 +23,7 @@ from relplan.sim.rng import exponential_from_words, load_words, store_words, tri
 from relplan.sim.walk.degraded_units import _current_slowdown
 from relplan.sim.walk.emit import _emit
 from relplan.sim.walk.jit import walk_phase
+from relplan.sim.walk.saves import next_hang
 from relplan.sim.walk.segments import _init_part, completed_segments, segments_time
 from relplan.sim.walk.values import (
     B_CHECKPOINT,
@@ -43,8 +44,9 @@ from relplan.sim.walk.values import (
 
 @walk_phase
 def start_trial(
-    has_degradations: bool, has_drain: bool, trial: int, fresh: bool, pointer: int,
-    job: CompiledJob, modes: CompiledModes, streams: TrialStreams, state: TrialState,
+    has_degradations: bool, has_drain: bool, has_failing_saves: bool, trial: int,
+    fresh: bool, pointer: int, job: CompiledJob, modes: CompiledModes,
+    streams: TrialStreams, state: TrialState,
 ) -> tuple[TrialClock, BookedHours, HeldHours, Sources, float]:  # fmt: skip
     """A trial's own entries, as local values while it is walked (kept in registers or on
     the stack, not reloaded from their arrays after every store to another array). A
@@ -66,7 +68,7 @@ def start_trial(
 
     Other Parameters
     ----------------
-    has_degradations, has_drain, trial, job, modes, streams, state
+    has_degradations, has_drain, has_failing_saves, trial, job, modes, streams, state
         As for every phase (:mod:`relplan.sim.walk`).
     """
     slowdown = 1.0
@@ -99,6 +101,8 @@ def start_trial(
     if modes.exponential_rate_per_hour > 0.0:
         gap, words = exponential_from_words(words)
         next_exponential_hours = gap / modes.exponential_rate_per_hour
+    if has_failing_saves and job.save_hang > 0.0:  # the first run's save that hangs
+        state.hang_checkpoint[trial], words = next_hang(0, words, job)
     for column in range(modes.impact.shape[0]):
         state.failures_by_mode[trial, column] = 0
         state.interruptions_by_mode[trial, column] = 0

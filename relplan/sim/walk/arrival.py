@@ -47,6 +47,7 @@ from relplan.sim.walk.values import (
     MAINTENANCE_NOW,
     NEXT_STEP,
     NO_STOP_KIND,
+    SAVE_HANG,
     STOP_AT_CHECKPOINT,
     Event,
     NextEvent,
@@ -58,15 +59,16 @@ from relplan.sim.walk.values import (
 @walk_phase
 def next_event(
     has_maintenance: bool, has_planned_stops: bool, has_fail_slow: bool,
-    has_corruption: bool, has_drain: bool, has_degradations: bool, trial: int,
-    clock: TrialClock, held: HeldHours, slowdown: float, sources: Sources, end: int,
-    job: CompiledJob, window: EventWindow, state: TrialState,
+    has_corruption: bool, has_drain: bool, has_degradations: bool, has_failing_saves: bool,
+    trial: int, clock: TrialClock, held: HeldHours, slowdown: float, sources: Sources,
+    end: int, job: CompiledJob, window: EventWindow, state: TrialState,
 ) -> NextEvent:  # fmt: skip
     """The next thing that happens to a trial: a failure from either source, the end of a
     degradation (wall clock, seen on the exposure clock), of its phase or of the calendar
     window, or a planned or delayed event (a maintenance window, a fail-slow unit
     detected, a corruption or a degraded server found, the checkpoint a planned stop
-    waits for: the next one, the next durable one for maintenance).
+    waits for: the next one, the next durable one for maintenance; the start of a durable
+    save that hangs).
 
     Returns
     -------
@@ -76,7 +78,8 @@ def next_event(
     Other Parameters
     ----------------
     has_maintenance, has_planned_stops, has_fail_slow, has_corruption, has_drain,
-    has_degradations, trial, clock, held, slowdown, sources, end, job, window, state
+    has_degradations, has_failing_saves, trial, clock, held, slowdown, sources, end, job,
+    window, state
         As for every phase (:mod:`relplan.sim.walk`).
     """
     x_now = clock.exposure_hours
@@ -128,6 +131,16 @@ def next_event(
     if has_drain:  # a degraded server that drains found
         x_drain = state.drain_at_hours[trial]
         x_special = min(x_special, x_drain)
+    x_hang = np.inf
+    if has_failing_saves and job.save_hang > 0.0 and clock.phase == RUNNING:
+        reach = state.hang_checkpoint[trial] - start_index
+        if 0 < reach <= left:  # the hung save starts once its segment's compute is done
+            write = job.durable_write_hours
+            if job.storage_on_fabric:
+                write *= slowdown
+            x_hang = max(max(clock.phase_start, x_now) + _hours_to_progress(
+                job, start_index, run_progress, reach, slowdown, left) - write, x_now)
+            x_special = min(x_special, x_hang)
     if clock.phase == RESTARTING:
         x_phase = clock.phase_start + (clock.restart_length - clock.restart_done)
     else:
@@ -149,18 +162,19 @@ def next_event(
     x_next = min(min(min(x_phase, x_horizon), min(x_deg, e_fail)), x_special)
     return NextEvent(x_next, x_phase, x_horizon, x_special, x_maint, x_stop, x_evict, x_drain,
                      x_deg, first_deg, e_exp, e_win, e_fail, stop_segments, start_index, left,
-                     finish, done_before, slowed_before)  # fmt: skip
+                     finish, done_before, slowed_before, x_hang)  # fmt: skip
 
 
 @walk_phase
 def planned_event(
     has_planned_stops: bool, has_maintenance: bool, has_fail_slow: bool, has_drain: bool,
-    trial: int, clock: TrialClock, nxt: NextEvent, job: CompiledJob, modes: CompiledModes,
-    state: TrialState,
+    has_failing_saves: bool, trial: int, clock: TrialClock, nxt: NextEvent, job: CompiledJob,
+    modes: CompiledModes, state: TrialState,
 ) -> tuple[int, Event]:  # fmt: skip
     """A planned or delayed event at ``nxt.x_next``: a stop at the checkpoint just reached,
-    a maintenance window, a fail-slow unit detected, a degraded server or a corruption
-    found. One that waits for a checkpoint is marked pending instead.
+    a maintenance window, a fail-slow unit detected, a degraded server found, a durable
+    save that hangs, or a corruption found. One that waits for a checkpoint is marked
+    pending instead.
 
     Returns
     -------
@@ -169,8 +183,8 @@ def planned_event(
 
     Other Parameters
     ----------------
-    has_planned_stops, has_maintenance, has_fail_slow, has_drain, trial, clock, nxt, job,
-    modes, state
+    has_planned_stops, has_maintenance, has_fail_slow, has_drain, has_failing_saves, trial,
+    clock, nxt, job, modes, state
         As for every phase (:mod:`relplan.sim.walk`).
     """
     x_next = nxt.x_next
@@ -220,6 +234,8 @@ def planned_event(
                 pending_stop[trial] |= STOP_DRAIN
         else:
             stop = DRAIN_AT_ONCE
+    elif has_failing_saves and nxt.x_hang <= x_next:
+        stop = SAVE_HANG  # the save hangs: the job is held until its timeout
     else:
         stop_mode = state.corruption_mode[trial]
         state.corruption_found_hours[trial] = np.inf

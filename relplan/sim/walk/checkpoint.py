@@ -22,7 +22,7 @@ from relplan.sim.rng import uniform_from_words
 from relplan.sim.walk.emit import _emit
 from relplan.sim.walk.held import _hold_slowed_stretch, _settle_held_hours
 from relplan.sim.walk.jit import walk_phase
-from relplan.sim.walk.saves import good_checkpoint
+from relplan.sim.walk.saves import good_checkpoint, next_hang
 from relplan.sim.walk.segments import (
     _completed_segments_cold,
     _init_part_cold,
@@ -37,6 +37,7 @@ from relplan.sim.walk.values import (
     EVICT_NOW,
     FAILURE,
     MAINTENANCE_NOW,
+    SAVE_HANG,
     STOP_AT_CHECKPOINT,
     BookedHours,
     Event,
@@ -224,7 +225,8 @@ def roll_back(
     stop = event.stop
     target = committed
     lost_fast_tier = stop != STOP_AT_CHECKPOINT and (
-        stop == MAINTENANCE_NOW or every == 1 or modes.loses_fast_checkpoint[event.mode]
+        stop == MAINTENANCE_NOW or every == 1
+        or (event.mode >= 0 and modes.loses_fast_checkpoint[event.mode])
     )  # fmt: skip
     if lost_fast_tier:
         target = durable
@@ -236,6 +238,8 @@ def roll_back(
     if has_failing_saves:
         target, words = good_checkpoint(trial, target, durable, lost_fast_tier, words, job,
                                         state)  # fmt: skip
+        if job.save_hang > 0.0:  # the next run's save that hangs
+            state.hang_checkpoint[trial], words = next_hang(target, words, job)
     if target < committed:
         lost = committed - target
         lost_time = _segments_time_cold(job, target, lost)
@@ -286,6 +290,8 @@ def stop_job(
     idle = clock.idle
     if stop == FAILURE or stop == EVICT_NOW or stop == CORRUPTION_FOUND:
         state.interruptions_by_mode[trial, event.mode] += 1
+    elif stop == SAVE_HANG:  # no failure mode's: counted apart
+        state.save_hangs[trial] += 1
     if has_planned_stops and stop == STOP_AT_CHECKPOINT:
         # the job has just reached the checkpoint it waited for: keep it all
         reach = nxt.stop_segments

@@ -40,6 +40,7 @@ from relplan.sim.walk.values import (
     EVICT_NOW,
     FAILURE,
     MAINTENANCE_NOW,
+    SAVE_HANG,
     BookedHours,
     Event,
     Sources,
@@ -53,7 +54,8 @@ def replacement(
     clock: TrialClock, event: Event, job: CompiledJob, modes: CompiledModes,
     state: TrialState,
 ) -> tuple[float, float, float]:  # fmt: skip
-    """The job down after a stop: detection (a failure), a maintenance window (one now,
+    """The job down after a stop: detection (a failure; a hung save's timeout), a
+    maintenance window (one now,
     or one that waited for a checkpoint: it does not outlive a crash), and the wait for
     a replacement of the unit (a free spare, one of the second tier after its swap, the
     first back from repair) or its repair; the evictions that waited for a checkpoint.
@@ -77,6 +79,8 @@ def replacement(
     if stop == FAILURE:
         detect = modes.detect_hours[event.mode]
         replaced = event.mode
+    elif stop == SAVE_HANG:  # held until the save times out; nothing to replace
+        detect = job.save_timeout_hours
     elif stop == EVICT_NOW or stop == CORRUPTION_FOUND:
         replaced = event.mode
     elif stop == MAINTENANCE_NOW:

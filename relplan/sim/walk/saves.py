@@ -1,14 +1,18 @@
-"""Saves that may be lost, and fast checkpoints that may be unusable: the checkpoint a
-restart finds good (``job.checkpoint.fail``, ``job.checkpoint.fast.fail`` and ``corrupt``).
+"""Saves that may be lost or hang, and fast checkpoints that may be unusable: the
+checkpoint a restart finds good (``job.checkpoint.fail``, ``job.checkpoint.fast.fail`` and
+``corrupt``), and the durable save that hangs next (``job.checkpoint.hang``).
 
 Whether a save held is drawn when a restart needs it, once: a restart walks back from
 its target over the saves not yet known good, each held with its tier's probability,
 and the first that held (or the newest known good, at worst the start) becomes the
 target and is known good from then on. Every checkpoint after the target is rewritten
-by the run that follows, so no draw is ever reused.
+by the run that follows, so no draw is ever reused. The save that hangs is drawn at the
+start of each run: the run's durable saves before it are geometric.
 """
 
 from __future__ import annotations
+
+import math
 
 from relplan.sim.compiled import CompiledJob, TrialState
 from relplan.sim.rng import uniform_from_words
@@ -71,3 +75,33 @@ def good_checkpoint(
     if target % every == 0:
         state.verified_durable[trial] = target
     return target, words
+
+
+@walk_phase
+def next_hang(start: int, words: tuple, job: CompiledJob) -> tuple[int, tuple]:
+    """The checkpoint whose durable save hangs first in a run from checkpoint ``start``:
+    the first durable one after it, then as many durable ones on as the saves that held
+    before, ``floor(log(u) / log(1 - hang))`` (one uniform).
+
+    Parameters
+    ----------
+    start : int
+        The checkpoint the run starts from.
+    words : tuple
+        The trial's random stream.
+
+    Returns
+    -------
+    (int, tuple)
+        The checkpoint (counted from the start of the job), and the stream.
+
+    Other Parameters
+    ----------------
+    job
+        As for every phase (:mod:`relplan.sim.walk`).
+    """
+    every = job.durable_every
+    u, words = uniform_from_words(words)
+    held = math.floor(math.log(u) / math.log1p(-job.save_hang))
+    first = (start // every + 1) * every
+    return first + min(held, job.total_segments) * every, words

@@ -16,10 +16,11 @@ B_MAINTENANCE = 8
 """Columns of ``TrialState.bucket_hours`` (the order of :data:`relplan.vocab.BUCKETS`)."""
 
 NO_STOP_KIND, FAILURE, STOP_AT_CHECKPOINT, MAINTENANCE_NOW, EVICT_NOW, CORRUPTION_FOUND = range(6)
-DRAIN_AT_ONCE = 6
+DRAIN_AT_ONCE, SAVE_HANG = 6, 7
 """What stops the job at a step of the walk: nothing, a fatal failure, the checkpoint a
 planned stop waited for, a maintenance window that does not wait, a fail-slow unit
-evicted at once, a corruption found, a degraded server drained at once."""
+evicted at once, a corruption found, a degraded server drained at once, a durable save
+that hangs (``job.checkpoint.hang``)."""
 
 GO_ON, NEXT_STEP, END_TRIAL = range(3)
 """What a phase tells the walk: go on with the step, take the next step, or stop the trial."""
@@ -118,6 +119,8 @@ class NextEvent(NamedTuple):
         Segments of the run completed (computed only for a slowed run).
     slowed_before : float
         Slowed job-time of the run (:func:`relplan.sim.walk.segments.slowed_job_hours`).
+    x_hang : float
+        The start of the durable save that hangs next (``job.checkpoint.hang``).
     """
 
     x_next: float
@@ -139,6 +142,7 @@ class NextEvent(NamedTuple):
     finish: float
     done_before: int
     slowed_before: float
+    x_hang: float
 
 
 class Event(NamedTuple):
