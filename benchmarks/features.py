@@ -62,7 +62,8 @@ _ONE_AT_A_TIME: dict[str, tuple[str, ...]] = {
     "idle_failures": ("job.idle_failures=true",),
     "spare_pool": ("job.spare_pool=10", 'job.spare_pool_swap="20min"'),
     "degradations": ('failures.spine.impact="degraded"',),
-    "failing_restarts": ('job.restart={ init = "10min", success = "80%", black_hole = "5%" }',),
+    "random_restarts": ('job.restart={ init = "10min", success = "80%", black_hole = "5%", '
+                        'load = { dist = "lognormal", median = "5min", sigma = 0.8 } }',),
     "preemption": ('preemption={ every = "100h", notice = "2min", save_on_notice = 0.5, '
                    'return_delay = { dist = "fixed", mean = "30min" } }',),
     "failing_saves": ('job.checkpoint.fail="5%"', 'job.checkpoint.hang="2%"'),

@@ -346,7 +346,8 @@ def init_scale(scaling: str | float, gpus: int, reference_gpus: int) -> float:
 
 def restart_parts(config: RelplanConfig) -> RestartParts:
     """The restart's parts: ``job.restart`` as one duration (all of it ``init``, the
-    same from either tier), or ``{init, init_scaling, load}``.
+    same from either tier), or ``{init, init_scaling, load}`` (a load drawn at each
+    restart, from a distribution or measured durations, counts its mean here).
 
     With ``load = "auto"`` the checkpoint is read from the tier that survived: the whole
     checkpoint at the store's aggregate ``job.checkpoint.read_bandwidth`` (default: its
@@ -380,8 +381,15 @@ def restart_parts(config: RelplanConfig) -> RestartParts:
     if not isinstance(scaling, str):  # a power law { exponent = a }
         scaling = scaling.exponent
     init = restart.init * init_scale(scaling, job.gpus, restart.reference_gpus)
-    if restart.load != "auto":
-        return RestartParts(init, float(restart.load), float(restart.load))
+    load = restart.load
+    if not isinstance(load, str):  # a duration, a distribution or measured durations: mean
+        if isinstance(load, list):
+            mean = sum(load) / len(load)
+        elif isinstance(load, float | int):
+            mean = float(load)
+        else:
+            mean = load.mean_hours
+        return RestartParts(init, mean, mean)
     checkpoint = job.checkpoint
     size = checkpoint.size or 0.0
     read = checkpoint.read_bandwidth or checkpoint.bandwidth

@@ -34,11 +34,13 @@ def _raw_value(document: dict[str, Any] | None, loc: tuple[Any, ...]) -> Any:
 UNION_TAGS: dict[str, frozenset[str]] = {
     "restart": frozenset({"parts", "duration"}),
     "init_scaling": frozenset({"power law", "name"}),
+    "load": frozenset({"distribution", "measured", "duration"}),
 }
 """Tags pydantic puts in an error's location after a key that takes one of two forms, for
-the form it took: ``job.restart`` (a table of parts, or one duration) and
-``job.restart.init_scaling`` (a power-law table, or a name). Not keys, so left out of the
-key an error names."""
+the form it took: ``job.restart`` (a table of parts, or one duration),
+``job.restart.init_scaling`` (a power-law table, or a name) and ``job.restart.load`` (a
+distribution, measured durations, or one duration). Not keys, so left out of the key an
+error names."""
 
 
 def _models_in(annotation: Any) -> list[Any]:

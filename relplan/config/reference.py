@@ -160,6 +160,8 @@ def _kind(field: FieldInfo) -> str:
                          and issubclass(value, BaseModel) else "table of numbers")
         elif part is schema.DistributionConfig:
             kinds.append("distribution")
+        elif get_origin(part) is list:  # measured durations
+            kinds.append("list of durations")
         elif isinstance(part, type) and issubclass(part, BaseModel):
             kinds.append("table")
         else:

@@ -879,6 +879,14 @@ class InitPowerLawConfig(_Strict):
         "linearly, 2: quadratically)."))
 
 
+def _load_form(value: Any) -> str:
+    """Which form ``job.restart.load`` takes: a distribution table, a list of measured
+    durations, or one duration (or ``"auto"``)."""
+    if isinstance(value, dict | DistributionConfig):
+        return "distribution"
+    return "measured" if isinstance(value, list | tuple) else "duration"
+
+
 class RestartConfig(_Strict):
     """``job.restart = { init = "3min", init_scaling = "log2", load = "auto" }``: a
     restart built from its parts.
@@ -889,7 +897,9 @@ class RestartConfig(_Strict):
     ``linear`` (times ``gpus / reference_gpus``), ``quadratic`` (its square) or a power law
     ``{ exponent = a }`` (its ``a``-th power). ``load`` is a duration, or ``auto``: the
     checkpoint read from the tier that survived, ``size / read_bandwidth`` from the
-    durable store or ``size / gpus / peer_bandwidth`` from a peer's memory.
+    durable store or ``size / gpus / peer_bandwidth`` from a peer's memory; or a
+    distribution or a list of measured durations of the durable load, drawn at each
+    restart (its mean enters the closed forms).
 
     A restart may itself fail: each attempt succeeds with probability ``success``; a
     failed one costs its start-up (``init``, scaled) and is retried at once, up to
@@ -917,13 +927,16 @@ class RestartConfig(_Strict):
     reference_gpus: int = Field(default=DEFAULT_REFERENCE_GPUS, ge=2, strict=True, description=(
         "The job size `init` was measured at."), json_schema_extra=_shown(unit="GPUs"))
     load: Annotated[
-        Literal["auto"] | float,
-        _DURATION_TEXT,
-        _with_unit("h"),
+        Annotated[DistributionConfig, Tag("distribution")]
+        | Annotated[list[Hours], Tag("measured")]
+        | Annotated[Literal["auto"] | float, _DURATION_TEXT, _with_unit("h"), Tag("duration")],
+        Discriminator(_load_form),
     ] = Field(default=0.0, description=(
-        "The checkpoint's load: a duration, or `auto`: from the tier that survived, `size / "
-        "read_bandwidth` from the durable store or `size / gpus / peer_bandwidth` from a "
-        "peer's memory."))
+        "The checkpoint's load from the durable store: a duration; `auto`: from the tier "
+        "that survived, `size / read_bandwidth` from the durable store or `size / gpus / "
+        "peer_bandwidth` from a peer's memory; a distribution (`{ dist = \"lognormal\", "
+        "median = \"5min\", sigma = 0.8 }`) or a list of measured durations, drawn at "
+        "each restart."))
 
     success: Fraction = Field(default=1.0, gt=0, le=1, description=(
         "The chance that one restart attempt succeeds; a failed attempt costs its "
@@ -944,7 +957,11 @@ class RestartConfig(_Strict):
 
     @model_validator(mode="after")
     def _check_load(self) -> RestartConfig:
-        if self.load != "auto" and not 0.0 <= self.load <= MAX_DURATION_HOURS:
+        load = self.load
+        if isinstance(load, list):
+            if not load or not all(0.0 <= hours <= MAX_DURATION_HOURS for hours in load):
+                raise ValueError("load: a list of measured durations, each >= 0, not empty")
+        elif isinstance(load, float | int) and not 0.0 <= load <= MAX_DURATION_HOURS:
             raise ValueError("load: must be a duration >= 0 or \"auto\"")
         return self
 

@@ -31,6 +31,7 @@ from typing import NamedTuple
 import numpy as np
 
 from relplan.sim.closed_forms import checkpoint_count
+from relplan.sim.distributions import Distribution
 from relplan.sim.model import SimulationModel
 from relplan.sim.rng import duration_code
 from relplan.vocab import BUCKETS, DRAIN_POLICIES, IMPACTS
@@ -160,6 +161,14 @@ class CompiledJob(NamedTuple):
         The chance that a durable save hangs.
     save_timeout_hours : float
         How long a hung save holds the job, hours.
+    load_kind : int
+        How a restart's durable load is drawn: -1 not at all (``restart_hours``), a
+        :func:`relplan.sim.rng.duration_code` family, or :data:`LOAD_MEASURED` (evenly
+        from ``load_samples``).
+    load_scale_hours, load_shape : float
+        The family's scale and shape (:func:`relplan.sim.rng.duration_from_uniform`).
+    load_samples : numpy.ndarray of float
+        Measured loads, hours (empty unless ``load_kind`` is :data:`LOAD_MEASURED`).
     """
 
     work_hours: float
@@ -197,6 +206,10 @@ class CompiledJob(NamedTuple):
     fast_corrupt: float = 0.0
     save_hang: float = 0.0
     save_timeout_hours: float = 0.0
+    load_kind: int = -1
+    load_scale_hours: float = 0.0
+    load_shape: float = 0.0
+    load_samples: np.ndarray = np.zeros(0)
 
 
 class CompiledModes(NamedTuple):
@@ -776,9 +789,10 @@ class WalkFeatures(NamedTuple):
     degradations : bool
         A mode that slows or stalls the job instead of stopping it (DEGRADED,
         TRANSIENT, ELASTIC or SLOW).
-    failing_restarts : bool
-        A restart attempt may fail (:attr:`CompiledJob.restart_success` below 1 or a
-        :attr:`CompiledJob.black_hole`).
+    random_restarts : bool
+        A restart draws random numbers: an attempt may fail
+        (:attr:`CompiledJob.restart_success` below 1 or a :attr:`CompiledJob.black_hole`),
+        or its load is drawn (:attr:`CompiledJob.load_kind` at least 0).
     preemption : bool
         A mode of impact PREEMPTION (``[preemption]``; it comes with ``degradations``:
         a saved preemption pauses the job with its progress kept).
@@ -803,7 +817,7 @@ class WalkFeatures(NamedTuple):
     idle_failures: bool
     spare_pool: bool
     degradations: bool
-    failing_restarts: bool
+    random_restarts: bool
     preemption: bool
     failing_saves: bool
 
@@ -844,7 +858,8 @@ class WalkFeatures(NamedTuple):
             and bool(np.any(np.asarray(modes.fails_idle)[modes.exponential_modes])),
             spare_pool=state.spare_pool_return_hours.shape[1] > 0,
             degradations=bool(impacts - {FATAL, CORRUPTION}),
-            failing_restarts=job.restart_success < 1.0 or job.black_hole > 0.0,
+            random_restarts=job.restart_success < 1.0 or job.black_hole > 0.0
+            or job.load_kind >= 0,
             preemption=PREEMPTION in impacts,
             failing_saves=job.durable_save_fail > 0.0 or job.fast_save_fail > 0.0
             or job.fast_corrupt > 0.0 or job.save_hang > 0.0,
@@ -869,6 +884,20 @@ class CompiledModel:
     job: CompiledJob
     modes: CompiledModes
     window_modes: tuple[int, ...]
+
+
+LOAD_MEASURED = 99
+""":attr:`CompiledJob.load_kind` of a load drawn evenly from measured durations."""
+
+
+def _load_draw(load: Distribution | tuple[float, ...] | None) -> dict[str, object]:
+    """The :class:`CompiledJob` fields of a restart's drawn load (none: not drawn)."""
+    if load is None:
+        return {"load_samples": np.zeros(0)}
+    if isinstance(load, tuple):
+        return {"load_kind": LOAD_MEASURED, "load_samples": np.array(load, dtype=float)}
+    return {"load_kind": duration_code(load.kind), "load_scale_hours": float(load.scale_hours),
+            "load_shape": float(load.shape), "load_samples": np.zeros(0)}
 
 
 @functools.lru_cache(maxsize=32)
@@ -930,6 +959,7 @@ def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledMo
         fast_corrupt=float(job.fast_corrupt),
         save_hang=float(job.save_hang),
         save_timeout_hours=float(job.save_timeout_hours),
+        **_load_draw(job.restart_load),
     )
     depth = 1 + max([len(m.slowdown_by_count) for m in modes] + [1])
     table = np.ones((2 * len(modes), depth))

@@ -343,6 +343,10 @@ class JobSpec:
         The chance that a durable save hangs (``job.checkpoint.hang``).
     save_timeout_hours : float
         How long a hung save holds the job, hours.
+    restart_load : Distribution or tuple of float or None
+        The durable load drawn at each restart (``job.restart.load`` as a distribution,
+        or measured durations, hours, drawn from evenly); None: ``restart_hours`` less
+        the start-up, every time.
     """
 
     gpus: int
@@ -381,6 +385,7 @@ class JobSpec:
     fast_corrupt: float = 0.0
     save_hang: float = 0.0
     save_timeout_hours: float = 0.0
+    restart_load: Distribution | tuple[float, ...] | None = None
 
     @property
     def saves_may_fail(self) -> bool:
@@ -392,6 +397,12 @@ class JobSpec:
     def restarts_may_fail(self) -> bool:
         """Whether a restart attempt may fail (``success < 1`` or a ``black_hole``)."""
         return self.restart_success < 1.0 or self.black_hole > 0.0
+
+    @property
+    def restarts_draw(self) -> bool:
+        """Whether a restart draws random numbers: its attempts may fail, or its load is
+        drawn (:attr:`restart_load`)."""
+        return self.restarts_may_fail or self.restart_load is not None
 
     @property
     def compute_hours(self) -> float:
@@ -566,13 +577,21 @@ def _failing_saves(checkpoint: CheckpointConfig) -> dict[str, float]:
     return fields
 
 
-def _restart_policy(job: JobConfig) -> dict[str, float | int]:
-    """The :class:`JobSpec` fields of restarts that may fail, from ``job.restart`` (a
-    restart given as one duration always succeeds)."""
+def _restart_policy(job: JobConfig) -> dict[str, object]:
+    """The :class:`JobSpec` fields of restarts that may fail and loads drawn at each
+    restart, from ``job.restart`` (a restart given as one duration always succeeds and
+    takes its time)."""
     restart = job.restart
     if not isinstance(restart, RestartConfig):
         return {}
+    load = restart.load
+    drawn: dict[str, object] = {}
+    if isinstance(load, list):
+        drawn["restart_load"] = tuple(float(hours) for hours in load)
+    elif not isinstance(load, str | float | int):
+        drawn["restart_load"] = distributions.from_config(load)
     return {
+        **drawn,
         "restart_success": restart.success,
         "restart_max_attempts": restart.max_attempts,
         "restart_max_requeues": restart.max_requeues,

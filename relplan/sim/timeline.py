@@ -238,7 +238,7 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
     has_idle_failures = bool(features.idle_failures)
     has_spare_pool = bool(features.spare_pool)
     has_degradations = bool(features.degradations)
-    has_failing_restarts = bool(features.failing_restarts)
+    has_random_restarts = bool(features.random_restarts)
     has_preemption = bool(features.preemption)
     has_failing_saves = bool(features.failing_saves)
     source_key = walk_source_key()
@@ -367,7 +367,7 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                         wait, steps, words, job, modes, streams, state, cancel,
                     )  # fmt: skip
                     clock, booked, words = book_downtime(
-                        has_trace, has_maintenance, has_failing_restarts, trial, clock, booked,
+                        has_trace, has_maintenance, has_random_restarts, trial, clock, booked,
                         event, detect, planned, wait, words, job, state, trace)  # fmt: skip
                     sources = Sources(words, sources.next_exponential_hours, sources.pointer)
                     if clock.phase == FINISHED:

@@ -242,3 +242,36 @@ def test_live_migrations_interruptions_are_the_failures_finding_no_spare() -> No
     model = build_model(config)
     rate = 64 / 32.0  # failures an hour
     assert model.job_mtti_hours == pytest.approx(1.0 / (rate * erlang_loss(2, rate * 0.5)))
+
+
+def test_a_load_drawn_at_each_restart_agrees_with_daly_on_its_mean() -> None:
+    # restarts off the failure clock: each interruption costs D + init + E[load] of
+    # failure-free downtime, whatever the load's spread
+    from dataclasses import replace
+
+    from relplan.sim.closed_forms import expected_wall_hours
+    from relplan.sim.distributions import exponential, fixed
+    from tests.conftest import make_model, z_score
+
+    modes = [{"units": 50, "lifetime": exponential(500.0), "detect": 0.1,
+              "repair": fixed(0.0)}]  # fmt: skip
+    model = make_model(work=150.0, interval=1.5, write=0.1, restart=0.45, modes=modes)
+    drawn = replace(model, job=replace(model.job, restart_init_hours=0.2,
+                                       restart_load=exponential(0.25),
+                                       failures_during_recovery=False))  # fmt: skip
+    outcomes = simulate(drawn, trials=4000, seed=2024)
+    exact = expected_wall_hours(150.0, 1.5, 0.1, 10.0, 0.0, 0.1 + 0.2 + 0.25)
+    assert abs(z_score(outcomes.wall_hours, exact)) < 4
+    restart = outcomes.bucket_hours[:, BUCKETS.index("restart")]
+    interruptions = outcomes.interruptions_by_mode.sum(axis=1)
+    assert np.allclose(outcomes.restart_init_hours, 0.2 * interruptions)
+    loads = restart - outcomes.restart_init_hours
+    assert not np.allclose(loads, 0.25 * interruptions)  # drawn, not the mean each time
+
+
+def test_measured_loads_are_drawn_from_the_list() -> None:
+    outcomes = _run(_config(restart={"init": f"{RESTART}h", "load": ["1min", "9min"]}),
+                    trials=4000, seed=7)
+    loads = np.round((_bucket(outcomes, "restart") - outcomes.restart_init_hours) * 60, 6)
+    assert set(np.unique(loads)) == {1.0, 9.0}  # one restart a trial: one of the two
+    assert abs((loads == 1.0).mean() - 0.5) < 4 * math.sqrt(0.25 / 4000)

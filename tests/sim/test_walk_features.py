@@ -31,7 +31,7 @@ def test_a_plain_config_turns_on_only_what_it_uses() -> None:
     assert _features([]) == WalkFeatures(
         trace=False, horizon=False, maintenance=False, fail_slow=False, corruption=False,
         drain=False, planned_stops=False, idle_failures=False, spare_pool=False,
-        degradations=True, failing_restarts=False, preemption=False, failing_saves=False,
+        degradations=True, random_restarts=False, preemption=False, failing_saves=False,
     )  # fmt: skip
 
 
@@ -44,8 +44,9 @@ def test_a_plain_config_turns_on_only_what_it_uses() -> None:
         (["failures.hbm.impact=corruption"], {"corruption"}),
         (["job.idle_failures=true"], {"idle_failures"}),
         (["job.spare_pool=10", "job.spare_pool_swap=20min"], {"spare_pool"}),
-        (['job.restart={ init = "10min", success = "90%" }'], {"failing_restarts"}),
-        (['job.restart={ init = "10min", black_hole = "1%" }'], {"failing_restarts"}),
+        (['job.restart={ init = "10min", success = "90%" }'], {"random_restarts"}),
+        (['job.restart={ init = "10min", black_hole = "1%" }'], {"random_restarts"}),
+        (['job.restart={ init = "10min", load = ["5min", "7min"] }'], {"random_restarts"}),
         (['preemption={ every = "100h" }'], {"preemption"}),
         (['job.checkpoint.fail="1%"'], {"failing_saves"}),
     ],

@@ -9,6 +9,7 @@ import numpy as np
 
 from relplan.sim.compiled import (
     FINISHED,
+    LOAD_MEASURED,
     RESTARTING,
     RUNNING,
     SLOW,
@@ -27,11 +28,16 @@ from relplan.sim.compiled import (
     TrialState,
     TrialStreams,
 )
-from relplan.sim.rng import load_words, store_words, uniform_from_words
+from relplan.sim.rng import (
+    duration_from_uniform,
+    load_words,
+    store_words,
+    uniform_from_words,
+)
 from relplan.sim.walk.degraded_units import _drain_servers, _end_slow_degradations
 from relplan.sim.walk.emit import _emit
 from relplan.sim.walk.idle import _idle_failures
-from relplan.sim.walk.jit import walk_phase
+from relplan.sim.walk.jit import array_helper, walk_phase
 from relplan.sim.walk.segments import _init_part, _init_part_cold, _windows_before
 from relplan.sim.walk.spares import _free_spares, _replacement_wait
 from relplan.sim.walk.values import (
@@ -191,6 +197,16 @@ def wait_while_down(
     return wait, steps, words
 
 
+@array_helper
+def _drawn_load(job: CompiledJob, u: float) -> float:
+    """The ``u``-quantile of a restart's durable load, hours: of its family, or of its
+    measured durations (each as likely)."""
+    if job.load_kind == LOAD_MEASURED:
+        count = job.load_samples.size
+        return job.load_samples[min(int(u * count), count - 1)]
+    return duration_from_uniform(job.load_kind, job.load_scale_hours, job.load_shape, u)
+
+
 @walk_phase
 def retry_restart(
     trial: int, event: Event, words: tuple, job: CompiledJob, state: TrialState,
@@ -247,7 +263,7 @@ def retry_restart(
 
 @walk_phase
 def book_downtime(
-    has_trace: bool, has_maintenance: bool, has_failing_restarts: bool, trial: int,
+    has_trace: bool, has_maintenance: bool, has_random_restarts: bool, trial: int,
     clock: TrialClock, booked: BookedHours, event: Event, detect: float, planned: float,
     wait: float, words: tuple, job: CompiledJob, state: TrialState, trace: TraceBuffer,
 ) -> tuple[TrialClock, BookedHours, tuple]:  # fmt: skip
@@ -264,7 +280,8 @@ def book_downtime(
         Hours down (:func:`replacement`, :func:`wait_while_down`).
     words : tuple
         The trial's random stream (failed restart attempts draw from it:
-        :func:`retry_restart`, after the waits).
+        :func:`retry_restart`, after the waits; then a durable load drawn from its
+        distribution or measured durations).
 
     Returns
     -------
@@ -274,13 +291,13 @@ def book_downtime(
 
     Other Parameters
     ----------------
-    has_trace, has_maintenance, has_failing_restarts, trial, clock, booked, event, job,
+    has_trace, has_maintenance, has_random_restarts, trial, clock, booked, event, job,
     state, trace
         As for every phase (:mod:`relplan.sim.walk`).
     """
     retried = 0.0  # hours of failed attempts
     gave_up = False
-    if has_failing_restarts:
+    if has_random_restarts:
         retried, requeued, gave_up, words = retry_restart(trial, event, words, job, state)
         wait += requeued
     # the restart reads the newest checkpoint that held: the fast tier's, or the durable
@@ -288,6 +305,9 @@ def book_downtime(
     restart_length = job.restart_hours
     if clock.committed > clock.durable:
         restart_length = job.fast_restart_hours
+    elif has_random_restarts and job.load_kind >= 0:  # the durable load, drawn
+        u, words = uniform_from_words(words)
+        restart_length = job.restart_init_hours + _drawn_load(job, u)
     wall_horizon, every = job.horizon_hours, job.maintenance_every_hours
     next_maintenance = state.next_maintenance_hours
     # without failures during recovery the restart is off the exposure clock
