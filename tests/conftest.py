@@ -120,6 +120,22 @@ def assert_refused(
     assert_config_error(parse_config, raw, overrides, key=key, words=words)
 
 
+def assert_validate_refuses(settings: list[str], key: str,
+                            config: str = "configs/small.toml") -> None:  # fmt: skip
+    """``relplan validate CONFIG --set ...`` exits 2 with one error naming ``key``, and no
+    traceback (run from the repository root)."""
+    from typer.testing import CliRunner
+
+    from relplan.cli.app import app
+
+    args = ["validate", str(REPO / config)]
+    for setting in settings:
+        args += ["--set", setting]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert key in result.output and "Traceback" not in result.output
+
+
 @pytest.fixture
 def minimal_config_file(tmp_path: Path) -> Path:
     """The minimal config written as TOML, exactly as first specified."""
