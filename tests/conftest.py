@@ -136,6 +136,21 @@ def assert_validate_refuses(settings: list[str], key: str,
     assert key in result.output and "Traceback" not in result.output
 
 
+def trial_timeline_hours(model: SimulationModel, outcomes: Any, trial: int, seed: int,
+                         trials: int, buckets: tuple[str, ...]) -> dict[str, float]:  # fmt: skip
+    """The hours per bucket of one trial's timeline (:func:`relplan.sim.trace.trace_trial`)
+    after checking that each of ``buckets`` is the engine's for that trial."""
+    from relplan.sim.trace import trace_trial
+    from relplan.vocab import BUCKETS
+
+    intervals, _ = trace_trial(model, seed=seed, trial=trial, trials=trials)
+    hours = (intervals.end_hours - intervals.start_hours).groupby(intervals.bucket).sum()
+    for bucket in buckets:
+        assert hours.get(bucket, 0.0) == pytest.approx(
+            outcomes.bucket_hours[trial, BUCKETS.index(bucket)], rel=1e-9, abs=1e-9), bucket
+    return {bucket: float(hours.get(bucket, 0.0)) for bucket in BUCKETS}
+
+
 @pytest.fixture
 def minimal_config_file(tmp_path: Path) -> Path:
     """The minimal config written as TOML, exactly as first specified."""

@@ -17,9 +17,8 @@ import pytest
 from relplan.config.loading import load_config, parse_config
 from relplan.sim.engine import simulate
 from relplan.sim.model import build_model
-from relplan.sim.trace import trace_trial
 from relplan.vocab import BUCKETS
-from tests.conftest import assert_validate_refuses
+from tests.conftest import assert_validate_refuses, trial_timeline_hours
 
 FAILS_AT = 6.4
 FAST = {"interval": "15min", "write": "0s"}
@@ -86,11 +85,8 @@ def test_the_timeline_of_a_trial_books_lost_saves_as_the_engine_does() -> None:
     model = build_model(load_config("configs/small.toml", ['job.checkpoint.fail="40%"']))
     outcomes = simulate(model, trials=40, seed=3)
     trial = int(np.argmax(_rework(outcomes)))
-    intervals, _ = trace_trial(model, seed=3, trial=trial, trials=40)
-    hours = (intervals.end_hours - intervals.start_hours).groupby(intervals.bucket).sum()
-    for bucket in ("useful", "rework", "checkpoint", "restart"):
-        assert hours.get(bucket, 0.0) == pytest.approx(
-            outcomes.bucket_hours[trial, BUCKETS.index(bucket)], rel=1e-9, abs=1e-9), bucket
+    trial_timeline_hours(model, outcomes, trial, 3, 40,
+                         ("useful", "rework", "checkpoint", "restart"))
 
 
 @pytest.mark.parametrize(("key", "value"), [
@@ -143,8 +139,5 @@ def test_the_timeline_of_a_trial_books_hung_saves_as_the_engine_does() -> None:
     outcomes = simulate(model, trials=40, seed=3)
     trial = int(np.argmax(outcomes.save_hangs))
     assert outcomes.save_hangs[trial] > 0
-    intervals, _ = trace_trial(model, seed=3, trial=trial, trials=40)
-    hours = (intervals.end_hours - intervals.start_hours).groupby(intervals.bucket).sum()
-    for bucket in ("useful", "rework", "checkpoint", "restart", "detect"):
-        assert hours.get(bucket, 0.0) == pytest.approx(
-            outcomes.bucket_hours[trial, BUCKETS.index(bucket)], rel=1e-9, abs=1e-9), bucket
+    trial_timeline_hours(model, outcomes, trial, 3, 40,
+                         ("useful", "rework", "checkpoint", "restart", "detect"))

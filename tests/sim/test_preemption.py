@@ -13,9 +13,8 @@ from relplan.config.loading import load_config, parse_config
 from relplan.sim.closed_forms import expected_wall_hours
 from relplan.sim.engine import simulate
 from relplan.sim.model import build_model
-from relplan.sim.trace import trace_trial
 from relplan.vocab import BUCKETS
-from tests.conftest import assert_validate_refuses, z_score
+from tests.conftest import assert_validate_refuses, trial_timeline_hours, z_score
 
 EVERY, WRITE, RESTART = 5.0, 30.0 / 3600.0, 0.1
 
@@ -97,11 +96,8 @@ def test_the_timeline_of_a_preempted_trial_books_as_the_engine_does() -> None:
         'return_delay = { dist = "exponential", mean = "30min" } }']))
     outcomes = simulate(model, trials=40, seed=3)
     trial = int(np.argmax(outcomes.interruptions_by_mode[:, -1]))
-    intervals, _ = trace_trial(model, seed=3, trial=trial, trials=40)
-    hours = (intervals.end_hours - intervals.start_hours).groupby(intervals.bucket).sum()
-    for bucket in ("useful", "rework", "restart", "waiting", "checkpoint"):
-        assert hours.get(bucket, 0.0) == pytest.approx(
-            outcomes.bucket_hours[trial, BUCKETS.index(bucket)], rel=1e-9, abs=1e-9), bucket
+    trial_timeline_hours(model, outcomes, trial, 3, 40,
+                         ("useful", "rework", "restart", "waiting", "checkpoint"))
 
 
 @pytest.mark.parametrize(("value", "key"), [

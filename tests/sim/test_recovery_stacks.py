@@ -19,7 +19,7 @@ from relplan.config.loading import parse_config
 from relplan.sim.engine import simulate
 from relplan.sim.model import build_model
 from relplan.vocab import BUCKETS
-from tests.conftest import assert_validate_refuses
+from tests.conftest import assert_validate_refuses, trial_timeline_hours
 
 WORK, FAILS_AT, DETECT, RESTART, REPAIR = 10.0, 6.5, 30.0 / 3600.0, 0.1, 1.0
 
@@ -180,18 +180,14 @@ def test_replica_drop_without_its_groups_names_the_key() -> None:
 
 def test_the_timeline_of_a_trial_books_failed_attempts_as_the_engine_does() -> None:
     from relplan.config.loading import load_config
-    from relplan.sim.trace import trace_trial
 
     model = build_model(load_config("configs/small.toml", [
         'job.restart={ init = "10min", load = "5min", success = "40%", black_hole = "20%" }']))
     outcomes = simulate(model, trials=40, seed=3)
     trial = int(np.argmax(outcomes.restart_attempts))
     assert outcomes.restart_attempts[trial] > outcomes.interruptions_by_mode[trial].sum()
-    intervals, _ = trace_trial(model, seed=3, trial=trial, trials=40)
-    hours = (intervals.end_hours - intervals.start_hours).groupby(intervals.bucket).sum()
-    for bucket in ("useful", "rework", "restart", "waiting", "detect"):
-        assert hours.get(bucket, 0.0) == pytest.approx(
-            outcomes.bucket_hours[trial, BUCKETS.index(bucket)], rel=1e-9, abs=1e-9), bucket
+    trial_timeline_hours(model, outcomes, trial, 3, 40,
+                         ("useful", "rework", "restart", "waiting", "detect"))
 
 
 def test_mean_wall_time_with_failing_restarts_agrees_with_daly() -> None:

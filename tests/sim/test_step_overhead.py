@@ -17,9 +17,8 @@ from relplan.sim.distributions import exponential as exp
 from relplan.sim.distributions import fixed
 from relplan.sim.engine import simulate
 from relplan.sim.model import build_model
-from relplan.sim.trace import trace_trial
 from relplan.vocab import BUCKETS
-from tests.conftest import make_model, z_score
+from tests.conftest import make_model, trial_timeline_hours, z_score
 
 USEFUL, OVERHEAD = BUCKETS.index("useful"), BUCKETS.index("overhead")
 
@@ -95,11 +94,8 @@ def test_the_timeline_of_a_trial_books_the_tax_as_the_engine_does() -> None:
     # the engine's for that trial, overhead and useful included
     model = build_model(load_config("configs/small.toml", ['job.step_overhead="10%"']))
     outcomes = simulate(model, trials=40, seed=3)
-    intervals, _ = trace_trial(model, seed=3, trial=11, trials=40)
-    hours = (intervals.end_hours - intervals.start_hours).groupby(intervals.bucket).sum()
-    for bucket in ("useful", "overhead", "rework", "checkpoint"):
-        assert hours.get(bucket, 0.0) == pytest.approx(
-            outcomes.bucket_hours[11, BUCKETS.index(bucket)], rel=1e-9, abs=1e-9), bucket
+    hours = trial_timeline_hours(model, outcomes, 11, 3, 40,
+                                 ("useful", "overhead", "rework", "checkpoint"))
     assert hours["overhead"] == pytest.approx(0.1 * hours["useful"])
 
 
