@@ -56,8 +56,10 @@ def inventory_report(config: RelplanConfig, model: SimulationModel | None = None
         ``components`` (cluster and job units per class), ``failure_modes`` (per mode:
         unit, units in the job, mean life in hours, failures per hour of the job's use,
         share of failures, impact, slowdown of one unrepaired failure, stall, whether a
-        spare stands in, and ``spares_needed`` servers at once or a ``spare_domain``),
-        ``job_mtti_hours`` (fatal modes only), ``job_servers``, ``spare_servers``,
+        spare stands in, and ``spares_needed`` servers at once or a ``spare_domain``,
+        and ``needs_spare``: absorbed by live migration only with a spare free),
+        ``job_mtti_hours`` (fatal modes, and those a live migration finds no spare for),
+        ``job_servers``, ``spare_servers``,
         ``topology`` (the fabric's facts), ``port_budget`` (per switch tier: switches,
         ports down, up, needed and available per switch, fits, shortfall) and
         ``port_problems`` (one line per tier that does not fit).
@@ -93,6 +95,7 @@ def inventory_report(config: RelplanConfig, model: SimulationModel | None = None
                 "impact": mode.impact,
                 "slowdown": mode.slowdown_by_count[0],
                 "stall_hours": mode.stall_hours,
+                "needs_spare": mode.needs_spare,
             }
             for mode in model.modes
         },

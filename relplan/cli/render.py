@@ -55,6 +55,8 @@ SHORT_KIND = {"exponential": "exp", "weibull": "Weibull", "lognormal": "logn", "
 
 def impact_text(mode: dict[str, Any]) -> str:
     """What a failure mode does, in a few words (from an inventory report's mode entry)."""
+    if mode.get("needs_spare"):  # live migration
+        return f"migrated to a spare: stall {format_duration(mode['stall_hours'])}"
     if mode["impact"] in ("degraded", "elastic"):
         return f"{mode['impact']} +{100 * (mode['slowdown'] - 1):.2g}% step time"
     if mode["impact"] == "transient":
