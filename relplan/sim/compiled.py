@@ -472,7 +472,7 @@ class TrialState(NamedTuple):
         left to replace it (``retire = "remove"``).
     restart_attempts : numpy.ndarray of int64
         Restart attempts each trial made, those that failed included (zeroed at the
-        start; counted only where restarts may fail).
+        start; counted only where restarts draw: attempts that may fail, a drawn load).
     requeues : numpy.ndarray of int64
         Times each trial's job was requeued after its attempts ran out.
     job_failed : numpy.ndarray of bool

@@ -61,10 +61,10 @@ def replacement(
     state: TrialState,
 ) -> tuple[float, float, float]:  # fmt: skip
     """The job down after a stop: detection (a failure; a hung save's timeout), a
-    maintenance window (one now,
-    or one that waited for a checkpoint: it does not outlive a crash), and the wait for
-    a replacement of the unit (a free spare, one of the second tier after its swap, the
-    first back from repair) or its repair; the evictions that waited for a checkpoint.
+    maintenance window (one now, or one that waited for a checkpoint: it does not outlive
+    a crash), and the wait for a replacement of the unit (a free spare, one of the second
+    tier after its swap, the first back from repair) or its repair; the evictions that
+    waited for a checkpoint.
 
     Returns
     -------
