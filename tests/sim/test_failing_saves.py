@@ -85,8 +85,9 @@ def test_the_timeline_of_a_trial_books_lost_saves_as_the_engine_does() -> None:
     model = build_model(load_config("configs/small.toml", ['job.checkpoint.fail="40%"']))
     outcomes = simulate(model, trials=40, seed=3)
     trial = int(np.argmax(_rework(outcomes)))
-    trial_timeline_hours(model, outcomes, trial, 3, 40,
-                         ("useful", "rework", "checkpoint", "restart"))
+    hours = trial_timeline_hours(model, outcomes, trial, 3, 40,
+                                 ("useful", "rework", "checkpoint", "restart"))
+    assert hours["rework"] > 1.0  # more than an interval: saves were lost
 
 
 @pytest.mark.parametrize(("key", "value"), [

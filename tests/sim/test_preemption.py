@@ -96,8 +96,9 @@ def test_the_timeline_of_a_preempted_trial_books_as_the_engine_does() -> None:
         'return_delay = { dist = "exponential", mean = "30min" } }']))
     outcomes = simulate(model, trials=40, seed=3)
     trial = int(np.argmax(outcomes.interruptions_by_mode[:, -1]))
-    trial_timeline_hours(model, outcomes, trial, 3, 40,
-                         ("useful", "rework", "restart", "waiting", "checkpoint"))
+    hours = trial_timeline_hours(model, outcomes, trial, 3, 40,
+                                 ("useful", "rework", "restart", "waiting", "checkpoint"))
+    assert hours["waiting"] > 0.0  # its preemptions waited for their capacity
 
 
 @pytest.mark.parametrize(("value", "key"), [
