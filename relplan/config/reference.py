@@ -234,8 +234,9 @@ def config_tables() -> list[TableEntry]:
     >>> tables = config_tables()
     >>> [entry.key for entry in tables[1].keys][:2]
     ['cluster.servers', 'cluster.gpus_per_server']
-    >>> next(t for t in tables if t.shared and "failures.NAME.lifetime" in t.paths).paths[-2:]
-    ('failures.NAME.refail', 'preemption.return_delay')
+    >>> shared = next(t for t in tables if t.shared and "failures.NAME.lifetime" in t.paths)
+    >>> "failures.NAME.repair" in shared.paths, "preemption.return_delay" in shared.paths
+    (True, True)
     """
     paths: dict[type[BaseModel], list[str]] = {}
     order: list[type[BaseModel]] = []
