@@ -163,17 +163,20 @@ def count_bytes(model: SimulationModel) -> int:
 
 
 def kept_counts(model: SimulationModel) -> int:
-    """Counts kept per trial: spares used, maintenance windows, drains, restart attempts,
-    requeues, saves that hung, two per mode, and the per-unit counts of each mode whose
-    units have a history."""
-    return 6 + 2 * len(model.modes) + len(UNIT_STATS) * _tracked_modes(model)
+    """Counts kept per trial: spares used, maintenance windows, drains, two per mode, the
+    per-unit counts of each mode whose units have a history, and where a run uses them,
+    restart attempts and requeues (restarts that draw) and saves that hung."""
+    job = model.job
+    return (3 + 2 * len(model.modes) + len(UNIT_STATS) * _tracked_modes(model)
+            + 2 * job.restarts_draw + (job.save_hang > 0.0))  # fmt: skip
 
 
 def kept_bytes(model: SimulationModel) -> int:
     """Bytes kept per trial by the engine: the wall time, the buckets and the restart's
-    start-up (float64), three flags (corrupted, depleted, job failed), and the counts
-    (:func:`count_bytes` each)."""
-    return NUMBER_BYTES * (2 + len(BUCKETS)) + 3 + count_bytes(model) * kept_counts(model)
+    start-up (float64), two flags (corrupted, depleted; a third, job failed, where
+    restarts draw), and the counts (:func:`count_bytes` each)."""
+    flags = 2 + model.job.restarts_draw
+    return NUMBER_BYTES * (2 + len(BUCKETS)) + flags + count_bytes(model) * kept_counts(model)
 
 
 def table_columns(model: SimulationModel) -> int:
@@ -195,11 +198,12 @@ def in_flight_bytes_per_trial(model: SimulationModel) -> float:
     True
     """
     modes = len(model.modes)
+    job = model.job
     # a degradation's end and row, and when it is found where a mode drains
     per_degradation = 3 if any(mode.drain != "never" for mode in model.modes) else 2
-    trial_state = (25 + len(BUCKETS) + 5 * modes + model.job.spares + model.job.spare_domains
-                   + model.job.spare_pool + per_degradation * degradation_slots(model) + 5
-                   + 4 + 7)  # fmt: skip
+    trial_state = (25 + len(BUCKETS) + 5 * modes + job.spares + job.spare_domains
+                   + job.spare_pool + per_degradation * degradation_slots(model) + 5
+                   + 4 + 3 * job.restarts_draw + 4 * job.saves_may_fail)  # fmt: skip
     outcomes = 2 * modes + len(UNIT_STATS) * _tracked_modes(model)  # before they are kept
     state = trial_state + outcomes
     return NUMBER_BYTES * state + BYTES_PER_EVENT * window_events_per_trial(model)
@@ -243,8 +247,8 @@ def estimate_memory(
     >>> from relplan.sim.model import build_model
     >>> model = build_model(load_config("configs/small.toml"))
     >>> estimate = estimate_memory([model], "simulate")
-    >>> estimate.per_trial  # 12 float64, 3 flags, 22 one-byte counts; 3 float64 columns
-    145.0
+    >>> estimate.per_trial  # 12 float64, 2 flags, 19 one-byte counts; 3 float64 columns
+    141.0
     """
     kept = max(kept_bytes(m) for m in models)
     summary = NUMBER_BYTES * SUMMARY_COLUMNS

@@ -553,7 +553,8 @@ class TrialState(NamedTuple):
     def at_start(
         cls, n_trials: int, n_modes: int, n_spares: int,
         degradation_slots: int = MAX_DEGRADATIONS, n_spare_domains: int = 0,
-        n_spare_pool: int = 0, drains: bool = False,
+        n_spare_pool: int = 0, drains: bool = False, restarts_draw: bool = False,
+        saves_fail: bool = False,
     ) -> TrialState:  # fmt: skip
         """The state of ``n_trials`` trials not walked yet.
 
@@ -580,6 +581,10 @@ class TrialState(NamedTuple):
         drains : bool
             Whether a mode drains its degraded servers (:attr:`CompiledJob.drains`):
             room for when each degradation is found.
+        restarts_draw, saves_fail : bool
+            Whether restarts draw (:attr:`WalkFeatures.random_restarts`) and saves may
+            fail (:attr:`WalkFeatures.failing_saves`): room for their per-trial counts,
+            which a walk without the feature never touches (empty otherwise).
 
         Examples
         --------
@@ -620,11 +625,13 @@ class TrialState(NamedTuple):
             "degradation_row": (n, degradation_slots),
         }, zeroed=False)  # fmt: skip
         flags = _carved(np.bool_, {"depleted": (n,)}, zeroed=False)
-        walked = _carved(np.int64, {"events_walked": (n,), "restart_attempts": (n,),
-                                    "requeues": (n,), "verified_checkpoint": (n,),
-                                    "verified_durable": (n,), "hang_checkpoint": (n,),
-                                    "save_hangs": (n,)})  # fmt: skip
-        failed = _carved(np.bool_, {"job_failed": (n,)})
+        drawn = n if restarts_draw else 0  # a feature's counts: none without it
+        saving = n if saves_fail else 0
+        walked = _carved(np.int64, {"events_walked": (n,), "restart_attempts": (drawn,),
+                                    "requeues": (drawn,), "verified_checkpoint": (saving,),
+                                    "verified_durable": (saving,), "hang_checkpoint": (saving,),
+                                    "save_hangs": (saving,)})  # fmt: skip
+        failed = _carved(np.bool_, {"job_failed": (drawn,)})
         return cls(phase=np.empty(n, dtype=np.int8), **hours, **counts, **flags, **walked,
                    **failed,
                    overflow=np.zeros(1, dtype=np.bool_),

@@ -520,6 +520,7 @@ def _outcomes(
     :attr:`~relplan.sim.model.JobSpec.compute_hours`): ``useful`` is the work kept,
     ``overhead`` the tax on it."""
     modes = model.modes
+    n = state.wall_hours.size
     buckets = state.bucket_hours  # the walk leaves the overhead column as it finds it
     tax = model.job.step_overhead
     if tax > 0.0:
@@ -545,10 +546,10 @@ def _outcomes(
         spares_used=state.spares_used,
         drains=state.drains,
         depleted=state.depleted,
-        restart_attempts=state.restart_attempts,
-        requeues=state.requeues,
-        job_failed=state.job_failed,
-        save_hangs=state.save_hangs,
+        restart_attempts=_or_zeros(state.restart_attempts, n),
+        requeues=_or_zeros(state.requeues, n),
+        job_failed=_or_zeros(state.job_failed, n),
+        save_hangs=_or_zeros(state.save_hangs, n),
         mode_names=tuple(m.name for m in modes),
         mode_impacts=tuple(m.impact for m in modes),
         mode_interrupts=tuple(
@@ -559,6 +560,19 @@ def _outcomes(
         unit_stats=unit_stats,
         mode_tracks_units=tuple(m.history is not None for m in modes),
     )
+
+
+def _or_zeros(counts: np.ndarray, trials: int) -> np.ndarray:
+    """A feature's per-trial counts, or, where the run leaves the feature out (its state
+    holds none), zeros that take no memory (a read-only broadcast)."""
+    if counts.size == trials:
+        return counts
+    return np.broadcast_to(np.zeros(1, dtype=counts.dtype), (trials,))
+
+
+def _is_left_out(values: np.ndarray) -> bool:
+    """Whether per-trial values are :func:`_or_zeros`' zeros for a feature left out."""
+    return values.ndim == 1 and values.size > 1 and values.strides == (0,)
 
 
 def degradation_slots(model: SimulationModel) -> int:
@@ -713,7 +727,8 @@ def _block_walks(
     streams = {index: _window_stream(modes[index], n_trials, rng)
                for index in compiled.window_modes}  # fmt: skip
     state = TrialState.at_start(n_trials, len(modes), job.spares, slots, job.spare_domains,
-                                job.spare_pool, compiled.job.drains)  # fmt: skip
+                                job.spare_pool, compiled.job.drains, job.restarts_draw,
+                                job.saves_may_fail)  # fmt: skip
     tracked = [m for m in modes if m.history is not None]
     unit_stats = np.zeros((n_trials, len(tracked), len(UNIT_STATS)), dtype=np.int64)
     retire_after = np.array([m.history.retire_after or 0 for m in tracked], dtype=np.int64)
@@ -873,7 +888,8 @@ def one_trial_block(
     job = model.job
     times = np.asarray(failure_exposure_hours, dtype=float)
     state = TrialState.at_start(1, len(model.modes), job.spares, slots, job.spare_domains,
-                                job.spare_pool, compiled.job.drains)  # fmt: skip
+                                job.spare_pool, compiled.job.drains, job.restarts_draw,
+                                job.saves_may_fail)  # fmt: skip
     window = EventWindow(
         active_trials=np.zeros(1, dtype=np.int64),
         offsets=np.array([0, times.size], dtype=np.int64),
@@ -962,11 +978,15 @@ def collect_outcomes(parts: Iterator[TrialOutcomes], trials: int) -> TrialOutcom
     """
     arrays: dict[str, np.ndarray] = {}
     modes: dict[str, tuple] = {}
+    left_out: dict[str, np.dtype] = {}  # a feature's counts the run leaves out: no copy
     start = 0
     for part in parts:
         stop = start + part.trials
         for name in (*_VALUE_FIELDS, *_COUNT_FIELDS):
             block = getattr(part, name)
+            if name not in arrays and _is_left_out(block):
+                left_out[name] = block.dtype
+                continue
             # counts go straight into their narrow type (they fit: no copy in between)
             dtype = count_dtype(block) if name in _COUNT_FIELDS else block.dtype
             kept = arrays.get(name)
@@ -982,6 +1002,9 @@ def collect_outcomes(parts: Iterator[TrialOutcomes], trials: int) -> TrialOutcom
         raise ValueError("no blocks to gather")
     if start != trials:
         raise ValueError(f"the blocks hold {start} trials, not {trials}")
+    for name, dtype in left_out.items():
+        if name not in arrays:
+            arrays[name] = np.broadcast_to(np.zeros(1, dtype=dtype), (trials,))
     return TrialOutcomes(**arrays, **modes)
 
 
