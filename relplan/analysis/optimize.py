@@ -22,7 +22,12 @@ from relplan.analysis.provenance import config_digest, provenance_record
 from relplan.analysis.results import work_done_hours
 from relplan.config.schema import RelplanConfig
 from relplan.errors import ConfigError, RelplanWarning
-from relplan.sim.closed_forms import daly_interval, exact_interval, young_interval
+from relplan.sim.closed_forms import (
+    daly_interval,
+    effective_write_hours,
+    exact_interval,
+    young_interval,
+)
 from relplan.sim.engine import simulate
 from relplan.sim.model import SimulationModel, build_model
 from relplan.stats.summary import Z_95
@@ -56,6 +61,14 @@ class IntervalOptimum:
     config_sha256 : str
         Digest of the validated config (:func:`relplan.analysis.provenance.config_digest`);
         empty for a model built by hand.
+    effective_write_hours : float or None
+        Where the durable write is drawn at each save (``job.checkpoint.write`` as a
+        distribution or measured durations): the fixed write of the same expected time,
+        ``-M ln E[e^{-W/M}]`` (:func:`relplan.sim.closed_forms.effective_write_hours`),
+        hours; the closed forms above use the mean write. None otherwise.
+    drawn_write_optimal_hours : float or None
+        The exact optimum of Daly's cost with that write (``goodput_at["drawn"]``): the
+        closed-form optimum under the drawn write, beside Young's with the mean, hours.
     """
 
     mtti_hours: float
@@ -71,6 +84,8 @@ class IntervalOptimum:
     trials: int
     seed: int
     config_sha256: str = ""
+    effective_write_hours: float | None = None
+    drawn_write_optimal_hours: float | None = None
 
     def __repr__(self) -> str:
         """One line (the curve is in :meth:`to_frame`)."""
@@ -101,6 +116,10 @@ class IntervalOptimum:
             "goodput_at": dict(self.goodput_at),
             "p95_optimal_hours": self.p95_optimal_hours,
             "p95_optimal_ci95": list(self.p95_optimal_ci95),
+            **({} if self.effective_write_hours is None else {
+                "effective_write_hours": self.effective_write_hours,
+                "drawn_write_optimal_hours": self.drawn_write_optimal_hours,
+            }),
             "curve": self.curve.to_dict(orient="list"),
             "provenance": provenance_record(self.config_sha256, self.seed, self.trials),
         }
@@ -333,7 +352,13 @@ def optimize_interval(
     young = young_interval(write, mtti) if write > 0 else ceiling
     daly = daly_interval(write, mtti) if write > 0 else ceiling
     exact = exact_interval(write, mtti) if write > 0 else ceiling
-    closed_forms = (young, daly, exact)
+    # a drawn durable write: the optimum with its effective write (one tier only: with
+    # two, the tier optimiser has its own grid)
+    effective = drawn = None
+    if job.write_draw is not None and job.fast_interval_hours is None:
+        effective = effective_write_hours(job.write_draw, mtti)
+        drawn = exact_interval(effective, mtti) if effective > 0 else ceiling
+    closed_forms = (young, daly, exact) if drawn is None else (young, daly, exact, drawn)
     # the grid brackets every closed form from both sides: no floor tied to the work;
     # above, no further than MAX_INTERVAL_MTTI interruptions' worth (or the work)
     upper = max(interval_cost_limit(write, mtti, exact, ceiling), max(closed_forms) * 1.05)
@@ -363,7 +388,7 @@ def optimize_interval(
     spread = math.exp(FIT_HALF_WIDTH + 0.05)
     for interval in np.geomspace(best / spread, best * spread, refine_points):
         run(interval)
-    for interval in (young, daly, exact):
+    for interval in closed_forms:
         run(interval)
 
     grid = np.array(sorted(results))
@@ -395,6 +420,8 @@ def optimize_interval(
         for name, interval in (("young", young), ("daly", daly), ("exact", exact),
                                ("mc", mc_best), ("p95", p95_best))
     }  # fmt: skip
+    if drawn is not None:
+        goodput_at["drawn"] = float(np.mean(run(drawn, counted=False)))
     return IntervalOptimum(
         mtti_hours=mtti,
         young_hours=young,
@@ -408,6 +435,8 @@ def optimize_interval(
         curve=curve,
         trials=trials,
         seed=seed,
+        effective_write_hours=effective,
+        drawn_write_optimal_hours=drawn,
     )
 
 

@@ -437,6 +437,10 @@ def render_optimum(result: Any, tiers: Any, name: str, trials: int) -> None:
         ("Monte Carlo, mean goodput", result.mc_optimal_hours, result.mc_optimal_ci95, "mc"),
         ("Monte Carlo, P95 wall time", result.p95_optimal_hours, result.p95_optimal_ci95, "p95"),
     )
+    if result.drawn_write_optimal_hours is not None:  # beside Young's with the mean write
+        methods = (*methods[:2], (
+            f"Daly, drawn write ({format_duration(result.effective_write_hours)})",
+            result.drawn_write_optimal_hours, None, "drawn"), *methods[2:])
     rows = [
         [label, format_duration(hours),
          f"{format_duration(ci[0])} – {format_duration(ci[1])}" if ci else "",

@@ -96,10 +96,10 @@ def config_warnings(
             f"{share:.0%} of the time trains",
         ))  # fmt: skip
     fast = checkpoint.fast
-    if fast is not None and fast.write > fast.interval:
+    if fast is not None and fast.write_hours > fast.interval:
         warnings.append(RelplanWarning(
             "job.checkpoint.fast.write",
-            f"a fast checkpoint takes {format_duration(fast.write)}, longer than "
+            f"a fast checkpoint takes {format_duration(fast.write_hours)}, longer than "
             f"job.checkpoint.fast.interval ({format_duration(fast.interval)})",
         ))  # fmt: skip
     for name, mode in config.failures.items():
@@ -154,6 +154,13 @@ def config_warnings(
             f"({format_duration(checkpoint.write_hours)}): a save that does not hang would "
             "time out too",
         ))  # fmt: skip
+    for key, tail in _drawn_write_tails(config):
+        if tail >= DRAWN_WRITE_TAIL_WARNING:
+            warnings.append(RelplanWarning(
+                "job.checkpoint.save_timeout",
+                f"{tail:.0%} of the saves drawn from {key} take longer than "
+                f"{format_duration(checkpoint.save_timeout)}: each of them hangs",
+            ))  # fmt: skip
     if config.job.recovery == "live-migration" and config.job.spares == 0:
         warnings.append(RelplanWarning(
             "job.spares",
@@ -269,7 +276,7 @@ def durable_spacing_hours(config: RelplanConfig) -> float:
     spacing = checkpoint.interval + checkpoint.blocking_write_hours
     fast = checkpoint.fast
     if fast is not None:
-        spacing += (max(1, round(checkpoint.interval / fast.interval)) - 1) * fast.write
+        spacing += (max(1, round(checkpoint.interval / fast.interval)) - 1) * fast.write_hours
     return spacing
 
 
@@ -367,6 +374,38 @@ def check_consistency(config: RelplanConfig) -> None:
             )
     _check_job(config)
     _check_network(config)
+    _check_drawn_writes(config)
+
+
+DRAWN_WRITE_TAIL_WARNING = 0.05
+"""The share of drawn writes over ``job.checkpoint.save_timeout`` that ``validate`` warns of
+(each one hangs)."""
+
+
+def _drawn_write_tails(config: RelplanConfig) -> list[tuple[str, float]]:
+    """The drawn checkpoint writes of a config, by key, each with the chance that it takes
+    longer than ``job.checkpoint.save_timeout``."""
+    checkpoint = config.job.checkpoint
+    timeout = checkpoint.save_timeout
+    tails = []
+    if checkpoint.write_drawn:
+        tails.append(("job.checkpoint.write", checkpoint.write_tail(timeout)))
+    if checkpoint.fast is not None and checkpoint.fast.write_drawn:
+        tails.append(("job.checkpoint.fast.write", checkpoint.fast.write_tail(timeout)))
+    return tails
+
+
+def _check_drawn_writes(config: RelplanConfig) -> None:
+    """Refuse a save timeout shorter than the median of a drawn write: most saves would
+    hang."""
+    timeout = config.job.checkpoint.save_timeout
+    for key, tail in _drawn_write_tails(config):
+        if tail > 0.5:
+            raise ConfigError(
+                "job.checkpoint.save_timeout",
+                f"{format_duration(timeout)} is shorter than the median of {key}: most saves "
+                "would hang (a drawn write longer than the timeout hangs)",
+            )
 
 
 def _check_spare_domains(config: RelplanConfig) -> None:

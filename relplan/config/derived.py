@@ -15,7 +15,12 @@ from typing import TYPE_CHECKING
 from relplan.vocab import INIT_SCALINGS
 
 if TYPE_CHECKING:  # the schema validates with these helpers, so they take its types only
-    from relplan.config.schema import ClusterConfig, NetworkConfig, RelplanConfig
+    from relplan.config.schema import (
+        ClusterConfig,
+        DistributionConfig,
+        NetworkConfig,
+        RelplanConfig,
+    )
 
 
 def ceil_div(numerator: int, denominator: int) -> int:
@@ -284,6 +289,50 @@ def leaf_uplinks(config: RelplanConfig) -> LeafUplinks:
     )
 
 
+def drawn_mean_hours(value: float | list[float] | DistributionConfig) -> float:
+    """The mean of a drawn duration (:data:`relplan.config.schema.DrawnHours`: a
+    distribution table, measured durations or one duration), hours.
+
+    Examples
+    --------
+    >>> drawn_mean_hours(0.5), drawn_mean_hours([0.1, 0.3])
+    (0.5, 0.2)
+    """
+    if isinstance(value, list):
+        return sum(value) / len(value)
+    if isinstance(value, float | int):
+        return float(value)
+    return value.mean_hours
+
+
+def drawn_tail(value: float | list[float] | DistributionConfig, hours: float) -> float:
+    """The chance that a drawn duration (a distribution table, measured durations or one
+    duration) exceeds ``hours``.
+
+    Examples
+    --------
+    >>> from relplan.config.schema import DistributionConfig
+    >>> drawn_tail([0.1, 0.2, 0.3, 0.4], 0.25), drawn_tail(0.5, 0.25)
+    (0.5, 1.0)
+    >>> round(drawn_tail(DistributionConfig(dist="lognormal", median="1h", sigma=1.0), 1.0), 3)
+    0.5
+    """
+    if isinstance(value, list):
+        return sum(1 for sample in value if sample > hours) / len(value)
+    if isinstance(value, float | int):
+        return float(value > hours)
+    mean = value.mean_hours
+    if value.dist == "fixed":
+        return float(mean > hours)
+    if value.dist == "exponential":
+        return math.exp(-hours / mean)
+    if value.dist == "weibull":
+        scale = mean / math.gamma(1.0 + 1.0 / value.shape)
+        return math.exp(-((hours / scale) ** value.shape))
+    median = mean * math.exp(-0.5 * value.sigma**2)
+    return 0.5 * math.erfc(math.log(hours / median) / (value.sigma * math.sqrt(2.0)))
+
+
 @dataclass(frozen=True)
 class RestartParts:
     """A restart after a fatal failure, built from its parts (``job.restart``).
@@ -375,28 +424,26 @@ def restart_parts(config: RelplanConfig) -> RestartParts:
     """
     job = config.job
     restart = job.restart
+    fast = job.checkpoint.fast
+    fast_load = None  # the fast tier's own load (its mean, if drawn)
+    if fast is not None and fast.load is not None:
+        fast_load = fast.load_hours
     if isinstance(restart, float | int):  # one duration, not a table of parts
-        return RestartParts(float(restart), 0.0, 0.0)
+        return RestartParts(float(restart), 0.0, fast_load or 0.0)
     scaling = restart.init_scaling
     if not isinstance(scaling, str):  # a power law { exponent = a }
         scaling = scaling.exponent
     init = restart.init * init_scale(scaling, job.gpus, restart.reference_gpus)
     load = restart.load
     if not isinstance(load, str):  # a duration, a distribution or measured durations: mean
-        if isinstance(load, list):
-            mean = sum(load) / len(load)
-        elif isinstance(load, float | int):
-            mean = float(load)
-        else:
-            mean = load.mean_hours
-        return RestartParts(init, mean, mean)
+        mean = drawn_mean_hours(load)
+        return RestartParts(init, mean, mean if fast_load is None else fast_load)
     checkpoint = job.checkpoint
     size = checkpoint.size or 0.0
     read = checkpoint.read_bandwidth or checkpoint.bandwidth
     durable = size / read / 3600.0 if read else 0.0
-    fast = checkpoint.fast
     shard = size / job.gpus / fast.peer_bandwidth / 3600.0 if fast is not None else durable
-    return RestartParts(init, durable, shard)
+    return RestartParts(init, durable, shard if fast_load is None else fast_load)
 
 
 @dataclass(frozen=True)

@@ -35,12 +35,13 @@ UNION_TAGS: dict[str, frozenset[str]] = {
     "restart": frozenset({"parts", "duration"}),
     "init_scaling": frozenset({"power law", "name"}),
     "load": frozenset({"distribution", "measured", "duration"}),
+    "write": frozenset({"distribution", "measured", "duration"}),
 }
 """Tags pydantic puts in an error's location after a key that takes one of two forms, for
 the form it took: ``job.restart`` (a table of parts, or one duration),
-``job.restart.init_scaling`` (a power-law table, or a name) and ``job.restart.load`` (a
-distribution, measured durations, or one duration). Not keys, so left out of the key an
-error names."""
+``job.restart.init_scaling`` (a power-law table, or a name), ``job.restart.load`` and
+``job.checkpoint.write`` (``fast.write``): a distribution, measured durations, or one
+duration. Not keys, so left out of the key an error names."""
 
 
 def _models_in(annotation: Any) -> list[Any]:

@@ -29,6 +29,7 @@ from pydantic import (
 )
 
 from relplan.config.checks import check_consistency
+from relplan.config.derived import drawn_mean_hours, drawn_tail
 from relplan.config.overriding import apply_overrides, config_error, override_items
 from relplan.config.toml_text import toml_document
 from relplan.units import (
@@ -650,6 +651,32 @@ class NetworkConfig(_Strict):
         "The detection and failover timers (a table)."))
 
 
+def _load_form(value: Any) -> str:
+    """Which form a drawn duration (``job.restart.load``, ``job.checkpoint.write``) takes:
+    a distribution table, a list of measured durations, or one duration (or ``"auto"``)."""
+    if isinstance(value, dict | DistributionConfig):
+        return "distribution"
+    return "measured" if isinstance(value, list | tuple) else "duration"
+
+
+DrawnHours = Annotated[
+    Annotated[DistributionConfig, Tag("distribution")]
+    | Annotated[list[Hours], Tag("measured")]
+    | Annotated[Hours, Tag("duration")],
+    Discriminator(_load_form),
+]
+"""A duration, a distribution (``{ dist = "lognormal", median = "5min", sigma = 0.8 }``) or a
+list of measured durations: drawn each time (a write at each save)."""
+
+
+def _check_drawn(value: float | list[float] | DistributionConfig, key: str) -> None:
+    """Refuse an empty or negative list of measured durations under ``key``."""
+    if isinstance(value, list) and (
+        not value or not all(0.0 <= hours <= MAX_DURATION_HOURS for hours in value)
+    ):
+        raise ValueError(f"{key}: a list of measured durations, each >= 0, not empty")
+
+
 class FastTierConfig(_Strict):
     """``[job.checkpoint.fast]``: a fast checkpoint tier (host memory or a peer).
 
@@ -659,14 +686,16 @@ class FastTierConfig(_Strict):
     is the fast tier's own blocking write (``blocking_fraction`` does not scale it).
     ``peer_bandwidth`` is what one GPU reads its shard back at from a peer's (or its
     host's) memory, for ``job.restart.load = "auto"``. A fast save is lost with
-    probability ``fail``; a fast checkpoint a restart reads is unusable with probability
-    ``corrupt`` (the restart falls back to the durable tier).
+    probability ``fail`` and hangs with probability ``hang``; a fast checkpoint a
+    restart reads is unusable with probability ``corrupt`` (the restart falls back to the
+    durable tier). ``write`` and ``load`` may be drawn at each save and restart.
     """
 
     interval: Hours = Field(gt=0, description=(
         "Compute between fast checkpoints; must divide `job.checkpoint.interval`."))
-    write: Hours = Field(ge=0, description=(
-        "The fast tier's own blocking write (`blocking_fraction` does not scale it)."))
+    write: DrawnHours = Field(description=(
+        "The fast tier's own blocking write (`blocking_fraction` does not scale it): a "
+        "duration, a distribution or a list of measured durations, drawn at each save."))
     survives: Literal["peer", "none"] = Field(default="peer", description=(
         "`peer`: a copy on another host survives one failure; `none`: lost when its server "
         "fails (a gpu, host or nic failure then rolls back to the last durable checkpoint)."))
@@ -680,6 +709,49 @@ class FastTierConfig(_Strict):
         "The chance that a fast checkpoint a restart reads is unusable: the restart falls "
         "back to the durable tier, its load and its rework."),
         json_schema_extra=_shown(unit="probability"))
+    hang: Fraction = Field(default=0.0, ge=0, lt=1, description=(
+        "The chance that a fast save hangs: the job crashes `job.checkpoint.save_timeout` "
+        "later and restarts from the checkpoint before it."),
+        json_schema_extra=_shown(unit="probability"))
+    load: DrawnHours | None = Field(default=None, description=(
+        "The load of a fast checkpoint at a restart, drawn each time: a distribution or "
+        "a list of measured durations (or one duration)."), json_schema_extra=_shown(
+        default="`size / gpus / peer_bandwidth` with `job.restart.load = \"auto\"`, "
+        "else the durable load"))
+
+    @model_validator(mode="after")
+    def _check_write(self) -> FastTierConfig:
+        _check_drawn(self.write, "write")
+        if self.load is not None:
+            _check_drawn(self.load, "load")
+            if not isinstance(self.load, list | DistributionConfig) and not (
+                0.0 <= self.load <= MAX_DURATION_HOURS
+            ):
+                raise ValueError("load: must be a duration >= 0")
+        if not isinstance(self.write, list | DistributionConfig) and not (
+            0.0 <= self.write <= MAX_DURATION_HOURS
+        ):
+            raise ValueError("write: must be a duration >= 0")
+        return self
+
+    @property
+    def write_hours(self) -> float:
+        """The mean blocking write of one fast checkpoint, hours."""
+        return drawn_mean_hours(self.write)
+
+    def write_tail(self, hours: float) -> float:
+        """The chance that a write takes longer than ``hours`` (0 or 1 for a fixed one)."""
+        return drawn_tail(self.write if self.write is not None else self.write_hours, hours)
+
+    @property
+    def write_drawn(self) -> bool:
+        """Whether the write is drawn at each save (a distribution or measured list)."""
+        return isinstance(self.write, list | DistributionConfig)
+
+    @property
+    def load_hours(self) -> float | None:
+        """The mean load of a fast checkpoint at a restart, hours (None: not given)."""
+        return None if self.load is None else drawn_mean_hours(self.load)
 
 
 class CheckpointConfig(_Strict):
@@ -701,9 +773,10 @@ class CheckpointConfig(_Strict):
 
     interval: Hours = Field(gt=0, description=(
         "Compute between durable checkpoints (Young's and Daly's tau)."))
-    write: Hours | None = Field(default=None, ge=0, description=(
-        "The blocking write of one durable checkpoint (delta); or give `size` and "
-        "`bandwidth`."), json_schema_extra=_shown(default="0, or `size` / `bandwidth`"))
+    write: DrawnHours | None = Field(default=None, description=(
+        "The write of one durable checkpoint (delta): a duration, a distribution or a list "
+        "of measured durations, drawn at each save; or give `size` and `bandwidth`."),
+        json_schema_extra=_shown(default="0, or `size` / `bandwidth`"))
     size: Bytes | None = Field(default=None, gt=0, description=(
         "Size of a checkpoint; with `bandwidth` it gives the write."))
     bandwidth: BytesPerSecond | None = Field(default=None, gt=0, description=(
@@ -737,6 +810,10 @@ class CheckpointConfig(_Strict):
     def _check_cost(self) -> CheckpointConfig:
         if self.write is not None and (self.size is not None or self.bandwidth is not None):
             raise ValueError("give either 'write' or 'size' and 'bandwidth', not both")
+        if self.write is not None:
+            _check_drawn(self.write, "write")
+            if not self.write_drawn and not 0.0 <= self.write <= MAX_DURATION_HOURS:
+                raise ValueError("write: must be a duration >= 0")
         if (self.size is None) != (self.bandwidth is None):
             raise ValueError("'size' and 'bandwidth' go together")
         if not self.blocking_write_hours <= MAX_DURATION_HOURS:
@@ -745,10 +822,20 @@ class CheckpointConfig(_Strict):
 
     @property
     def write_hours(self) -> float:
-        """Time one durable checkpoint takes to write whole, hours."""
+        """Time one durable checkpoint takes to write whole, hours (the mean of a drawn
+        write)."""
         if self.size is not None and self.bandwidth is not None:
             return self.size / self.bandwidth / 3600.0
-        return self.write or 0.0
+        return drawn_mean_hours(self.write) if self.write is not None else 0.0
+
+    def write_tail(self, hours: float) -> float:
+        """The chance that a write takes longer than ``hours`` (0 or 1 for a fixed one)."""
+        return drawn_tail(self.write if self.write is not None else self.write_hours, hours)
+
+    @property
+    def write_drawn(self) -> bool:
+        """Whether the write is drawn at each save (a distribution or measured list)."""
+        return isinstance(self.write, list | DistributionConfig)
 
     @property
     def blocking_write_hours(self) -> float:
@@ -877,14 +964,6 @@ class InitPowerLawConfig(_Strict):
     exponent: float = Field(ge=0, le=4, allow_inf_nan=False, description=(
         "The power of `gpus / reference_gpus` the start-up grows by (0: not at all, 1: "
         "linearly, 2: quadratically)."))
-
-
-def _load_form(value: Any) -> str:
-    """Which form ``job.restart.load`` takes: a distribution table, a list of measured
-    durations, or one duration (or ``"auto"``)."""
-    if isinstance(value, dict | DistributionConfig):
-        return "distribution"
-    return "measured" if isinstance(value, list | tuple) else "duration"
 
 
 class RestartConfig(_Strict):

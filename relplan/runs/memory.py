@@ -203,7 +203,8 @@ def in_flight_bytes_per_trial(model: SimulationModel) -> float:
     per_degradation = 3 if any(mode.drain != "never" for mode in model.modes) else 2
     trial_state = (25 + len(BUCKETS) + 5 * modes + job.spares + job.spare_domains
                    + job.spare_pool + per_degradation * degradation_slots(model) + 5
-                   + 4 + 3 * job.restarts_draw + 4 * job.saves_may_fail)  # fmt: skip
+                   + 4 + 3 * job.restarts_draw + 4 * job.saves_random
+                   + 6 * job.saves_walked)  # fmt: skip
     outcomes = 2 * modes + len(UNIT_STATS) * _tracked_modes(model)  # before they are kept
     state = trial_state + outcomes
     return NUMBER_BYTES * state + BYTES_PER_EVENT * window_events_per_trial(model)

@@ -33,7 +33,7 @@ import numpy as np
 from relplan.sim.closed_forms import checkpoint_count
 from relplan.sim.distributions import Distribution
 from relplan.sim.model import SimulationModel
-from relplan.sim.rng import duration_code
+from relplan.sim.rng import DURATION_MEASURED, duration_code
 from relplan.vocab import BUCKETS, DRAIN_POLICIES, IMPACTS
 
 FATAL, DEGRADED, TRANSIENT, ELASTIC, SLOW, CORRUPTION, PREEMPTION = range(len(IMPACTS))
@@ -163,12 +163,28 @@ class CompiledJob(NamedTuple):
         How long a hung save holds the job, hours.
     load_kind : int
         How a restart's durable load is drawn: -1 not at all (``restart_hours``), a
-        :func:`relplan.sim.rng.duration_code` family, or :data:`LOAD_MEASURED` (evenly
+        :func:`relplan.sim.rng.duration_code` family, or :data:`DURATION_MEASURED` (evenly
         from ``load_samples``).
     load_scale_hours, load_shape : float
         The family's scale and shape (:func:`relplan.sim.rng.duration_from_uniform`).
     load_samples : numpy.ndarray of float
-        Measured loads, hours (empty unless ``load_kind`` is :data:`LOAD_MEASURED`).
+        Measured loads, hours (empty unless ``load_kind`` is :data:`DURATION_MEASURED`).
+    write_kind, write_scale_hours, write_shape, write_samples
+        The blocking write of a durable checkpoint drawn at each save, as for the load
+        (-1: not drawn). A drawn write is not in the segments' arithmetic
+        (``durable_write_hours`` is then :data:`DRAWN_WRITE_HOURS`, its commit): the save
+        holds the job for the rest, from the end of its segment's compute
+        (:mod:`relplan.sim.walk.saves`).
+    fast_write_kind, fast_write_scale_hours, fast_write_shape, fast_write_samples
+        The same for a fast checkpoint.
+    fast_save_hang : float
+        The chance that a fast save hangs.
+    walks_saves : bool
+        Whether the walk stops at each save (a drawn write, or fast saves that may hang:
+        :func:`relplan.sim.walk.saves.start_save`).
+    fast_load_kind, fast_load_scale_hours, fast_load_shape, fast_load_samples
+        A fast checkpoint's load drawn at each restart from the fast tier, as for the
+        durable load (-1: ``fast_restart_hours`` every time).
     """
 
     work_hours: float
@@ -210,6 +226,20 @@ class CompiledJob(NamedTuple):
     load_scale_hours: float = 0.0
     load_shape: float = 0.0
     load_samples: np.ndarray = np.zeros(0)
+    write_kind: int = -1
+    write_scale_hours: float = 0.0
+    write_shape: float = 0.0
+    write_samples: np.ndarray = np.zeros(0)
+    fast_write_kind: int = -1
+    fast_write_scale_hours: float = 0.0
+    fast_write_shape: float = 0.0
+    fast_write_samples: np.ndarray = np.zeros(0)
+    fast_save_hang: float = 0.0
+    walks_saves: bool = False
+    fast_load_kind: int = -1
+    fast_load_scale_hours: float = 0.0
+    fast_load_shape: float = 0.0
+    fast_load_samples: np.ndarray = np.zeros(0)
 
 
 class CompiledModes(NamedTuple):
@@ -485,6 +515,19 @@ class TrialState(NamedTuple):
         start of each run).
     save_hangs : numpy.ndarray of int64
         Saves that hung, per trial.
+    next_save : numpy.ndarray of int64
+        The next checkpoint whose write is drawn, where writes are drawn
+        (:attr:`CompiledJob.write_kind` or ``fast_write_kind``).
+    writing_checkpoint : numpy.ndarray of int64
+        The checkpoint whose drawn write was the last to start (0: none since the run
+        began, or settled): uncommitted while its hold lasts.
+    write_held_hours, write_end_hours : numpy.ndarray of float
+        That write's hold, hours, and the exposure at which it ends.
+    fast_tier_write_hours : numpy.ndarray of float
+        The drawn writes of the fast checkpoints committed since
+        ``fast_tier_write_durable``, hours: rework if the fast tier is lost.
+    fast_tier_write_durable : numpy.ndarray of int64
+        The durable checkpoint they follow.
     events_walked : numpy.ndarray of int64
         Steps each trial has walked so far.
     too_many_events : numpy.ndarray of bool
@@ -546,6 +589,12 @@ class TrialState(NamedTuple):
     verified_durable: np.ndarray
     hang_checkpoint: np.ndarray
     save_hangs: np.ndarray
+    next_save: np.ndarray
+    writing_checkpoint: np.ndarray
+    write_held_hours: np.ndarray
+    write_end_hours: np.ndarray
+    fast_tier_write_hours: np.ndarray
+    fast_tier_write_durable: np.ndarray
     events_walked: np.ndarray
     too_many_events: np.ndarray
 
@@ -554,7 +603,7 @@ class TrialState(NamedTuple):
         cls, n_trials: int, n_modes: int, n_spares: int,
         degradation_slots: int = MAX_DEGRADATIONS, n_spare_domains: int = 0,
         n_spare_pool: int = 0, drains: bool = False, restarts_draw: bool = False,
-        saves_fail: bool = False,
+        saves_random: bool = False, saves_walked: bool = False,
     ) -> TrialState:  # fmt: skip
         """The state of ``n_trials`` trials not walked yet.
 
@@ -581,9 +630,9 @@ class TrialState(NamedTuple):
         drains : bool
             Whether a mode drains its degraded servers (:attr:`CompiledJob.drains`):
             room for when each degradation is found.
-        restarts_draw, saves_fail : bool
+        restarts_draw, saves_random : bool
             Whether restarts draw (:attr:`WalkFeatures.random_restarts`) and saves may
-            fail (:attr:`WalkFeatures.failing_saves`): room for their per-trial counts,
+            fail (:attr:`WalkFeatures.random_saves`): room for their per-trial counts,
             which a walk without the feature never touches (empty otherwise).
 
         Examples
@@ -626,14 +675,20 @@ class TrialState(NamedTuple):
         }, zeroed=False)  # fmt: skip
         flags = _carved(np.bool_, {"depleted": (n,)}, zeroed=False)
         drawn = n if restarts_draw else 0  # a feature's counts: none without it
-        saving = n if saves_fail else 0
+        saving = n if saves_random else 0
         walked = _carved(np.int64, {"events_walked": (n,), "restart_attempts": (drawn,),
                                     "requeues": (drawn,), "verified_checkpoint": (saving,),
                                     "verified_durable": (saving,), "hang_checkpoint": (saving,),
                                     "save_hangs": (saving,)})  # fmt: skip
         failed = _carved(np.bool_, {"job_failed": (drawn,)})
+        writes = n if saves_walked else 0
+        held_writes = _carved(np.float64, {"write_held_hours": (writes,),
+                                           "write_end_hours": (writes,),
+                                           "fast_tier_write_hours": (writes,)})
+        write_marks = _carved(np.int64, {"next_save": (writes,), "writing_checkpoint": (writes,),
+                                         "fast_tier_write_durable": (writes,)})
         return cls(phase=np.empty(n, dtype=np.int8), **hours, **counts, **flags, **walked,
-                   **failed,
+                   **failed, **held_writes, **write_marks,
                    overflow=np.zeros(1, dtype=np.bool_),
                    too_many_events=np.zeros(1, dtype=np.bool_))  # fmt: skip
 
@@ -799,14 +854,15 @@ class WalkFeatures(NamedTuple):
     random_restarts : bool
         A restart draws random numbers: an attempt may fail
         (:attr:`CompiledJob.restart_success` below 1 or a :attr:`CompiledJob.black_hole`),
-        or its load is drawn (:attr:`CompiledJob.load_kind` at least 0).
+        or a load is drawn (:attr:`CompiledJob.load_kind` or ``fast_load_kind`` at
+        least 0).
     preemption : bool
         A mode of impact PREEMPTION (``[preemption]``; it comes with ``degradations``:
         a saved preemption pauses the job with its progress kept).
-    failing_saves : bool
-        A save may be lost or hang, or a fast checkpoint be unusable
-        (:attr:`CompiledJob.durable_save_fail`, ``fast_save_fail``, ``fast_corrupt``,
-        ``save_hang``).
+    random_saves : bool
+        A save may be lost or hang, or take a drawn time, or a fast checkpoint be
+        unusable (:attr:`CompiledJob.durable_save_fail`, ``fast_save_fail``,
+        ``fast_corrupt``, ``save_hang``, ``walks_saves``).
 
     Examples
     --------
@@ -826,7 +882,7 @@ class WalkFeatures(NamedTuple):
     degradations: bool
     random_restarts: bool
     preemption: bool
-    failing_saves: bool
+    random_saves: bool
 
     @classmethod
     def of(cls, job: CompiledJob, modes: CompiledModes, state: TrialState,
@@ -866,10 +922,10 @@ class WalkFeatures(NamedTuple):
             spare_pool=state.spare_pool_return_hours.shape[1] > 0,
             degradations=bool(impacts - {FATAL, CORRUPTION}),
             random_restarts=job.restart_success < 1.0 or job.black_hole > 0.0
-            or job.load_kind >= 0,
+            or job.load_kind >= 0 or job.fast_load_kind >= 0,
             preemption=PREEMPTION in impacts,
-            failing_saves=job.durable_save_fail > 0.0 or job.fast_save_fail > 0.0
-            or job.fast_corrupt > 0.0 or job.save_hang > 0.0,
+            random_saves=job.durable_save_fail > 0.0 or job.fast_save_fail > 0.0
+            or job.fast_corrupt > 0.0 or job.save_hang > 0.0 or job.walks_saves,
         )
 
 
@@ -893,18 +949,24 @@ class CompiledModel:
     window_modes: tuple[int, ...]
 
 
-LOAD_MEASURED = 99
-""":attr:`CompiledJob.load_kind` of a load drawn evenly from measured durations."""
+DRAWN_WRITE_HOURS = 1e-9
+"""The job-time of a drawn write in the segments' arithmetic, hours (3.6 us): the write's
+commit, after its hold (the rest of the write, drawn at its start)."""
 
 
-def _load_draw(load: Distribution | tuple[float, ...] | None) -> dict[str, object]:
-    """The :class:`CompiledJob` fields of a restart's drawn load (none: not drawn)."""
-    if load is None:
-        return {"load_samples": np.zeros(0)}
-    if isinstance(load, tuple):
-        return {"load_kind": LOAD_MEASURED, "load_samples": np.array(load, dtype=float)}
-    return {"load_kind": duration_code(load.kind), "load_scale_hours": float(load.scale_hours),
-            "load_shape": float(load.shape), "load_samples": np.zeros(0)}
+def _drawn_fields(prefix: str, drawn: Distribution | tuple[float, ...] | None
+                  ) -> dict[str, object]:  # fmt: skip
+    """The :class:`CompiledJob` fields ``{prefix}_kind``, ``_scale_hours``, ``_shape`` and
+    ``_samples`` of a duration drawn each time (a restart's load, a save's write; none:
+    not drawn)."""
+    if drawn is None:
+        return {f"{prefix}_samples": np.zeros(0)}
+    if isinstance(drawn, tuple):
+        return {f"{prefix}_kind": DURATION_MEASURED,
+                f"{prefix}_samples": np.array(drawn, dtype=float)}
+    return {f"{prefix}_kind": duration_code(drawn.kind),
+            f"{prefix}_scale_hours": float(drawn.scale_hours),
+            f"{prefix}_shape": float(drawn.shape), f"{prefix}_samples": np.zeros(0)}
 
 
 @functools.lru_cache(maxsize=32)
@@ -929,11 +991,15 @@ def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledMo
     compute = job.compute_hours  # the work with the recovery stack's per-step tax
     checkpoints = checkpoint_count(compute, segment)
     two_tier = job.fast_interval_hours is not None
+    # with one tier every checkpoint is durable: drawn as the durable write
+    fast_write_draw = job.fast_write_draw if two_tier else job.write_draw
     compiled_job = CompiledJob(
         work_hours=float(compute),
         segment_hours=float(segment),
-        fast_write_hours=float(job.fast_write_hours if two_tier else job.write_hours),
-        durable_write_hours=float(job.write_hours),
+        fast_write_hours=float(DRAWN_WRITE_HOURS if fast_write_draw is not None
+                               else job.fast_write_hours if two_tier else job.write_hours),
+        durable_write_hours=float(DRAWN_WRITE_HOURS if job.write_draw is not None
+                                  else job.write_hours),
         restart_hours=float(job.restart_hours),
         fast_restart_hours=float(
             job.restart_hours if job.fast_restart_hours is None else job.fast_restart_hours
@@ -966,7 +1032,12 @@ def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledMo
         fast_corrupt=float(job.fast_corrupt),
         save_hang=float(job.save_hang),
         save_timeout_hours=float(job.save_timeout_hours),
-        **_load_draw(job.restart_load),
+        **_drawn_fields("load", job.restart_load),
+        **_drawn_fields("write", job.write_draw),
+        **_drawn_fields("fast_write", fast_write_draw),
+        fast_save_hang=float(job.fast_save_hang),
+        walks_saves=bool(job.saves_walked),
+        **_drawn_fields("fast_load", job.fast_load),
     )
     depth = 1 + max([len(m.slowdown_by_count) for m in modes] + [1])
     table = np.ones((2 * len(modes), depth))

@@ -12,6 +12,7 @@ of each mode (:func:`resolve_impacts`) -> :class:`SimulationModel`.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 from relplan.cluster.impact import Impact, resolve_impact
@@ -21,6 +22,7 @@ from relplan.config.derived import DerivedFacts, derive
 from relplan.config.schema import (
     REFAIL_DEFAULT_HOURS,
     CheckpointConfig,
+    DistributionConfig,
     FailureModeConfig,
     JobConfig,
     PreemptionConfig,
@@ -342,11 +344,24 @@ class JobSpec:
     save_hang : float
         The chance that a durable save hangs (``job.checkpoint.hang``).
     save_timeout_hours : float
-        How long a hung save holds the job, hours.
+        How long a hung save holds the job, and the longest drawn write that does not
+        hang, hours (inf: none hangs).
     restart_load : Distribution or tuple of float or None
         The durable load drawn at each restart (``job.restart.load`` as a distribution,
         or measured durations, hours, drawn from evenly); None: ``restart_hours`` less
         the start-up, every time.
+    write_draw, fast_write_draw : Distribution or tuple of float or None
+        The blocking write of a durable (fast) checkpoint drawn at each save
+        (``job.checkpoint.write`` or ``fast.write`` as a distribution or measured
+        durations, hours, the durable one times ``blocking_fraction``); None:
+        ``write_hours`` (``fast_write_hours``) every time, which are otherwise their
+        means. A drawn write longer than ``save_timeout_hours`` hangs.
+    fast_save_hang : float
+        The chance that a fast save hangs (``job.checkpoint.fast.hang``).
+    fast_load : Distribution or tuple of float or None
+        A fast checkpoint's load drawn at each restart from the fast tier
+        (``job.checkpoint.fast.load`` as a distribution or measured durations); None:
+        ``fast_restart_hours`` less the start-up, every time.
     """
 
     gpus: int
@@ -384,14 +399,26 @@ class JobSpec:
     fast_save_fail: float = 0.0
     fast_corrupt: float = 0.0
     save_hang: float = 0.0
-    save_timeout_hours: float = 0.0
+    save_timeout_hours: float = math.inf
     restart_load: Distribution | tuple[float, ...] | None = None
+    write_draw: Distribution | tuple[float, ...] | None = None
+    fast_write_draw: Distribution | tuple[float, ...] | None = None
+    fast_save_hang: float = 0.0
+    fast_load: Distribution | tuple[float, ...] | None = None
 
     @property
-    def saves_may_fail(self) -> bool:
-        """Whether a save may be lost or hang, or a fast checkpoint be unusable."""
+    def saves_random(self) -> bool:
+        """Whether a save may be lost or hang, or take a drawn time, or a fast checkpoint
+        be unusable."""
         return self.durable_save_fail > 0.0 or self.fast_save_fail > 0.0 or (
-            self.fast_corrupt > 0.0 or self.save_hang > 0.0)
+            self.fast_corrupt > 0.0 or self.save_hang > 0.0) or self.saves_walked
+
+    @property
+    def saves_walked(self) -> bool:
+        """Whether the walk stops at each save: a checkpoint write drawn, of either tier,
+        or fast saves that may hang."""
+        return (self.write_draw is not None or self.fast_write_draw is not None
+                or self.fast_save_hang > 0.0)  # fmt: skip
 
     @property
     def restarts_may_fail(self) -> bool:
@@ -402,7 +429,8 @@ class JobSpec:
     def restarts_draw(self) -> bool:
         """Whether a restart draws random numbers: its attempts may fail, or its load is
         drawn (:attr:`restart_load`)."""
-        return self.restarts_may_fail or self.restart_load is not None
+        return self.restarts_may_fail or self.restart_load is not None or (
+            self.fast_load is not None)
 
     @property
     def compute_hours(self) -> float:
@@ -560,7 +588,7 @@ def _preemption_save(config: RelplanConfig, step: StepModel) -> dict[str, float]
             "preempt_save_hours": write}
 
 
-def _failing_saves(checkpoint: CheckpointConfig) -> dict[str, float]:
+def _random_saves(checkpoint: CheckpointConfig) -> dict[str, float]:
     """The :class:`JobSpec` fields of saves that may be lost or hang and fast checkpoints
     that may be unusable (none unless a config says so)."""
     fields = {}
@@ -577,6 +605,35 @@ def _failing_saves(checkpoint: CheckpointConfig) -> dict[str, float]:
     return fields
 
 
+def _drawn_duration(
+    value: DistributionConfig | list[float], factor: float = 1.0
+) -> Distribution | tuple[float, ...]:
+    """A duration drawn each time, from a config's distribution table or measured
+    durations (hours), times ``factor``."""
+    if isinstance(value, list):
+        return tuple(float(hours) * factor for hours in value)
+    return distributions.from_config(value).faster(1.0 / factor)
+
+
+def _drawn_writes(checkpoint: CheckpointConfig) -> dict[str, object]:
+    """The :class:`JobSpec` fields of checkpoint writes drawn at each save (none unless a
+    tier's ``write`` is a distribution or a list), fast saves that may hang and a fast
+    load drawn at each restart, with the timeout a drawn write may exceed."""
+    fields: dict[str, object] = {}
+    if checkpoint.write_drawn:
+        fields["write_draw"] = _drawn_duration(checkpoint.write, checkpoint.blocking_fraction)
+    fast = checkpoint.fast
+    if fast is not None and fast.write_drawn:
+        fields["fast_write_draw"] = _drawn_duration(fast.write)
+    if fast is not None and fast.hang > 0.0:
+        fields["fast_save_hang"] = fast.hang
+    if fast is not None and isinstance(fast.load, list | DistributionConfig):
+        fields["fast_load"] = _drawn_duration(fast.load)
+    if fields:
+        fields["save_timeout_hours"] = checkpoint.save_timeout
+    return fields
+
+
 def _restart_policy(job: JobConfig) -> dict[str, object]:
     """The :class:`JobSpec` fields of restarts that may fail and loads drawn at each
     restart, from ``job.restart`` (a restart given as one duration always succeeds and
@@ -586,10 +643,8 @@ def _restart_policy(job: JobConfig) -> dict[str, object]:
         return {}
     load = restart.load
     drawn: dict[str, object] = {}
-    if isinstance(load, list):
-        drawn["restart_load"] = tuple(float(hours) for hours in load)
-    elif not isinstance(load, str | float | int):
-        drawn["restart_load"] = distributions.from_config(load)
+    if not isinstance(load, str | float | int):
+        drawn["restart_load"] = _drawn_duration(load)
     return {
         **drawn,
         "restart_success": restart.success,
@@ -793,7 +848,7 @@ def _simulation_model(
             restart_hours=restart.durable_hours,
             spares=job.spares,
             fast_interval_hours=fast.interval if fast is not None else None,
-            fast_write_hours=fast.write if fast is not None else 0.0,
+            fast_write_hours=fast.write_hours if fast is not None else 0.0,
             storage_on_fabric=config.network.storage_on_fabric,
             fast_restart_hours=restart.fast_hours if fast is not None else None,
             restart_init_hours=restart.init_hours,
@@ -812,7 +867,8 @@ def _simulation_model(
             step_overhead=job.step_tax,
             **_restart_policy(job),
             **_preemption_save(config, step),
-            **_failing_saves(checkpoint),
+            **_random_saves(checkpoint),
+            **_drawn_writes(checkpoint),
         ),
         modes=tuple(modes),
         inventory=inventory,

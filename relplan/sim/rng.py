@@ -379,6 +379,9 @@ def normal_ppf(p: float) -> float:
 DURATION_FIXED, DURATION_EXPONENTIAL, DURATION_WEIBULL, DURATION_LOGNORMAL = 0, 1, 2, 3
 """Codes of the duration families for compiled code (see :func:`duration_code`)."""
 
+DURATION_MEASURED = 99
+"""The code of a duration drawn evenly from measured ones (see :func:`drawn_duration`)."""
+
 
 def duration_code(kind: str) -> int:
     """The compiled-code code of a distribution family name."""
@@ -404,3 +407,23 @@ def duration_from_uniform(code: int, scale: float, shape: float, u: float) -> fl
     if code == DURATION_WEIBULL:
         return scale * (-math.log1p(-u)) ** (1.0 / shape)
     return scale * math.exp(shape * normal_ppf(u))
+
+
+@numba.njit(cache=True)
+def drawn_duration(code: int, scale: float, shape: float, samples: np.ndarray,
+                   u: float) -> float:  # fmt: skip
+    """The ``u``-quantile of a duration drawn each time (a restart's load, a save's write):
+    of its family (:func:`duration_from_uniform`), or, for :data:`DURATION_MEASURED`, of
+    its measured durations ``samples``, each as likely.
+
+    Examples
+    --------
+    >>> drawn_duration(DURATION_MEASURED, 0.0, 0.0, np.array([1.0, 2.0, 4.0]), 0.5)
+    2.0
+    >>> round(drawn_duration(DURATION_EXPONENTIAL, 2.0, 1.0, np.zeros(0), 0.5), 4)
+    1.3863
+    """
+    if code == DURATION_MEASURED:
+        count = samples.size
+        return samples[min(int(u * count), count - 1)]
+    return duration_from_uniform(code, scale, shape, u)

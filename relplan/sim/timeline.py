@@ -240,7 +240,7 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
     has_degradations = bool(features.degradations)
     has_random_restarts = bool(features.random_restarts)
     has_preemption = bool(features.preemption)
-    has_failing_saves = bool(features.failing_saves)
+    has_random_saves = bool(features.random_saves)
     source_key = walk_source_key()
 
     @numba.njit(cache=True, nogil=True, error_model="numpy", _nrt=False,
@@ -251,12 +251,10 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
         streams: compiled.TrialStreams, state: compiled.TrialState,
         trace: compiled.TraceBuffer, cancel: np.ndarray,
     ) -> None:  # fmt: skip
-        """Walk trials ``window.active_trials[next_slot[0]:stop_slot]``, a run of
-        ``run_trials`` at a time, taken from the counter
-        ``next_slot`` (shared by every thread walking the window: each trial is walked
-        once, by whichever thread takes it), one after the other,
-        until each one's job ends or its exposure reaches ``window.horizon_hours``, updating
-        their entries of ``state`` and ``streams``.
+        """Walk trials ``window.active_trials[next_slot[0]:stop_slot]``, ``run_trials`` at
+        a time taken from the counter ``next_slot`` (shared by the threads: each trial is
+        walked once), until each one's job ends or its exposure reaches
+        ``window.horizon_hours``, updating their entries of ``state`` and ``streams``.
 
         Each trial takes its failures from its events in ``window`` and from its on-the-fly
         stream (modes ``modes.exponential_modes``); it touches no other trial's entries.
@@ -303,7 +301,7 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
             end = offsets[slot + 1]
             steps = state.events_walked[trial]
             clock, booked, held, sources, slowdown = start_trial(
-                has_degradations, has_drain, has_failing_saves, trial, steps == 0,
+                has_degradations, has_drain, has_random_saves, trial, steps == 0,
                 offsets[slot], job, modes, streams, state)  # fmt: skip
             while True:
                 steps += 1
@@ -313,7 +311,7 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                 if cancel[0]:
                     break
                 nxt = next_event(has_maintenance, has_planned_stops, has_fail_slow,
-                                 has_corruption, has_drain, has_degradations, has_failing_saves,
+                                 has_corruption, has_drain, has_degradations, has_random_saves,
                                  trial, clock, held, slowdown, sources, end, job, window,
                                  state)  # fmt: skip
                 if nxt.x_next > window.horizon_hours or nxt.x_next == np.inf:
@@ -321,8 +319,8 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                 clock, booked, held = advance_run(has_trace, has_degradations, trial, clock,
                                                   booked, held, nxt, slowdown, job, trace)
                 if has_horizon and nxt.x_horizon <= nxt.x_next and nxt.x_horizon < nxt.x_phase:
-                    clock, booked = end_at_horizon(has_trace, trial, clock, booked, nxt, job,
-                                                   trace)  # fmt: skip
+                    clock, booked = end_at_horizon(has_trace, has_random_saves, trial, clock,
+                                                   booked, nxt, job, state, trace)  # fmt: skip
                     break
                 if nxt.x_phase <= nxt.x_next:
                     clock, booked = end_phase(has_trace, trial, clock, booked, nxt, job, trace)
@@ -330,9 +328,10 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                         break
                     continue
                 if nxt.x_special <= nxt.x_next:
-                    action, event = planned_event(
-                        has_planned_stops, has_maintenance, has_fail_slow, has_drain,
-                        has_failing_saves, trial, clock, nxt, job, modes, state)  # fmt: skip
+                    action, event, clock, booked, sources = planned_event(
+                        has_trace, has_planned_stops, has_maintenance, has_fail_slow,
+                        has_drain, has_random_saves, trial, clock, booked, nxt, sources, job,
+                        modes, state, trace)  # fmt: skip
                     if action == NEXT_STEP:
                         continue
                 elif nxt.x_deg <= nxt.e_fail:
@@ -354,10 +353,10 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                                                    booked, held, nxt, event, job, state,
                                                    trace)  # fmt: skip
                     if event.stop != STOP_AT_CHECKPOINT and clock.phase != RESTARTING:
-                        clock, booked, held = rework_run(clock, booked, held, nxt, event.at,
-                                                         job)  # fmt: skip
+                        clock, booked, held = rework_run(has_random_saves, trial, clock, booked,
+                                                         held, nxt, event, job, state)
                     clock, booked, held, words = roll_back(
-                        has_trace, has_corruption, has_failing_saves, trial, clock, booked,
+                        has_trace, has_corruption, has_random_saves, trial, clock, booked,
                         held, event, sources.words, job, modes, state, trace)  # fmt: skip
                     detect, planned, wait = replacement(has_fail_slow, has_maintenance,
                                                         has_spare_pool, trial, clock, event,

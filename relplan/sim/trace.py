@@ -241,9 +241,10 @@ def _expand(model: SimulationModel, rows: np.ndarray) -> tuple[pd.DataFrame, pd.
                     interval[2] = "rework"
         elif code == TRACE_FINISH or (code == TRACE_STOP and row[3] == 0.0):
             close_run(lost=False)  # the end, or a stop at a checkpoint
-        elif code == TRACE_STALL:
+        elif code == TRACE_STALL:  # a failure's stall, or a drawn write's hold (mode -1)
             if row[1] > row[0]:
-                interval = [float(row[0]), float(row[1]), "stall", 0]
+                interval = [float(row[0]), float(row[1]),
+                            "stall" if row[3] >= 0.0 else "checkpoint", 0]
                 intervals.append(interval)
                 open_stalls.append(interval)
                 if row[4] >= 0.0:  # while running (not during a restart)

@@ -14,6 +14,7 @@ from relplan.sim import distributions
 from relplan.sim.closed_forms import (
     checkpoint_count,
     daly_interval,
+    effective_write_hours,
     exact_interval,
     expected_wall_hours,
     segment_wall_hours,
@@ -225,3 +226,25 @@ def test_the_memory_estimate_counts_every_interval_optimize_may_run() -> None:
     most = (optimiser.COARSE_POINTS + optimiser.REFINE_POINTS + 5
             + optimiser.EDGE_EXTENSIONS * optimiser.EXTENSION_POINTS)
     assert memory.OPTIMIZE_RUNS == most
+
+
+def test_mc_optimum_under_a_drawn_write_contains_the_effective_write_optimum() -> None:
+    # a lognormal write drawn at each save (mean 0.74 h, sigma 2): Daly's whole-job form
+    # with the effective write -M ln E[e^{-W/M}] (0.50 h) is the optimum the Monte Carlo
+    # finds; Young's and Daly's use the mean write
+    write = distributions.lognormal(2.0, 0.1)
+    model = make_model(work=500.0, interval=1.0, write=write.mean_hours, restart=0.2,
+                       modes=[{"units": 100, "lifetime": distributions.exponential(1000.0),
+                               "detect": 0.05}])  # fmt: skip
+    model = replace(model, job=replace(model.job, write_draw=write))
+    result = optimize_interval(model, trials=2000, seed=11)
+    effective = effective_write_hours(write, 10.0)
+    assert result.effective_write_hours == pytest.approx(effective)
+    assert result.drawn_write_optimal_hours == pytest.approx(exact_interval(effective, 10.0))
+    assert result.young_hours == pytest.approx(young_interval(write.mean_hours, 10.0))
+    grid = np.asarray(result.curve.interval_hours)
+    best = _closed_form_optimum(grid, 500.0, effective, 10.0, 0.2, 0.05)
+    low, high = result.mc_optimal_ci95
+    assert low <= best <= high
+    assert {"effective_write_hours", "drawn_write_optimal_hours"} <= set(result.to_dict())
+    assert "drawn" in result.goodput_at

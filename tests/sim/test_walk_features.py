@@ -31,7 +31,7 @@ def test_a_plain_config_turns_on_only_what_it_uses() -> None:
     assert _features([]) == WalkFeatures(
         trace=False, horizon=False, maintenance=False, fail_slow=False, corruption=False,
         drain=False, planned_stops=False, idle_failures=False, spare_pool=False,
-        degradations=True, random_restarts=False, preemption=False, failing_saves=False,
+        degradations=True, random_restarts=False, preemption=False, random_saves=False,
     )  # fmt: skip
 
 
@@ -48,7 +48,7 @@ def test_a_plain_config_turns_on_only_what_it_uses() -> None:
         (['job.restart={ init = "10min", black_hole = "1%" }'], {"random_restarts"}),
         (['job.restart={ init = "10min", load = ["5min", "7min"] }'], {"random_restarts"}),
         (['preemption={ every = "100h" }'], {"preemption"}),
-        (['job.checkpoint.fail="1%"'], {"failing_saves"}),
+        (['job.checkpoint.fail="1%"'], {"random_saves"}),
     ],
 )
 def test_each_feature_a_config_uses_is_on(overrides: list[str], on: set[str]) -> None:

@@ -12,7 +12,7 @@ The phases share these parameters (hours unless said):
 
 has_trace, has_horizon, has_maintenance, has_fail_slow, has_corruption, has_drain,
 has_planned_stops, has_idle_failures, has_spare_pool, has_degradations,
-has_random_restarts, has_preemption, has_failing_saves : bool
+has_random_restarts, has_preemption, has_random_saves : bool
     The walk's features (:class:`relplan.sim.compiled.WalkFeatures`): constants of the
     walk, so numba prunes the code of those that are off.
 trial : int

@@ -23,7 +23,7 @@ from relplan.sim.rng import exponential_from_words, load_words, store_words, tri
 from relplan.sim.walk.degraded_units import _current_slowdown
 from relplan.sim.walk.emit import _emit
 from relplan.sim.walk.jit import walk_phase
-from relplan.sim.walk.saves import next_hang
+from relplan.sim.walk.saves import next_hang, unspent_write
 from relplan.sim.walk.segments import _init_part, completed_segments, segments_time
 from relplan.sim.walk.values import (
     B_CHECKPOINT,
@@ -44,7 +44,7 @@ from relplan.sim.walk.values import (
 
 @walk_phase
 def start_trial(
-    has_degradations: bool, has_drain: bool, has_failing_saves: bool, trial: int,
+    has_degradations: bool, has_drain: bool, has_random_saves: bool, trial: int,
     fresh: bool, pointer: int, job: CompiledJob, modes: CompiledModes,
     streams: TrialStreams, state: TrialState,
 ) -> tuple[TrialClock, BookedHours, HeldHours, Sources, float]:  # fmt: skip
@@ -68,7 +68,7 @@ def start_trial(
 
     Other Parameters
     ----------------
-    has_degradations, has_drain, has_failing_saves, trial, job, modes, streams, state
+    has_degradations, has_drain, has_random_saves, trial, job, modes, streams, state
         As for every phase (:mod:`relplan.sim.walk`).
     """
     slowdown = 1.0
@@ -101,8 +101,14 @@ def start_trial(
     if modes.exponential_rate_per_hour > 0.0:
         gap, words = exponential_from_words(words)
         next_exponential_hours = gap / modes.exponential_rate_per_hour
-    if has_failing_saves and job.save_hang > 0.0:  # the first run's save that hangs
+    if has_random_saves and job.save_hang > 0.0:  # the first run's save that hangs
         state.hang_checkpoint[trial], words = next_hang(0, words, job)
+    if has_random_saves and job.walks_saves:
+        state.next_save[trial] = 1  # the first save, its write drawn
+        state.writing_checkpoint[trial] = 0
+        state.write_held_hours[trial] = 0.0
+        state.fast_tier_write_hours[trial] = 0.0
+        state.fast_tier_write_durable[trial] = 0
     for column in range(modes.impact.shape[0]):
         state.failures_by_mode[trial, column] = 0
         state.interruptions_by_mode[trial, column] = 0
@@ -229,12 +235,13 @@ def end_phase(
 
 @walk_phase
 def end_at_horizon(
-    has_trace: bool, trial: int, clock: TrialClock, booked: BookedHours, nxt: NextEvent,
-    job: CompiledJob, trace: TraceBuffer,
+    has_trace: bool, has_random_saves: bool, trial: int, clock: TrialClock,
+    booked: BookedHours, nxt: NextEvent, job: CompiledJob, state: TrialState,
+    trace: TraceBuffer,
 ) -> tuple[TrialClock, BookedHours]:  # fmt: skip
-    """The calendar window ends: book what is under way up to it (a stall reaching beyond
-    it cut; a restart's part; a run's progress since the restart counts as done, compute
-    and writes), and finish.
+    """The calendar window ends: book what is under way up to it (a stall or a drawn
+    write's hold reaching beyond it cut; a restart's part; a run's progress since the
+    restart counts as done, compute and writes), and finish.
 
     Returns
     -------
@@ -243,7 +250,7 @@ def end_at_horizon(
 
     Other Parameters
     ----------------
-    has_trace, trial, clock, booked, nxt, job, trace
+    has_trace, has_random_saves, trial, clock, booked, nxt, job, state, trace
         As for every phase (:mod:`relplan.sim.walk`).
     """
     x_horizon = nxt.x_horizon
@@ -252,7 +259,12 @@ def end_at_horizon(
     restart, restart_init = booked.restart, booked.restart_init
     committed = clock.committed
     if phase_start > x_horizon:  # a stall reaching beyond it
-        stall -= phase_start - x_horizon
+        cut = phase_start - x_horizon
+        if has_random_saves and job.walks_saves:  # a drawn write's hold first, then stalls after it
+            write_cut = min(unspent_write(trial, x_horizon, state), cut)
+            checkpoint -= write_cut
+            cut -= write_cut
+        stall -= cut
     elif clock.phase == RESTARTING:
         restart += x_horizon - phase_start
         restart_init += _init_part(clock.restart_done,

@@ -30,6 +30,7 @@ from relplan.sim.rng import duration_from_uniform, exponential_from_words, unifo
 from relplan.sim.walk.degraded_units import _find_degraded_servers
 from relplan.sim.walk.emit import _emit
 from relplan.sim.walk.jit import walk_phase
+from relplan.sim.walk.saves import start_save
 from relplan.sim.walk.segments import (
     _hours_to_progress,
     _segments_to_stop,
@@ -49,6 +50,7 @@ from relplan.sim.walk.values import (
     NO_STOP_KIND,
     SAVE_HANG,
     STOP_AT_CHECKPOINT,
+    BookedHours,
     Event,
     NextEvent,
     Sources,
@@ -59,7 +61,7 @@ from relplan.sim.walk.values import (
 @walk_phase
 def next_event(
     has_maintenance: bool, has_planned_stops: bool, has_fail_slow: bool,
-    has_corruption: bool, has_drain: bool, has_degradations: bool, has_failing_saves: bool,
+    has_corruption: bool, has_drain: bool, has_degradations: bool, has_random_saves: bool,
     trial: int, clock: TrialClock, held: HeldHours, slowdown: float, sources: Sources,
     end: int, job: CompiledJob, window: EventWindow, state: TrialState,
 ) -> NextEvent:  # fmt: skip
@@ -78,7 +80,7 @@ def next_event(
     Other Parameters
     ----------------
     has_maintenance, has_planned_stops, has_fail_slow, has_corruption, has_drain,
-    has_degradations, has_failing_saves, trial, clock, held, slowdown, sources, end, job,
+    has_degradations, has_random_saves, trial, clock, held, slowdown, sources, end, job,
     window, state
         As for every phase (:mod:`relplan.sim.walk`).
     """
@@ -132,7 +134,7 @@ def next_event(
         x_drain = state.drain_at_hours[trial]
         x_special = min(x_special, x_drain)
     x_hang = np.inf
-    if has_failing_saves and job.save_hang > 0.0 and clock.phase == RUNNING:
+    if has_random_saves and job.save_hang > 0.0 and clock.phase == RUNNING:
         reach = state.hang_checkpoint[trial] - start_index
         if 0 < reach <= left:  # the hung save starts once its segment's compute is done
             write = job.durable_write_hours
@@ -141,6 +143,18 @@ def next_event(
             x_hang = max(max(clock.phase_start, x_now) + _hours_to_progress(
                 job, start_index, run_progress, reach, slowdown, left) - write, x_now)
             x_special = min(x_special, x_hang)
+    x_save = np.inf
+    if has_random_saves and clock.phase == RUNNING and job.walks_saves:
+        number = state.next_save[trial]
+        reach = number - start_index
+        if 0 < reach <= left:  # the save starts once its segment's compute is done
+            write = job.durable_write_hours if number % job.durable_every == 0 else (
+                job.fast_write_hours)
+            if job.storage_on_fabric:
+                write *= slowdown
+            x_save = max(max(clock.phase_start, x_now) + _hours_to_progress(
+                job, start_index, run_progress, reach, slowdown, left) - write, x_now)
+            x_special = min(x_special, x_save)
     if clock.phase == RESTARTING:
         x_phase = clock.phase_start + (clock.restart_length - clock.restart_done)
     else:
@@ -162,29 +176,32 @@ def next_event(
     x_next = min(min(min(x_phase, x_horizon), min(x_deg, e_fail)), x_special)
     return NextEvent(x_next, x_phase, x_horizon, x_special, x_maint, x_stop, x_evict, x_drain,
                      x_deg, first_deg, e_exp, e_win, e_fail, stop_segments, start_index, left,
-                     finish, done_before, slowed_before, x_hang)  # fmt: skip
+                     finish, done_before, slowed_before, x_hang, x_save)  # fmt: skip
 
 
 @walk_phase
 def planned_event(
-    has_planned_stops: bool, has_maintenance: bool, has_fail_slow: bool, has_drain: bool,
-    has_failing_saves: bool, trial: int, clock: TrialClock, nxt: NextEvent, job: CompiledJob,
-    modes: CompiledModes, state: TrialState,
-) -> tuple[int, Event]:  # fmt: skip
-    """A planned or delayed event at ``nxt.x_next``: a stop at the checkpoint just reached,
-    a maintenance window, a fail-slow unit detected, a degraded server found, a durable
-    save that hangs, or a corruption found. One that waits for a checkpoint is marked
-    pending instead.
+    has_trace: bool, has_planned_stops: bool, has_maintenance: bool, has_fail_slow: bool,
+    has_drain: bool, has_random_saves: bool, trial: int, clock: TrialClock,
+    booked: BookedHours, nxt: NextEvent, sources: Sources, job: CompiledJob,
+    modes: CompiledModes, state: TrialState, trace: TraceBuffer,
+) -> tuple[int, Event, TrialClock, BookedHours, Sources]:  # fmt: skip
+    """A planned or delayed event at ``nxt.x_next``: a save whose write is drawn
+    (:func:`.saves.start_save`), a stop at the checkpoint just reached, a maintenance
+    window, a fail-slow unit detected, a degraded server found, a durable save that
+    hangs, or a corruption found. One that waits for a checkpoint is marked pending
+    instead.
 
     Returns
     -------
-    (int, Event)
-        GO_ON with the stop, or NEXT_STEP (nothing stops now).
+    (int, Event, TrialClock, BookedHours, Sources)
+        GO_ON with the stop, or NEXT_STEP (nothing stops now); the clock and hours (held
+        by a save) and the sources.
 
     Other Parameters
     ----------------
-    has_planned_stops, has_maintenance, has_fail_slow, has_drain, has_failing_saves, trial,
-    clock, nxt, job, modes, state
+    has_trace, has_planned_stops, has_maintenance, has_fail_slow, has_drain,
+    has_random_saves, trial, clock, booked, nxt, sources, job, modes, state, trace
         As for every phase (:mod:`relplan.sim.walk`).
     """
     x_next = nxt.x_next
@@ -193,7 +210,11 @@ def planned_event(
     stop = NO_STOP_KIND
     stop_mode = -1
     repair = 0.0
-    if has_planned_stops and nxt.x_stop <= x_next:
+    if has_random_saves and nxt.x_save <= x_next:
+        stop, clock, booked, words = start_save(has_trace, trial, clock, booked, nxt,
+                                                sources.words, job, state, trace)  # fmt: skip
+        sources = Sources(words, sources.next_exponential_hours, sources.pointer)
+    elif has_planned_stops and nxt.x_stop <= x_next:
         stop = STOP_AT_CHECKPOINT
         if has_drain and pending_stop[trial] == STOP_DRAIN and _free_spares(
             trial, state.spare_return_hours, state.spares_away, now
@@ -234,7 +255,7 @@ def planned_event(
                 pending_stop[trial] |= STOP_DRAIN
         else:
             stop = DRAIN_AT_ONCE
-    elif has_failing_saves and nxt.x_hang <= x_next:
+    elif has_random_saves and nxt.x_hang <= x_next:
         stop = SAVE_HANG  # the save hangs: the job is held until its timeout
     else:
         stop_mode = state.corruption_mode[trial]
@@ -243,7 +264,7 @@ def planned_event(
         repair = state.corruption_repair_hours[trial]
     action = NEXT_STEP if stop == NO_STOP_KIND else GO_ON
     return action, Event(np.int64(stop), np.int64(stop_mode), np.int64(-1), repair,
-                         x_next, False)  # fmt: skip
+                         x_next, False), clock, booked, sources  # fmt: skip
 
 
 @walk_phase

@@ -22,7 +22,7 @@ from relplan.sim.rng import uniform_from_words
 from relplan.sim.walk.emit import _emit
 from relplan.sim.walk.held import _hold_slowed_stretch, _settle_held_hours
 from relplan.sim.walk.jit import walk_phase
-from relplan.sim.walk.saves import good_checkpoint, next_hang
+from relplan.sim.walk.saves import good_checkpoint, next_hang, settle_write, unspent_write
 from relplan.sim.walk.segments import (
     _completed_segments_cold,
     _init_part_cold,
@@ -117,35 +117,37 @@ def advance_run(
 
 @walk_phase
 def rework_run(
-    clock: TrialClock, booked: BookedHours, held: HeldHours, nxt: NextEvent, at: float,
-    job: CompiledJob,
+    has_random_saves: bool, trial: int, clock: TrialClock, booked: BookedHours,
+    held: HeldHours, nxt: NextEvent, event: Event, job: CompiledJob, state: TrialState,
 ) -> tuple[TrialClock, BookedHours, HeldHours]:  # fmt: skip
     """A running job stopped at exposure ``at``: everything since the last completed
-    checkpoint is rework (the compute and writes, the extra time of slowed running and
-    the stalls); the checkpoints completed are committed, and the last durable one
-    whose persist is over becomes the durable checkpoint.
-
-    Parameters
-    ----------
-    at : float
-        Exposure of the stop, hours.
+    checkpoint is rework (the compute and writes, a drawn write's hold, the extra time
+    of slowed running and the stalls); the checkpoints completed are committed, and the
+    last durable one whose persist is over becomes the durable checkpoint.
 
     Returns
     -------
     (TrialClock, BookedHours, HeldHours)
-        With the run's work since its last checkpoint moved to rework.
+        With the run's work since its last checkpoint moved to rework (a save that hangs
+        loses the segment it ends, even a write of no time).
 
     Other Parameters
     ----------------
-    clock, booked, held, nxt, job
+    has_random_saves, trial, clock, booked, held, nxt, event, job, state
         As for every phase (:mod:`relplan.sim.walk`).
     """
+    at = event.at
     segment, every = job.segment_hours, job.durable_every
     start_index, left = nxt.start_index, nxt.left
     useful, rework, checkpoint = booked.useful, booked.rework, booked.checkpoint
     degraded, stall = booked.degraded, booked.stall
+    write_cut = 0.0
     if clock.phase_start > at:  # cut a stall short (held: it is in the segment in progress)
         cut = clock.phase_start - at
+        if has_random_saves and job.walks_saves:  # a drawn write's hold first, then stalls
+            write_cut = min(unspent_write(trial, at, state), cut)
+            checkpoint -= write_cut
+            cut -= write_cut
         stall -= cut
         held = HeldHours(held.segment, held.degraded_hours, held.stall_hours - cut,
                          held.fast_tier_durable, held.fast_tier_degraded_hours,
@@ -158,9 +160,21 @@ def rework_run(
     else:
         done = _completed_segments_cold(job, start_index, elapsed, left)
         done_time = _segments_time_cold(job, start_index, done)
+    if has_random_saves and event.stop == SAVE_HANG:  # not committed, at its boundary too
+        hung = state.next_save[trial] - 1 if job.walks_saves else state.hang_checkpoint[trial]
+        if done > hung - 1 - start_index:
+            done = hung - 1 - start_index
+            done_time = _segments_time_cold(job, start_index, done)
     useful += done * segment
     checkpoint += done_time - done * segment
     rework += elapsed - done_time
+    if has_random_saves and job.walks_saves and (
+        state.writing_checkpoint[trial] > start_index + done
+    ):
+        spent = state.write_held_hours[trial] - write_cut  # its segment is lost
+        checkpoint -= spent
+        rework += spent
+        state.writing_checkpoint[trial] = 0
     if held.segment > start_index + done:  # held in the segment the failure rolls back
         rework += held.degraded_hours + held.stall_hours
         degraded -= held.degraded_hours
@@ -189,7 +203,7 @@ def rework_run(
 
 @walk_phase
 def roll_back(
-    has_trace: bool, has_corruption: bool, has_failing_saves: bool, trial: int,
+    has_trace: bool, has_corruption: bool, has_random_saves: bool, trial: int,
     clock: TrialClock, booked: BookedHours, held: HeldHours, event: Event, words: tuple,
     job: CompiledJob, modes: CompiledModes, state: TrialState, trace: TraceBuffer,
 ) -> tuple[TrialClock, BookedHours, HeldHours, tuple]:  # fmt: skip
@@ -198,8 +212,8 @@ def roll_back(
     in its persist; a corruption found rolls back to the newest retained durable
     checkpoint written before it; where saves may be lost or a fast checkpoint unusable,
     further back to the newest one that held (:func:`.saves.good_checkpoint`). The
-    checkpoints after it are gone: their compute, writes, and the slowed extra time and
-    stalls held after the durable one, are rework.
+    checkpoints after it are gone: their compute, writes (the fast tier's drawn ones
+    too), and the slowed extra time and stalls held after the durable one, are rework.
 
     Parameters
     ----------
@@ -213,7 +227,7 @@ def roll_back(
 
     Other Parameters
     ----------------
-    has_trace, has_corruption, has_failing_saves, trial, clock, booked, held, event, job,
+    has_trace, has_corruption, has_random_saves, trial, clock, booked, held, event, job,
     modes, state, trace
         As for every phase (:mod:`relplan.sim.walk`).
     """
@@ -235,11 +249,14 @@ def roll_back(
             state.corruption_checkpoint[trial], durable, every, job.keep_checkpoints,
             job.archive_every,
         ))  # fmt: skip
-    if has_failing_saves:
+    saves_walked = has_random_saves and job.walks_saves
+    if has_random_saves:
         target, words = good_checkpoint(trial, target, durable, lost_fast_tier, words, job,
                                         state)  # fmt: skip
         if job.save_hang > 0.0:  # the next run's save that hangs
             state.hang_checkpoint[trial], words = next_hang(target, words, job)
+    if saves_walked:
+        settle_write(trial, committed, job, state)
     if target < committed:
         lost = committed - target
         lost_time = _segments_time_cold(job, target, lost)
@@ -250,6 +267,12 @@ def roll_back(
             rework += held.fast_tier_degraded_hours + held.fast_tier_stall_hours
             degraded -= held.fast_tier_degraded_hours
             stall -= held.fast_tier_stall_hours
+        if saves_walked and state.fast_tier_write_durable[trial] >= target:
+            rework += state.fast_tier_write_hours[trial]  # the fast tier's drawn writes
+            checkpoint -= state.fast_tier_write_hours[trial]
+        if saves_walked:
+            state.fast_tier_write_hours[trial] = 0.0
+            state.fast_tier_write_durable[trial] = target
         held = HeldHours(held.segment, held.degraded_hours, held.stall_hours, target, 0.0, 0.0)
         if has_trace and trial == trace.trial:
             _emit(trace, event.at + clock.idle, event.at + clock.idle, TRACE_ROLLBACK,
@@ -261,6 +284,8 @@ def roll_back(
     if has_corruption and state.corruption_checkpoint[trial] >= committed:
         # lineage: a pending corruption lies in work rolled back: never found
         state.corruption_found_hours[trial] = np.inf
+    if saves_walked:  # the next run's first save
+        state.next_save[trial] = committed + 1
     clock = with_checkpoints(clock, clock.run_progress, committed, durable)
     return clock, with_work(booked, useful, rework, checkpoint, degraded, stall), held, words
 

@@ -9,7 +9,6 @@ import numpy as np
 
 from relplan.sim.compiled import (
     FINISHED,
-    LOAD_MEASURED,
     RESTARTING,
     RUNNING,
     SLOW,
@@ -29,7 +28,7 @@ from relplan.sim.compiled import (
     TrialStreams,
 )
 from relplan.sim.rng import (
-    duration_from_uniform,
+    drawn_duration,
     load_words,
     store_words,
     uniform_from_words,
@@ -37,7 +36,7 @@ from relplan.sim.rng import (
 from relplan.sim.walk.degraded_units import _drain_servers, _end_slow_degradations
 from relplan.sim.walk.emit import _emit
 from relplan.sim.walk.idle import _idle_failures
-from relplan.sim.walk.jit import array_helper, walk_phase
+from relplan.sim.walk.jit import walk_phase
 from relplan.sim.walk.segments import _init_part, _init_part_cold, _windows_before
 from relplan.sim.walk.spares import _free_spares, _replacement_wait
 from relplan.sim.walk.values import (
@@ -197,16 +196,6 @@ def wait_while_down(
     return wait, steps, words
 
 
-@array_helper
-def _drawn_load(job: CompiledJob, u: float) -> float:
-    """The ``u``-quantile of a restart's durable load, hours: of its family, or of its
-    measured durations (each as likely)."""
-    if job.load_kind == LOAD_MEASURED:
-        count = job.load_samples.size
-        return job.load_samples[min(int(u * count), count - 1)]
-    return duration_from_uniform(job.load_kind, job.load_scale_hours, job.load_shape, u)
-
-
 @walk_phase
 def retry_restart(
     trial: int, event: Event, words: tuple, job: CompiledJob, state: TrialState,
@@ -305,9 +294,15 @@ def book_downtime(
     restart_length = job.restart_hours
     if clock.committed > clock.durable:
         restart_length = job.fast_restart_hours
+        if has_random_restarts and job.fast_load_kind >= 0:  # the fast tier's load, drawn
+            u, words = uniform_from_words(words)
+            restart_length = job.restart_init_hours + drawn_duration(
+                job.fast_load_kind, job.fast_load_scale_hours, job.fast_load_shape,
+                job.fast_load_samples, u)  # fmt: skip
     elif has_random_restarts and job.load_kind >= 0:  # the durable load, drawn
         u, words = uniform_from_words(words)
-        restart_length = job.restart_init_hours + _drawn_load(job, u)
+        restart_length = job.restart_init_hours + drawn_duration(
+            job.load_kind, job.load_scale_hours, job.load_shape, job.load_samples, u)
     wall_horizon, every = job.horizon_hours, job.maintenance_every_hours
     next_maintenance = state.next_maintenance_hours
     # without failures during recovery the restart is off the exposure clock

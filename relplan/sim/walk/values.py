@@ -121,6 +121,9 @@ class NextEvent(NamedTuple):
         Slowed job-time of the run (:func:`relplan.sim.walk.segments.slowed_job_hours`).
     x_hang : float
         The start of the durable save that hangs next (``job.checkpoint.hang``).
+    x_save : float
+        The start of the next save whose write is drawn (``job.checkpoint.write`` as a
+        distribution), or of any save where a tier's write is drawn.
     """
 
     x_next: float
@@ -143,6 +146,7 @@ class NextEvent(NamedTuple):
     done_before: int
     slowed_before: float
     x_hang: float
+    x_save: float
 
 
 class Event(NamedTuple):
