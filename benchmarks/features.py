@@ -66,7 +66,9 @@ _ONE_AT_A_TIME: dict[str, tuple[str, ...]] = {
                         'load = { dist = "lognormal", median = "5min", sigma = 0.8 } }',),
     "preemption": ('preemption={ every = "100h", notice = "2min", save_on_notice = 0.5, '
                    'return_delay = { dist = "fixed", mean = "30min" } }',),
-    "random_saves": ('job.checkpoint.fail="5%"', 'job.checkpoint.hang="2%"'),
+    "random_saves": ('job.checkpoint.fail="5%"', 'job.checkpoint.hang="2%"',
+                     'job.checkpoint.write={ dist = "lognormal", median = "1min", sigma = 0.5 }'),
+    "detection": ('failures.gpu.recall="90%"',),
 }  # fmt: skip
 
 FEATURE_VARIANTS: dict[str, tuple[str, ...]] = {

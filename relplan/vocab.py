@@ -62,6 +62,17 @@ saved on its notice, or a crash)."""
 PREEMPTION_MODE = "preemption"
 """The failure mode ``[preemption]`` adds (a name no ``[failures]`` table may take)."""
 
+FALSE_ALARM_SUFFIX = ".false-alarm"
+FLAP_STALL_SUFFIX = ".flap-stall"
+PROBE_FOUND_SUFFIX = ".probe-found"
+PREDICTED_SUFFIX = ".predicted"
+"""Suffixes of the modes a mode's detector, flaps, probes and predictor add
+(:mod:`relplan.sim.health`): its false alarms, its flaps shorter than the transport
+timeout, its failures a probe finds ahead, those a predictor warns of."""
+
+FALSE_WARNING_MODE = "predictor.false-warning"
+"""The mode of a failure predictor's false warnings (``[health.predictor]``)."""
+
 RUNNING_ONLY_IMPACTS: tuple[str, ...] = ("slow", "corruption")
 """Impacts that exist only in a running job, so that no failure of them strikes while the
 job is down (``job.idle_failures``): a fail-slow unit shows as the job's slowdown, a

@@ -324,6 +324,9 @@ class SimulationResult:
             result["p_depleted"] = float(columns["depleted"].mean())
         if "save_hangs" in columns:
             result["save_hangs"] = float(columns["save_hangs"].mean())
+        if job.burn_in_hours > 0.0:  # [health.burn_in]: before the job, beside it
+            result["burn_in_hours"] = job.burn_in_hours
+            result["burn_in_gpu_hours"] = job.burn_in_gpu_hours
         if PREEMPTION_MODE in self.outcomes.mode_names:  # [preemption]
             gpus = self.model.job.gpus
             result["preemptions"] = float(columns[f"failures_{PREEMPTION_MODE}"].mean())

@@ -161,6 +161,7 @@ def config_warnings(
                 f"{tail:.0%} of the saves drawn from {key} take longer than "
                 f"{format_duration(checkpoint.save_timeout)}: each of them hangs",
             ))  # fmt: skip
+    warnings += _predictor_warnings(config)
     if config.job.recovery == "live-migration" and config.job.spares == 0:
         warnings.append(RelplanWarning(
             "job.spares",
@@ -193,6 +194,30 @@ def config_warnings(
             f"{format_duration(MTTI_CYCLES * cycle)}): most of the time will go to rework "
             "and restarts, so goodput collapses; check the failure rates, or shorten "
             "job.checkpoint.interval",
+        ))  # fmt: skip
+    return warnings
+
+
+def _predictor_warnings(config: RelplanConfig) -> list[RelplanWarning]:
+    """A predictor whose false warnings outnumber the failures it catches (precision
+    below 50%), or whose warning comes too late to checkpoint."""
+    predictor = config.health.predictor if config.health is not None else None
+    if predictor is None:
+        return []
+    warnings = []
+    if predictor.precision < 0.5:
+        warnings.append(RelplanWarning(
+            "health.predictor.precision",
+            f"at {predictor.precision:.0%} precision its false warnings "
+            f"({(1 - predictor.precision) / predictor.precision:.2g} per failure caught) "
+            "outnumber the failures it catches, each costing its action",
+        ))  # fmt: skip
+    write = config.job.checkpoint.blocking_write_hours
+    if predictor.action == "checkpoint" and predictor.lead < write:
+        warnings.append(RelplanWarning(
+            "health.predictor.lead",
+            f"{format_duration(predictor.lead)} of warning is shorter than the blocking "
+            f"write ({format_duration(write)}): no checkpoint fits, so it changes nothing",
         ))  # fmt: skip
     return warnings
 
@@ -375,6 +400,53 @@ def check_consistency(config: RelplanConfig) -> None:
     _check_job(config)
     _check_network(config)
     _check_drawn_writes(config)
+    _check_health(config)
+
+
+def _check_health(config: RelplanConfig) -> None:
+    """Refuse detectors, flaps and probes a mode cannot take: a corruption's detector is
+    its ``detect_probability``; flaps and the failures a probe finds are shares of a
+    Poisson process (an exponential lifetime, no unit history); a probe covers modes of
+    ``[failures]``."""
+    for name, mode in config.failures.items():
+        if mode.recall < 1.0 and mode.impact == "corruption":
+            raise ConfigError(
+                f"failures.{name}.recall",
+                "a corruption's detector is its detect_probability (the share ever found)",
+            )
+        if mode.flap is not None and (
+            mode.lifetime.dist != "exponential" or mode.has_unit_history
+        ):
+            raise ConfigError(
+                f"failures.{name}.flap",
+                "flaps are a Poisson process: the mode needs an exponential lifetime (the "
+                "flap rate) and no lemons, repair_success or retire_after",
+            )
+    predictor = config.health.predictor if config.health is not None else None
+    for name in predictor.modes if predictor is not None else ():
+        mode = config.failures.get(name)
+        if mode is None or mode.lifetime.dist != "exponential" or mode.has_unit_history:
+            raise ConfigError(
+                "health.predictor.modes",
+                f"'{name}': a predictor watches modes of [failures] with an exponential "
+                "lifetime and no lemons, repair_success or retire_after (the failures it "
+                "warns of are a share of a Poisson process)",
+            )
+    probe = config.health.probe if config.health is not None else None
+    for name in probe.coverage if probe is not None else ():
+        if name not in config.failures:
+            raise ConfigError(
+                f"health.probe.coverage.{name}",
+                f"no failure mode '{name}' in [failures] ({', '.join(config.failures)})",
+            )
+        mode = config.failures[name]
+        if mode.lifetime.dist != "exponential" or mode.has_unit_history:
+            raise ConfigError(
+                f"health.probe.coverage.{name}",
+                "the failures a probe finds are a share of a Poisson process: the mode "
+                "needs an exponential lifetime and no lemons, repair_success or "
+                "retire_after",
+            )
 
 
 DRAWN_WRITE_TAIL_WARNING = 0.05

@@ -139,6 +139,11 @@ DEFAULT_REQUEUE_DELAY_HOURS = 10.0 / 60.0
 scheduled again (the 504-GPU B200 report measures an 11-min median retry, arXiv
 2605.09370; an assumption near it)."""
 
+DEFAULT_FALSE_ALARM_TRIAGE_HOURS = 4.0
+"""``failures.*.false_alarm_triage`` by default, hours: a server a detector flagged wrongly
+is out of the pool this long for its checks before it returns (an assumption: a DCGM
+level-3 diagnostic and a reboot, NVSentinel's quarantine-then-clear cycle)."""
+
 DEFAULT_SAVE_TIMEOUT_HOURS = 10.0 / 60.0
 """``job.checkpoint.save_timeout`` by default, hours: 10 min, PyTorch's default timeout of
 a collective on NCCL (600 s), which a save stuck on its storage target runs into (an
@@ -399,6 +404,31 @@ class FailureModeConfig(_Strict):
     retire: Literal["replace", "remove"] = Field(default="replace", description=(
         "`replace`: a new unit takes a retired one's place; `remove`: it leaves the fleet "
         "for good, its spare never returns (needs `retire_after`)."))
+
+    recall: Fraction = Field(default=1.0, ge=0, le=1, description=(
+        "The share of failures the detector catches `detect` after them; the rest are "
+        "found `detect_late` after them (a fatal failure: the job hangs in a collective "
+        "until its timeout; a fail-slow unit: evicted that much later)."),
+        json_schema_extra=_shown(unit="share"))
+    detect_late: Hours | None = Field(default=None, ge=0, description=(
+        "When a failure the detector misses is found."), json_schema_extra=_shown(
+        default="`network.failover.collective_timeout`"))
+    false_positives: float = Field(default=0.0, ge=0, le=1e6, allow_inf_nan=False,
+                                   description=(
+        "False alarms of the mode's detector per day per 1,000 of the job's servers, each "
+        "costing what its action costs: an eviction (the job stops, restarts, a spare "
+        "takes the flagged server's place) or, for a mode that drains, a drain."),
+        json_schema_extra=_shown(unit="per day per 1,000 servers"))
+    false_alarm_triage: Hours = Field(default=DEFAULT_FALSE_ALARM_TRIAGE_HOURS, ge=0,
+                                      description=(
+        "How long a server flagged wrongly is out of the pool before it returns."))
+    flap: DistributionConfig | None = Field(default=None, description=(
+        "A flapping mode: how long each failure keeps the port down (a distribution). A "
+        "flap longer than `network.failover.transport_timeout` crashes the job; a shorter "
+        "one stalls it as long. Needs an exponential `lifetime` (the flap rate)."))
+    latent: Hours | None = Field(default=None, ge=0, description=(
+        "How long before it fails a unit shows to an active probe (`[health.probe]`)."),
+        json_schema_extra=_shown(default="0: no probe finds it"))
 
     @field_validator("retire")
     @classmethod
@@ -1332,6 +1362,79 @@ class SimulationConfig(_Strict):
         default="1; points: every core"))
 
 
+class ProbeConfig(_Strict):
+    """``[health.probe]``: an active health check (a DCGM diagnostic, an NCCL all-reduce
+    test) that pauses the job for ``duration`` every ``every`` of running, and finds a
+    failing unit of a covered mode before the job hits it: one that shows ``latent``
+    hours ahead (``failures.*.latent``) is found by a probe with probability
+    ``coverage x min(latent / every, 1)`` and drained at the next durable checkpoint
+    instead of crashing the job."""
+
+    every: Hours = Field(gt=0, description="Running time from one probe to the next.")
+    duration: Hours = Field(ge=0, description="How long each probe pauses the job.")
+    coverage: dict[str, Fraction] = Field(default_factory=dict, description=(
+        "Per failure mode (its key in `[failures]`), the share of its latent failures a "
+        "probe finds."))
+
+    @model_validator(mode="after")
+    def _check_probe(self) -> ProbeConfig:
+        if self.duration >= self.every:
+            raise ValueError("duration: a probe must be shorter than its period (every)")
+        for name, share in self.coverage.items():
+            if not 0.0 <= share <= 1.0:
+                raise ValueError(f"coverage.{name}: a share in [0, 1]")
+        return self
+
+
+class BurnInConfig(_Strict):
+    """``[health.burn_in]``: every server of the job and its spares runs a burn-in of
+    ``duration`` before the job starts, which finds ``catches`` of the lemons
+    (``failures.*.lemons``): they are swapped for good units before the job. Its cost is
+    the burn-in's GPU-hours (``burn_in_gpu_hours``) and the time before the job starts
+    (``burn_in_hours``), reported beside the job's own."""
+
+    duration: Hours = Field(ge=0, description="How long the burn-in runs.")
+    catches: Fraction = Field(default=1.0, ge=0, le=1, description=(
+        "The share of the lemons it finds."), json_schema_extra=_shown(unit="share"))
+
+
+class PredictorConfig(_Strict):
+    """``[health.predictor]``: a failure predictor (ByteDance's: 46-85% precision) that
+    warns of a failure of the ``modes`` it watches ``lead`` ahead; it catches
+    ``recall`` of them, and ``precision`` of its warnings are right. On a warning the job
+    acts: ``checkpoint`` writes a checkpoint at once (the blocking write; the ``lead``
+    beyond it is rework) and restarts from it after the failure, losing nothing before;
+    ``migrate`` moves the unit's work to a spare before the failure (a stall of
+    ``swap``). A false warning costs the action (a checkpoint, a migration) and nothing
+    fails."""
+
+    modes: list[str] = Field(min_length=1, description=(
+        "The failure modes (keys of `[failures]`) it watches: fatal ones with an "
+        "exponential lifetime."))
+    recall: Fraction = Field(ge=0, le=1, description=(
+        "The share of their failures it warns of."), json_schema_extra=_shown(unit="share"))
+    precision: Fraction = Field(default=1.0, gt=0, le=1, description=(
+        "The share of its warnings that a failure follows."),
+        json_schema_extra=_shown(unit="share"))
+    lead: Hours = Field(ge=0, description="How long before the failure it warns.")
+    action: Literal["checkpoint", "migrate"] = Field(default="checkpoint", description=(
+        "`checkpoint`: write a checkpoint on the warning; `migrate`: move to a spare."))
+    swap: Hours = Field(default=DEFAULT_MIGRATION_SWAP_HOURS, ge=0, description=(
+        "How long a migration stalls the job (`action = \"migrate\"`)."))
+
+
+class HealthConfig(_Strict):
+    """``[health]``: checks that run beside the job (active probes, a burn-in, a failure
+    predictor)."""
+
+    probe: ProbeConfig | None = Field(default=None, description=(
+        "An active probe (a table)."))
+    burn_in: BurnInConfig | None = Field(default=None, description=(
+        "A burn-in before the job (a table)."))
+    predictor: PredictorConfig | None = Field(default=None, description=(
+        "A failure predictor (a table)."))
+
+
 class RelplanConfig(_Strict):
     """A whole config: a validated, immutable value.
 
@@ -1372,6 +1475,8 @@ class RelplanConfig(_Strict):
         "What a step computes and exchanges: the communication model's input."))
     maintenance: MaintenanceConfig | None = Field(default=None, description=(
         "Planned maintenance windows."))
+    health: HealthConfig | None = Field(default=None, description=(
+        "Health checks beside the job: active probes, a burn-in (a table)."))
     preemption: PreemptionConfig | None = Field(default=None, description=(
         "Spot or preemptible capacity taken back with a notice."))
     budget: BudgetConfig | None = Field(default=None, description=(

@@ -280,6 +280,9 @@ class CompiledModes(NamedTuple):
         For a slow mode: evict at the next checkpoint rather than at once.
     detect_probability : numpy.ndarray of float
         For a corruption mode: the chance that it is found.
+    recall, late_detect_hours : numpy.ndarray of float
+        The share of a mode's failures its detector catches (``detect_hours`` after
+        them), and when the others are found, hours.
     drain : numpy.ndarray of int64
         For a degraded mode that slows one server: :data:`DRAIN_NEVER`,
         :data:`DRAIN_AT_CHECKPOINT` or :data:`DRAIN_NOW`.
@@ -323,6 +326,8 @@ class CompiledModes(NamedTuple):
     needs_spare: np.ndarray
     evict_at_checkpoint: np.ndarray
     detect_probability: np.ndarray
+    recall: np.ndarray
+    late_detect_hours: np.ndarray
     drain: np.ndarray
     fails_idle: np.ndarray
     slowdown_table: np.ndarray
@@ -863,6 +868,9 @@ class WalkFeatures(NamedTuple):
         A save may be lost or hang, or take a drawn time, or a fast checkpoint be
         unusable (:attr:`CompiledJob.durable_save_fail`, ``fast_save_fail``,
         ``fast_corrupt``, ``save_hang``, ``walks_saves``).
+    detection : bool
+        A mode's detector misses some failures (:attr:`CompiledModes.recall` below 1):
+        each failure of it draws when it is found.
 
     Examples
     --------
@@ -883,6 +891,7 @@ class WalkFeatures(NamedTuple):
     random_restarts: bool
     preemption: bool
     random_saves: bool
+    detection: bool = False
 
     @classmethod
     def of(cls, job: CompiledJob, modes: CompiledModes, state: TrialState,
@@ -926,6 +935,7 @@ class WalkFeatures(NamedTuple):
             preemption=PREEMPTION in impacts,
             random_saves=job.durable_save_fail > 0.0 or job.fast_save_fail > 0.0
             or job.fast_corrupt > 0.0 or job.save_hang > 0.0 or job.walks_saves,
+            detection=bool(np.any(np.asarray(modes.recall) < 1.0)),
         )
 
 
@@ -1071,6 +1081,8 @@ def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledMo
         needs_spare=np.array([m.needs_spare for m in modes], dtype=np.bool_),
         evict_at_checkpoint=np.array([m.evict_at_checkpoint for m in modes], dtype=np.bool_),
         detect_probability=np.array([m.detect_probability for m in modes], dtype=float),
+        recall=np.array([m.recall for m in modes], dtype=float),
+        late_detect_hours=np.array([m.late_detect_hours for m in modes], dtype=float),
         drain=np.array([DRAIN_POLICIES.index(m.drain) for m in modes], dtype=np.int64),
         fails_idle=np.array([m.fails_while_down for m in modes], dtype=np.bool_),
         slowdown_table=table,

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from relplan.cluster.impact import Impact, resolve_impact
 from relplan.cluster.topology import Inventory, inventory_from_facts
 from relplan.comm.work import StepModel, build_step_model, work_hours_at_step
-from relplan.config.derived import DerivedFacts, derive
+from relplan.config.derived import DerivedFacts, derive, job_servers
 from relplan.config.schema import (
     REFAIL_DEFAULT_HOURS,
     CheckpointConfig,
@@ -29,7 +29,7 @@ from relplan.config.schema import (
     RelplanConfig,
     RestartConfig,
 )
-from relplan.sim import distributions
+from relplan.sim import distributions, health
 from relplan.sim.closed_forms import erlang_loss
 from relplan.sim.distributions import Distribution
 from relplan.vocab import (
@@ -186,6 +186,11 @@ class FailureMode:
     drain : {"never", "at-checkpoint", "now"}
         For a degraded mode that slows one server (a lost dual-ToR leg or LACP member):
         when that server is swapped for a free spare (:data:`relplan.vocab.DRAIN_POLICIES`).
+    recall : float
+        For a ``fatal`` or ``slow`` mode: the share of failures its detector catches
+        ``detect_hours`` after them; the rest are found ``late_detect_hours`` after them.
+    late_detect_hours : float
+        When a failure the detector misses is found, hours.
     """
 
     name: str
@@ -212,6 +217,8 @@ class FailureMode:
     spares_needed: int = 1
     spare_domain: bool = False
     drain: str = "never"
+    recall: float = 1.0
+    late_detect_hours: float = 0.0
 
     @property
     def job_rate_per_hour(self) -> float:
@@ -362,6 +369,10 @@ class JobSpec:
         A fast checkpoint's load drawn at each restart from the fast tier
         (``job.checkpoint.fast.load`` as a distribution or measured durations); None:
         ``fast_restart_hours`` less the start-up, every time.
+    burn_in_hours, burn_in_gpu_hours : float
+        A burn-in before the job (``[health.burn_in]``): its length, and the GPU-hours
+        it takes over the job's servers and its spares; it precedes the job, so neither
+        is in the job's wall time.
     """
 
     gpus: int
@@ -405,6 +416,8 @@ class JobSpec:
     fast_write_draw: Distribution | tuple[float, ...] | None = None
     fast_save_hang: float = 0.0
     fast_load: Distribution | tuple[float, ...] | None = None
+    burn_in_hours: float = 0.0
+    burn_in_gpu_hours: float = 0.0
 
     @property
     def saves_random(self) -> bool:
@@ -538,14 +551,15 @@ def _parts(config: RelplanConfig, inventory: Inventory, name: str,
     return [(name, per_link * server, False), (f"{name}.fabric", per_link * fabric, True)]
 
 
-def unit_history(mode: FailureModeConfig) -> UnitHistory | None:
+def unit_history(mode: FailureModeConfig, lemons_caught: float = 0.0) -> UnitHistory | None:
     """The :class:`UnitHistory` of a validated ``[failures.NAME]`` table (None without
-    ``lemons``, ``repair_success`` or ``retire_after``)."""
+    ``lemons``, ``repair_success`` or ``retire_after``), with ``lemons_caught`` of its
+    lemons found by a burn-in and swapped before the job (``[health.burn_in]``)."""
     if not mode.has_unit_history:
         return None
     lemons = mode.lemons
     return UnitHistory(
-        lemon_share=lemons.share if lemons is not None else 0.0,
+        lemon_share=lemons.share * (1.0 - lemons_caught) if lemons is not None else 0.0,
         lemon_factor=lemons.factor if lemons is not None else 1.0,
         repair_success=mode.repair_success if mode.repair_success is not None else 1.0,
         refail=(distributions.from_config(mode.refail) if mode.refail is not None
@@ -554,6 +568,8 @@ def unit_history(mode: FailureModeConfig) -> UnitHistory | None:
         lemons_curable=lemons is not None and lemons.curable,
         retire_removes=mode.retire == "remove",
     )  # fmt: skip
+
+
 def _spare_draw(config: RelplanConfig, inventory: Inventory, unit: str) -> dict[str, object]:
     """What a swap of a failed ``unit`` takes: the job's servers it took down (a rack's,
     a domain's, at most the job's; one otherwise), and whether they come as a whole spare
@@ -562,6 +578,94 @@ def _spare_draw(config: RelplanConfig, inventory: Inventory, unit: str) -> dict[
     per_unit = {"rack": cluster.servers_per_rack, "domain": cluster.servers_per_domain}
     needed = min(per_unit.get(unit, 1), inventory.job_servers)
     return {"spares_needed": max(1, needed), "spare_domain": unit == "domain"}
+
+
+def _lemons_caught(config: RelplanConfig) -> float:
+    """The share of lemons a burn-in finds before the job (0 without one)."""
+    burn_in = config.health.burn_in if config.health is not None else None
+    return burn_in.catches if burn_in is not None else 0.0
+
+
+def _burn_in(config: RelplanConfig) -> dict[str, float]:
+    """The :class:`JobSpec` fields of a burn-in before the job: its hours, and its
+    GPU-hours over the job's servers and its spares."""
+    burn_in = config.health.burn_in if config.health is not None else None
+    if burn_in is None:
+        return {}
+    cluster = config.cluster
+    servers = job_servers(config) + config.job.spares + config.job.spare_pool
+    return {"burn_in_hours": burn_in.duration,
+            "burn_in_gpu_hours": burn_in.duration * servers * cluster.gpus_per_server}
+
+
+def _probe_tax(config: RelplanConfig) -> float:
+    """The share of running time active probes pause the job (``[health.probe]``:
+    ``duration / every``), a tax on every step like a recovery stack's."""
+    probe = config.health.probe if config.health is not None else None
+    return probe.duration / probe.every if probe is not None else 0.0
+
+
+def _detection(config: RelplanConfig, mode: FailureModeConfig, kind: str) -> dict[str, float]:
+    """The :class:`FailureMode` fields of a detector that misses some failures
+    (``recall`` below 1): found ``detect_late`` after them (none otherwise)."""
+    if mode.recall >= 1.0 or kind not in ("fatal", "slow"):
+        return {}
+    late = mode.detect_late
+    if late is None:
+        late = config.network.failover.collective_timeout
+    return {"recall": mode.recall, "late_detect_hours": late}
+
+
+def _with_detectors(config: RelplanConfig, mode: FailureModeConfig, resolved: PartImpact,
+                    failure_mode: FailureMode) -> list[FailureMode]:  # fmt: skip
+    """A mode with what its detector, its flaps and the probes add
+    (:mod:`relplan.sim.health`): the crashes and stalls of a flapping fatal mode, the
+    failures a probe finds ahead, the detector's false alarms (on the mode's part in the
+    job's servers, not its fabric part)."""
+    parts = [failure_mode]
+    if mode.flap is not None and failure_mode.impact == "fatal":
+        parts = health.split_flaps(failure_mode, distributions.from_config(mode.flap),
+                                   config.network.failover.transport_timeout)  # fmt: skip
+    probe = config.health.probe if config.health is not None else None
+    found = health.probe_share(mode, resolved.name, probe)
+    if found > 0.0 and failure_mode.impact == "fatal":
+        parts = [piece for part in parts for piece in (
+            health.split_probe_finds(part, found) if part.impact == "fatal" else [part])]
+    drains = failure_mode.impact == "degraded" and failure_mode.drain != "never"
+    if mode.false_positives > 0.0 and not resolved.fabric and (
+        failure_mode.impact in ("fatal", "slow") or drains
+    ):
+        parts.append(health.false_alarm_mode(failure_mode, mode.false_positives,
+                                             job_servers(config), mode.false_alarm_triage))
+    return parts
+
+
+def _with_predictor(config: RelplanConfig, facts: DerivedFacts,
+                    modes: list[FailureMode]) -> list[FailureMode]:  # fmt: skip
+    """The modes with a failure predictor's effect (``[health.predictor]``): each watched
+    fatal mode split into the failures it misses and those it warns of, and its false
+    warnings as a mode of their own (:mod:`relplan.sim.health`)."""
+    predictor = config.health.predictor if config.health is not None else None
+    if predictor is None:
+        return modes
+    cost = health.predicted_cost(predictor, config.job.checkpoint.blocking_write_hours,
+                                 facts.restart.durable_hours)  # fmt: skip
+    if cost is None:  # warned too late to act (a warning says so)
+        return modes
+    stall, rework = cost
+    watched = [m for m in modes if m.name in predictor.modes and m.impact == "fatal"]
+    names = {m.name for m in watched}
+    split = [piece for m in modes for piece in (
+        health.split_predicted(m, predictor.recall, stall, rework) if m.name in names
+        else [m])]  # fmt: skip
+    rate = sum(m.job_units / m.lifetime.mean_hours for m in watched)
+    false_rate = rate * predictor.recall * (1.0 - predictor.precision) / predictor.precision
+    if false_rate > 0.0:
+        action = stall  # a migration for nothing
+        if predictor.action == "checkpoint":  # a checkpoint for nothing: the write only
+            action = config.job.checkpoint.blocking_write_hours
+        split.append(health.false_warning_mode(watched[0], false_rate, action))
+    return split
 
 
 def _preemption_mode(preemption: PreemptionConfig) -> FailureMode:
@@ -806,8 +910,7 @@ def _simulation_model(
         mode = config.failures[name]
         detect = mode.detect_hours if impact.detect_hours is None else impact.detect_hours
         stall = impact.stall_hours + (mode.detect_hours if impact.kind == "elastic" else 0.0)
-        modes.append(
-            FailureMode(
+        modes.extend(_with_detectors(config, mode, resolved, FailureMode(
                 name=resolved.part,
                 unit=unit,
                 job_units=resolved.job_units,
@@ -830,11 +933,12 @@ def _simulation_model(
                 needs_spare=impact.needs_spare,
                 evict_at_checkpoint=mode.evict == "at-checkpoint",
                 detect_probability=mode.detect_probability,
-                history=unit_history(mode),
+                history=unit_history(mode, _lemons_caught(config)),
                 drain=_drain(config, name, impact.kind, unit, resolved.fabric),
                 **_spare_draw(config, inventory, unit),
-            )
-        )
+                **_detection(config, mode, impact.kind),
+            )))
+    modes = _with_predictor(config, facts, modes)
     if config.preemption is not None:
         modes.append(_preemption_mode(config.preemption))
     restart = facts.restart
@@ -864,11 +968,12 @@ def _simulation_model(
             failures_during_recovery=job.failures_during_recovery,
             spare_pool=job.spare_pool,
             spare_pool_swap_hours=job.spare_pool_swap,
-            step_overhead=job.step_tax,
+            step_overhead=job.step_tax + _probe_tax(config),
             **_restart_policy(job),
             **_preemption_save(config, step),
             **_random_saves(checkpoint),
             **_drawn_writes(checkpoint),
+            **_burn_in(config),
         ),
         modes=tuple(modes),
         inventory=inventory,

@@ -241,6 +241,7 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
     has_random_restarts = bool(features.random_restarts)
     has_preemption = bool(features.preemption)
     has_random_saves = bool(features.random_saves)
+    has_detection = bool(features.detection)
     source_key = walk_source_key()
 
     @numba.njit(cache=True, nogil=True, error_model="numpy", _nrt=False,
@@ -339,8 +340,8 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                                                state)  # fmt: skip
                     continue
                 else:
-                    event, sources = draw_failure(has_trace, trial, clock, nxt, sources, modes,
-                                                  window, state, trace, job)  # fmt: skip
+                    event, sources = draw_failure(has_trace, has_detection, trial, clock, nxt,
+                                                  sources, modes, window, state, trace, job)
                     if has_fail_slow and event.impact == SLOW:
                         slowdown = strike_slow(trial, event, slowdown, modes, state)
                         continue

@@ -32,6 +32,7 @@ def test_a_plain_config_turns_on_only_what_it_uses() -> None:
         trace=False, horizon=False, maintenance=False, fail_slow=False, corruption=False,
         drain=False, planned_stops=False, idle_failures=False, spare_pool=False,
         degradations=True, random_restarts=False, preemption=False, random_saves=False,
+        detection=False,
     )  # fmt: skip
 
 
@@ -49,6 +50,10 @@ def test_a_plain_config_turns_on_only_what_it_uses() -> None:
         (['job.restart={ init = "10min", load = ["5min", "7min"] }'], {"random_restarts"}),
         (['preemption={ every = "100h" }'], {"preemption"}),
         (['job.checkpoint.fail="1%"'], {"random_saves"}),
+        (['job.checkpoint.write=["1min", "2min"]'], {"random_saves"}),
+        (['job.checkpoint.fast={ interval = "15min", write = "5s", hang = "1%" }'],
+         {"random_saves"}),
+        (['failures.gpu.recall="90%"'], {"detection"}),
     ],
 )
 def test_each_feature_a_config_uses_is_on(overrides: list[str], on: set[str]) -> None:

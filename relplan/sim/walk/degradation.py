@@ -97,7 +97,7 @@ def strike_slow(
     state.degradations_by_row[trial, mode] += 1
     slowdown = _current_slowdown(trial, state.degradations_by_row, modes.slowdown_table)
     if state.evict_at_hours[trial] == np.inf and not state.pending_stop[trial] & STOP_EVICTION:
-        state.evict_at_hours[trial] = event.at + modes.detect_hours[mode]
+        state.evict_at_hours[trial] = event.at + event.detect
         state.evict_mode[trial] = mode
         state.evict_repair_hours[trial] = event.repair
     return slowdown
@@ -204,7 +204,7 @@ def keep_running(
     state.degradation_row[trial, k] = table_row
     if has_drain and impact == DEGRADED and modes.drain[mode] != DRAIN_NEVER:
         # a server running degraded: found `detect` of running later
-        found = at + modes.detect_hours[mode]
+        found = at + event.detect
         state.degradation_noticed_hours[trial, k] = found
         state.drain_at_hours[trial] = min(state.drain_at_hours[trial], found)
     state.degradation_count[trial] = k + 1

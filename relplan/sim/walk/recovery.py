@@ -82,7 +82,7 @@ def replacement(
     replaced = -1
     pending_stop = state.pending_stop
     if stop == FAILURE:
-        detect = modes.detect_hours[event.mode]
+        detect = event.detect
         replaced = event.mode
     elif stop == SAVE_HANG:  # held until the save times out; nothing to replace
         detect = job.save_timeout_hours

@@ -151,8 +151,9 @@ class NextEvent(NamedTuple):
 
 class Event(NamedTuple):
     """What happens at a step: a stop of the job (``stop``, NO_STOP_KIND: none), the mode
-    (-1: none), its impact, its repair (hours), its exposure (hours) and whether the
-    unit leaves the fleet for good."""
+    (-1: none), its impact, its repair (hours), its exposure (hours), whether the unit
+    leaves the fleet for good, and when a failure is found after it (hours: the mode's
+    ``detect``, or its late detection when its detector missed it)."""
 
     stop: int
     mode: int
@@ -160,6 +161,7 @@ class Event(NamedTuple):
     repair: float
     at: float
     removed: bool
+    detect: float
 
 
 @walk_phase

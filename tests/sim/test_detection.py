@@ -1,0 +1,210 @@
+"""Detectors that miss failures and raise false alarms, flaps against the transport
+timeout, and active probes (issue 35), against Daly's form and the thinning of a Poisson
+process."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from relplan.config.loading import parse_config
+from relplan.sim.closed_forms import expected_wall_hours
+from relplan.sim.distributions import exponential
+from relplan.sim.engine import simulate
+from relplan.sim.health import flap_shares
+from relplan.sim.model import build_model
+from relplan.vocab import BUCKETS
+from tests.conftest import assert_validate_refuses, z_score
+
+MTBF, RESTART = 8.0, 0.1  # one server's GPUs: the job's mean time between crashes, hours
+
+
+def _config(failures: dict, servers: int = 3, **extra):
+    """One 8-GPU server whose GPUs crash the job every 8 h on average (a job-level
+    exponential), 20 h of work, hourly free checkpoints, a 6-min restart, spares to
+    spare."""
+    return parse_config({
+        "cluster": {"servers": servers, "gpus_per_server": 8},
+        "job": {"gpus": 8, "work": "20h", "restart": f"{RESTART}h", "spares": servers - 1,
+                "checkpoint": {"interval": "1h", "write": "0s"}},
+        "failures": failures, **extra,
+    })  # fmt: skip
+
+
+def _gpu(**mode) -> dict:
+    return {"gpu": {"lifetime": {"dist": "exponential", "mtbf": f"{MTBF * 8}h"},
+                    "repair": {"dist": "fixed", "mean": "0s"}, **mode}}  # fmt: skip
+
+
+def _bucket(outcomes, name: str) -> np.ndarray:
+    return outcomes.bucket_hours[:, BUCKETS.index(name)]
+
+
+def test_missed_failures_are_found_late_and_cost_dalys_downtime() -> None:
+    # each crash is found 3 min after it with probability r, else 10 min after (the
+    # collective timeout): Daly's form with the mean detection as its downtime, and the
+    # detection hours a mixture of the two
+    r, n = 0.7, 20000
+    model = build_model(_config(_gpu(detect="3min", recall=r)))
+    outcomes = simulate(model, n, 3)
+    downtime = r * 0.05 + (1 - r) * 10 / 60
+    exact = expected_wall_hours(20.0, 1.0, 0.0, MTBF, RESTART, downtime)
+    assert abs(z_score(outcomes.wall_hours, exact)) < 4
+    crashes = outcomes.interruptions_by_mode[:, 0].astype(float)
+    late = (_bucket(outcomes, "detect") - 0.05 * crashes) / (10 / 60 - 0.05)
+    assert np.allclose(late, np.round(late), atol=1e-6)  # whole crashes, each 3 or 10 min
+    share_late = late.sum() / crashes.sum()
+    assert abs(share_late - (1 - r)) < 4 * math.sqrt(r * (1 - r) / crashes.sum())
+
+
+def test_a_perfect_detector_changes_no_number() -> None:
+    plain = simulate(build_model(_config(_gpu(detect="3min"))), 300, 4)
+    spelled = simulate(build_model(_config(_gpu(detect="3min", recall=1.0))), 300, 4)
+    assert np.array_equal(plain.wall_hours, spelled.wall_hours)
+
+
+def test_false_alarms_add_their_rate_to_dalys_interruptions() -> None:
+    # f false alarms a day per 1,000 servers on the job's one server: a Poisson process
+    # of rate f / 24000 per hour, each an eviction (a restart from the checkpoint, found
+    # at once, a spare in: spares to spare, none waits for the flagged servers' 4-h
+    # triage): Daly's form with the two rates added, the crashes' detection as the
+    # downtime of their share
+    f, n = 2000.0, 20000  # 2 a day on one server: one every 12 h
+    model = build_model(_config(_gpu(detect="3min", false_positives=f), servers=10))
+    assert [m.name for m in model.modes] == ["gpu", "gpu.false-alarm"]
+    rate = 1 / MTBF + f / 24000
+    downtime = (1 / MTBF) / rate * 0.05
+    outcomes = simulate(model, n, 5)
+    exact = expected_wall_hours(20.0, 1.0, 0.0, 1 / rate, RESTART, downtime)
+    assert abs(z_score(outcomes.wall_hours, exact)) < 4
+    alarms = outcomes.interruptions_by_mode[:, 1]
+    assert alarms.sum() > 0 and model.job_mtti_hours == pytest.approx(1 / rate)
+
+
+def test_flaps_longer_than_the_transport_timeout_crash_and_the_others_stall() -> None:
+    # flaps of exponential length (mean 20 s) against a 30-s timeout: P(D > 30 s) of
+    # them crash, found 30 s after; the others stall the job E[D | D <= 30 s]
+    flap = {"dist": "exponential", "mean": "20s"}
+    config = _config(_gpu(flap=flap), network={"failover": {"transport_timeout": "30s"}})
+    model = build_model(config)
+    assert [m.name for m in model.modes] == ["gpu", "gpu.flap-stall"]
+    n = 4000
+    outcomes = simulate(model, n, 6)
+    crashes, stalls = outcomes.failures_by_mode[:, 0], outcomes.failures_by_mode[:, 1]
+    total = crashes.sum() + stalls.sum()
+    p = math.exp(-1.5)
+    assert abs(crashes.sum() / total - p) < 4 * math.sqrt(p * (1 - p) / total)
+    share, stall = flap_shares(exponential(20 / 3600), 30 / 3600)
+    assert share == pytest.approx(p)
+    assert stall * 3600 == pytest.approx(20 - 30 * p / (1 - p))  # E[D | D <= t], by hand
+    assert model.modes[1].stall_hours == pytest.approx(stall)
+    assert model.modes[0].detect_hours == pytest.approx(30 / 3600)
+
+
+def test_a_probe_finds_its_share_ahead_and_costs_its_pauses() -> None:
+    # a 6-min probe every 24 h of running (a 1/240 tax) covering 80% of the GPU's
+    # failures, which show 6 h ahead: 0.8 x 6 / 24 = 20% of them are found and drained
+    # at the next checkpoint (no rework), the rest crash
+    config = _config(_gpu(latent="6h"), health={"probe": {
+        "every": "24h", "duration": "6min", "coverage": {"gpu": 0.8}}})
+    model = build_model(config)
+    assert [m.name for m in model.modes] == ["gpu", "gpu.probe-found"]
+    assert model.job.step_overhead == pytest.approx(0.1 / 24)
+    n = 4000
+    outcomes = simulate(model, n, 7)
+    found, crashed = outcomes.failures_by_mode[:, 1].sum(), outcomes.failures_by_mode[:, 0].sum()
+    total = found + crashed
+    assert abs(found / total - 0.2) < 4 * math.sqrt(0.16 / total)
+
+
+@pytest.mark.parametrize(("keys", "key"), [
+    (["failures.gpu.recall=1.5"], "failures.gpu.recall"),
+    (["failures.gpu.false_positives=-1"], "failures.gpu.false_positives"),
+    (['failures.hbm.impact="corruption"', "failures.hbm.recall=0.5"], "failures.hbm.recall"),
+    (['failures.gpu.lifetime={ dist = "weibull", shape = 0.8, mtbf = "10y" }',
+      'failures.gpu.flap={ dist = "exponential", mean = "20s" }'], "failures.gpu.flap"),
+    (['health.probe={ every = "1h", duration = "2h" }'], "health.probe"),
+    (['health.probe={ every = "24h", duration = "5min", coverage = { tpu = 0.5 } }'],
+     "health.probe.coverage.tpu"),
+])  # fmt: skip
+def test_bad_detectors_and_probes_name_their_key(keys: list[str], key: str) -> None:
+    assert_validate_refuses(keys, key)
+
+
+def _predicted(recall: float, precision: float = 1.0, lead: str = "6min", **job):
+    predictor = {"modes": ["gpu"], "recall": recall, "precision": precision, "lead": lead}
+    config = _config(_gpu(detect="0s"), health={"predictor": predictor})
+    return build_model(config.with_overrides({"job.checkpoint.write": "6min", **job}))
+
+
+def test_a_predictor_of_recall_zero_changes_no_number() -> None:
+    plain = build_model(_config(_gpu(detect="0s")).with_overrides(
+        {"job.checkpoint.write": "6min"}))
+    assert np.array_equal(simulate(_predicted(0.0), 300, 8).wall_hours,
+                          simulate(plain, 300, 8).wall_hours)
+
+
+def test_warned_failures_cost_a_checkpoint_and_a_restart_and_no_rework() -> None:
+    # every failure warned of 6 min ahead (the write): a stall of the write and the
+    # restart, nothing redone; 25% precision adds three false warnings per failure, each
+    # a 6-min checkpoint for nothing
+    model = _predicted(1.0, precision=0.25)
+    assert [m.name for m in model.modes] == ["gpu.predicted", "predictor.false-warning"]
+    n = 4000
+    outcomes = simulate(model, n, 9)
+    warned = outcomes.failures_by_mode[:, 0].astype(float)
+    false = outcomes.failures_by_mode[:, 1].astype(float)
+    assert np.allclose(_bucket(outcomes, "rework"), 0.0)
+    # each stall its action's hours, less where one begins inside another
+    stall, booked = _bucket(outcomes, "stall"), warned * 0.2 + false * 0.1
+    assert np.all(stall <= booked + 1e-9) and stall.sum() > 0.9 * booked.sum()
+    assert abs(false.sum() / warned.sum() - 3.0) < 4 * math.sqrt(3.0 * 4 / warned.sum())
+
+
+def test_the_optimum_with_exact_predictions_is_aupys() -> None:
+    # Aupy, Robert, Vivien and Zaidouni (JPDC 2014): with exact predictions of recall r
+    # (the warned failures cost no rework, whatever the period), the optimal period is
+    # Young's for the failures missed, sqrt(2 mu C / (1 - r)); the Monte Carlo optimum's
+    # 95% CI holds the exact optimum of Daly's cost at that MTTI, and Aupy's first-order
+    # figure is within its first-order error (C, as Young's is of Daly's) of it
+    from relplan.analysis.optimize import optimize_interval
+    from relplan.sim.closed_forms import exact_interval
+
+    r = 0.6
+    model = _predicted(r, lead="6min", **{"job.work": "200h"})
+    result = optimize_interval(model, trials=1500, seed=12)
+    missed_mtti = MTBF / (1 - r)
+    low, high = result.mc_optimal_ci95
+    assert low <= exact_interval(0.1, missed_mtti) <= high
+    aupy = math.sqrt(2 * MTBF * 0.1 / (1 - r))
+    assert abs(aupy - exact_interval(0.1, missed_mtti)) < 0.1
+    assert low <= aupy * (1 + 0.1 / aupy) ** -1 <= high or abs(aupy - high) < 0.1
+
+
+def test_a_burn_in_swaps_the_lemons_it_finds_and_reports_its_cost() -> None:
+    # 20% of the GPUs are lemons failing 20x as often; a burn-in finding 75% of them
+    # leaves 5%. Its cost: 12 h over the job's server and its two spares (24 GPUs)
+    lemons = {"lemons": {"share": 0.2, "factor": 20.0}}
+    burn_in = {"burn_in": {"duration": "12h", "catches": "75%"}}
+    with_burn_in = build_model(_config(_gpu(**lemons), health=burn_in))
+    assert with_burn_in.modes[0].history.lemon_share == pytest.approx(0.05)
+    assert with_burn_in.job.burn_in_gpu_hours == pytest.approx(12 * 24)
+    # catching every lemon leaves the failures of a fleet without any (a Poisson count
+    # of 8 GPUs x 20 h / 64 h, plus the rework's: compared by the mean, 4 SE)
+    every = build_model(_config(_gpu(**lemons), health={"burn_in": {"duration": "12h"}}))
+    none = build_model(_config(_gpu()))
+    n = 6000
+    a = simulate(every, n, 10).failures_by_mode[:, 0].astype(float)
+    b = simulate(none, n, 10).failures_by_mode[:, 0].astype(float)
+    se = math.sqrt(a.var(ddof=1) / n + b.var(ddof=1) / n)
+    assert abs(a.mean() - b.mean()) < 4 * se
+
+
+def test_the_summary_reports_the_burn_in() -> None:
+    from relplan.api import simulate as run
+
+    config = _config(_gpu(), health={"burn_in": {"duration": "12h"}})
+    summary = run(config, trials=50, seed=1).summary()
+    assert summary["burn_in_hours"] == 12.0 and summary["burn_in_gpu_hours"] == 12.0 * 24
