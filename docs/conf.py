@@ -48,6 +48,7 @@ exclude_patterns = [
     "recovery-stacks-llama3",
     "recovery-crossover",
     "spot",
+    "health-checks",
     "network-vs-gpus",
     "_incoming",
 ]

@@ -27,6 +27,7 @@ REPORTS: dict[str, tuple[str, str, int]] = {
     "recovery-stacks": ("sweep", "studies/recovery-stacks.toml", 1000),
     "recovery-stacks-llama3": ("sweep", "studies/recovery-stacks-llama3.toml", 300),
     "spot": ("sweep", "studies/spot.toml", 1000),
+    "health-checks": ("sweep", "studies/health-checks.toml", 300),
     "plan-seed-moe": ("plan", "studies/redundancy-plan-seed-moe.toml", 200),
 }
 """Every report committed under docs/, with what makes it."""

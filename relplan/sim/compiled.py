@@ -185,6 +185,9 @@ class CompiledJob(NamedTuple):
     fast_load_kind, fast_load_scale_hours, fast_load_shape, fast_load_samples
         A fast checkpoint's load drawn at each restart from the fast tier, as for the
         durable load (-1: ``fast_restart_hours`` every time).
+    burn_in_hours : float
+        A burn-in before the job (``[health.burn_in]``): the job waits for it, ``waiting``
+        hours at the start of each trial.
     """
 
     work_hours: float
@@ -240,6 +243,7 @@ class CompiledJob(NamedTuple):
     fast_load_scale_hours: float = 0.0
     fast_load_shape: float = 0.0
     fast_load_samples: np.ndarray = np.zeros(0)
+    burn_in_hours: float = 0.0
 
 
 class CompiledModes(NamedTuple):
@@ -1048,6 +1052,7 @@ def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledMo
         fast_save_hang=float(job.fast_save_hang),
         walks_saves=bool(job.saves_walked),
         **_drawn_fields("fast_load", job.fast_load),
+        burn_in_hours=float(job.burn_in_hours),
     )
     depth = 1 + max([len(m.slowdown_by_count) for m in modes] + [1])
     table = np.ones((2 * len(modes), depth))

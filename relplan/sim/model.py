@@ -370,9 +370,9 @@ class JobSpec:
         (``job.checkpoint.fast.load`` as a distribution or measured durations); None:
         ``fast_restart_hours`` less the start-up, every time.
     burn_in_hours, burn_in_gpu_hours : float
-        A burn-in before the job (``[health.burn_in]``): its length, and the GPU-hours
-        it takes over the job's servers and its spares; it precedes the job, so neither
-        is in the job's wall time.
+        A burn-in before the job (``[health.burn_in]``): its length, which the job waits
+        (``waiting`` hours at its start, in its wall time), and the GPU-hours it takes
+        over the job's servers and its spares.
     """
 
     gpus: int

@@ -208,3 +208,4 @@ def test_the_summary_reports_the_burn_in() -> None:
     config = _config(_gpu(), health={"burn_in": {"duration": "12h"}})
     summary = run(config, trials=50, seed=1).summary()
     assert summary["burn_in_hours"] == 12.0 and summary["burn_in_gpu_hours"] == 12.0 * 24
+    assert summary["lost_hours_breakdown"]["waiting"] >= 12.0  # the job waits for it

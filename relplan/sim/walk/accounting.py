@@ -130,9 +130,10 @@ def start_trial(
         state.drain_at_hours[trial] = np.inf
     state.corruption_found_hours[trial] = np.inf
     state.undetected_checkpoint[trial] = -1
+    burn_in = job.burn_in_hours  # the job waits for its burn-in (off the exposure clock)
     return (TrialClock(np.int64(RUNNING), 0.0, 0.0, 0.0, 0.0, 0.0, np.int64(0), np.int64(0),
-                       0.0, 0.0),
-            BookedHours(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+                       burn_in, 0.0),
+            BookedHours(0.0, 0.0, 0.0, 0.0, 0.0, burn_in, 0.0, 0.0, 0.0, 0.0),
             HeldHours(0, 0.0, 0.0, 0, 0.0, 0.0),
             Sources(words, next_exponential_hours, pointer),
             slowdown)  # fmt: skip
