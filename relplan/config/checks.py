@@ -107,6 +107,12 @@ def config_warnings(
             warnings.append(RelplanWarning(
                 f"failures.{name}.evict", 'only a fail-slow mode (impact = "slow") is evicted',
             ))  # fmt: skip
+        for key, given in (("episode", mode.episode is not None),
+                           ("mitigation", mode.mitigation != "evict")):
+            if given and mode.impact != "slow":
+                warnings.append(RelplanWarning(
+                    f"failures.{name}.{key}", 'only a fail-slow mode (impact = "slow") has it',
+                ))  # fmt: skip
         if mode.drain not in (None, "never") and (
             mode.impact not in ("auto", "degraded")
             or config.failure_unit(name) not in DRAINABLE_CLASSES

@@ -426,6 +426,16 @@ class FailureModeConfig(_Strict):
         "A flapping mode: how long each failure keeps the port down (a distribution). A "
         "flap longer than `network.failover.transport_timeout` crashes the job; a shorter "
         "one stalls it as long. Needs an exponential `lifetime` (the flap rate)."))
+    episode: DistributionConfig | None = Field(default=None, description=(
+        "A fail-slow mode (`impact = \"slow\"`): how long a slow episode lasts if the "
+        "unit is left in (Greyhound: most are transient, sub-minute to ~10 h); without "
+        "it an episode lasts until the unit is evicted."),
+        json_schema_extra=_shown(default="until evicted"))
+    mitigation: Literal["evict", "ladder"] = Field(default="evict", description=(
+        "A fail-slow mode: `evict` once detected; `ladder`: tolerate it for the "
+        "break-even time (an eviction's cost over the share of each hour the slowdown "
+        "takes), then evict if it still lasts (ski rental: at most twice the cost of the "
+        "best choice made knowing the episode's length)."))
     latent: Hours | None = Field(default=None, ge=0, description=(
         "How long before it fails a unit shows to an active probe (`[health.probe]`)."),
         json_schema_extra=_shown(default="0: no probe finds it"))

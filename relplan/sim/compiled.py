@@ -287,6 +287,12 @@ class CompiledModes(NamedTuple):
     recall, late_detect_hours : numpy.ndarray of float
         The share of a mode's failures its detector catches (``detect_hours`` after
         them), and when the others are found, hours.
+    episode_kind, episode_scale_hours, episode_shape : numpy.ndarray
+        For a slow mode: the family (-1: none, an episode lasts until evicted), scale and
+        shape of an episode's length (:func:`relplan.sim.rng.duration_from_uniform`).
+    tolerate_hours : numpy.ndarray of float
+        For a slow mode with the ladder: hours a slow unit is tolerated past its
+        detection before it is evicted (0: evicted once detected).
     drain : numpy.ndarray of int64
         For a degraded mode that slows one server: :data:`DRAIN_NEVER`,
         :data:`DRAIN_AT_CHECKPOINT` or :data:`DRAIN_NOW`.
@@ -332,6 +338,10 @@ class CompiledModes(NamedTuple):
     detect_probability: np.ndarray
     recall: np.ndarray
     late_detect_hours: np.ndarray
+    episode_kind: np.ndarray
+    episode_scale_hours: np.ndarray
+    episode_shape: np.ndarray
+    tolerate_hours: np.ndarray
     drain: np.ndarray
     fails_idle: np.ndarray
     slowdown_table: np.ndarray
@@ -1088,6 +1098,13 @@ def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledMo
         detect_probability=np.array([m.detect_probability for m in modes], dtype=float),
         recall=np.array([m.recall for m in modes], dtype=float),
         late_detect_hours=np.array([m.late_detect_hours for m in modes], dtype=float),
+        episode_kind=np.array([-1 if m.episode is None else duration_code(m.episode.kind)
+                               for m in modes], dtype=np.int64),
+        episode_scale_hours=np.array([0.0 if m.episode is None else m.episode.scale_hours
+                                      for m in modes], dtype=float),
+        episode_shape=np.array([0.0 if m.episode is None else m.episode.shape
+                                for m in modes], dtype=float),
+        tolerate_hours=np.array([m.tolerate_hours for m in modes], dtype=float),
         drain=np.array([DRAIN_POLICIES.index(m.drain) for m in modes], dtype=np.int64),
         fails_idle=np.array([m.fails_while_down for m in modes], dtype=np.bool_),
         slowdown_table=table,

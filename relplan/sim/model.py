@@ -191,6 +191,12 @@ class FailureMode:
         ``detect_hours`` after them; the rest are found ``late_detect_hours`` after them.
     late_detect_hours : float
         When a failure the detector misses is found, hours.
+    episode : Distribution or None
+        For a ``slow`` mode: how long an episode lasts if the unit is left in (None:
+        until it is evicted).
+    tolerate_hours : float
+        For a ``slow`` mode with the ladder: how long past its detection a slow unit is
+        tolerated before it is evicted (the break-even time), hours.
     """
 
     name: str
@@ -219,6 +225,8 @@ class FailureMode:
     drain: str = "never"
     recall: float = 1.0
     late_detect_hours: float = 0.0
+    episode: Distribution | None = None
+    tolerate_hours: float = 0.0
 
     @property
     def job_rate_per_hour(self) -> float:
@@ -598,6 +606,55 @@ def _burn_in(config: RelplanConfig) -> dict[str, float]:
             "burn_in_gpu_hours": burn_in.duration * servers * cluster.gpus_per_server}
 
 
+def break_even_hours(slowdown: float, evict_cost_hours: float) -> float:
+    """How long a slow unit is tolerated before it is evicted (ski rental): until the job
+    time the slowdown has taken, ``(1 - 1 / slowdown)`` of each hour, equals what an
+    eviction costs.
+
+    Whatever the episode's length ``D``, this costs at most twice the best choice made
+    knowing ``D``: ``min(c D, E)`` with ``c = 1 - 1 / slowdown``.
+
+    Parameters
+    ----------
+    slowdown : float
+        The step-time ratio of the slow unit (> 1).
+    evict_cost_hours : float
+        What an eviction costs, job-hours (a restart, and the rework of a stop at once).
+
+    Returns
+    -------
+    float
+        Hours of running (inf for a slowdown of 1: it costs nothing).
+
+    Examples
+    --------
+    >>> break_even_hours(1.25, 0.25)  # 20% of each hour lost; a 15-min eviction
+    1.25
+    """
+    rate = 1.0 - 1.0 / slowdown
+    return evict_cost_hours / rate if rate > 0.0 else math.inf
+
+
+def _fail_slow_ladder(config: RelplanConfig, facts: DerivedFacts, mode: FailureModeConfig,
+                      impact: Impact) -> dict[str, object]:  # fmt: skip
+    """The :class:`FailureMode` fields of a fail-slow mode's episodes and its ladder: the
+    break-even time, with an eviction's cost a restart and, for an eviction at once, half
+    a checkpoint interval of rework on average."""
+    if impact.kind != "slow":
+        return {}
+    fields: dict[str, object] = {}
+    if mode.episode is not None:
+        fields["episode"] = distributions.from_config(mode.episode)
+    if mode.mitigation == "ladder":
+        checkpoint = config.job.checkpoint
+        segment = checkpoint.fast.interval if checkpoint.fast is not None else (
+            checkpoint.interval)
+        rework = 0.0 if mode.evict == "at-checkpoint" else segment / 2.0
+        fields["tolerate_hours"] = break_even_hours(
+            impact.slowdown_by_count[0], facts.restart.durable_hours + rework)
+    return fields
+
+
 def _probe_tax(config: RelplanConfig) -> float:
     """The share of running time active probes pause the job (``[health.probe]``:
     ``duration / every``), a tax on every step like a recovery stack's."""
@@ -937,6 +994,7 @@ def _simulation_model(
                 drain=_drain(config, name, impact.kind, unit, resolved.fabric),
                 **_spare_draw(config, inventory, unit),
                 **_detection(config, mode, impact.kind),
+                **_fail_slow_ladder(config, facts, mode, impact),
             )))
     modes = _with_predictor(config, facts, modes)
     if config.preemption is not None:

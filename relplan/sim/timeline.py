@@ -269,10 +269,8 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
             The end of the slots to walk.
         run_trials : int
             Trials a thread takes at a time (:func:`claim_run`).
-        job : CompiledJob
-            The job's numbers.
-        modes : CompiledModes
-            The failure modes.
+        job, modes : CompiledJob, CompiledModes
+            The job's numbers and the failure modes.
         window : EventWindow
             The active trials, their pre-drawn failures and the horizon.
         streams : TrialStreams
@@ -336,14 +334,16 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                     if action == NEXT_STEP:
                         continue
                 elif nxt.x_deg <= nxt.e_fail:
-                    slowdown = end_degradation(has_drain, trial, nxt.first_deg, job, modes,
-                                               state)  # fmt: skip
+                    slowdown = end_degradation(has_drain, has_fail_slow, trial,
+                                               nxt.first_deg, job, modes, state)  # fmt: skip
                     continue
                 else:
-                    event, sources = draw_failure(has_trace, has_detection, trial, clock, nxt,
-                                                  sources, modes, window, state, trace, job)
+                    event, sources = draw_failure(has_trace, has_detection, has_fail_slow,
+                                                  trial, clock, nxt, sources, modes, window,
+                                                  state, trace, job)  # fmt: skip
                     if has_fail_slow and event.impact == SLOW:
-                        slowdown = strike_slow(trial, event, slowdown, modes, state)
+                        slowdown = strike_slow(trial, event, slowdown, clock.idle, modes,
+                                               state)  # fmt: skip
                         continue
                     if has_corruption and event.impact == CORRUPTION:
                         sources = note_corruption(trial, clock, nxt, event, sources, job, modes,

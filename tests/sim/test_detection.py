@@ -209,3 +209,45 @@ def test_the_summary_reports_the_burn_in() -> None:
     summary = run(config, trials=50, seed=1).summary()
     assert summary["burn_in_hours"] == 12.0 and summary["burn_in_gpu_hours"] == 12.0 * 24
     assert summary["lost_hours_breakdown"]["waiting"] >= 12.0  # the job waits for it
+
+
+def _slow_episodes(length: float, **mode):
+    """A fail-slow GPU every 100 h on average, slowing the job 1.5x for ``length`` hours
+    if left in; 1,000 h of work, hourly free checkpoints, a 15-min restart."""
+    config = parse_config({
+        "cluster": {"servers": 3, "gpus_per_server": 8},
+        "job": {"gpus": 8, "work": "1000h", "restart": "15min", "spares": 2,
+                "checkpoint": {"interval": "1h", "write": "0s"}},
+        "failures": {"gpu": {
+            "lifetime": {"dist": "exponential", "mtbf": "800h"}, "impact": "slow",
+            "slowdown": 1.5, "repair": {"dist": "fixed", "mean": "0s"},
+            "episode": {"dist": "fixed", "mean": f"{length}h"}, **mode}},
+    })  # fmt: skip
+    outcomes = simulate(build_model(config), 400, 11)
+    return (outcomes.wall_hours - 1000.0) / outcomes.failures_by_mode[:, 0]
+
+
+def test_always_evict_is_todays_fail_slow() -> None:
+    config = _config(_gpu(impact="slow", slowdown=1.5, detect="10min"))
+    spelled = _config(_gpu(impact="slow", slowdown=1.5, detect="10min", mitigation="evict"))
+    assert np.array_equal(simulate(build_model(config), 300, 12).wall_hours,
+                          simulate(build_model(spelled), 300, 12).wall_hours)
+
+
+@pytest.mark.parametrize("length", [0.5, 2.25, 4.0, 10.0])
+def test_the_ladder_costs_at_most_twice_the_offline_optimum(length: float) -> None:
+    # a third of each hour lost while a 1.5x unit is in; an eviction costs the 15-min
+    # restart and half an hour of rework on average: the break-even is 2.25 h. The best
+    # choice knowing the episode's length is to tolerate it all or to evict at once;
+    # the ladder (tolerate 2.25 h, then evict) costs at most twice that, per episode
+    tolerate = _slow_episodes(length, detect="1e5h")
+    evict = _slow_episodes(length, detect="0s")
+    ladder = _slow_episodes(length, detect="0s", mitigation="ladder")
+    best = tolerate if tolerate.mean() < evict.mean() else evict
+    # the bound is tight beyond the break-even (tolerated b, then evicted: c b + E = 2 E):
+    # within 4 standard errors of the difference
+    se = math.sqrt(ladder.var(ddof=1) + 4 * best.var(ddof=1)) / math.sqrt(ladder.size)
+    assert ladder.mean() <= 2.0 * best.mean() + 4 * se
+    # and by hand: below the break-even it tolerates (c D), beyond it pays both
+    expected = length / 3 if length < 2.25 else 2.25 / 3 + evict.mean()
+    assert abs(ladder.mean() - expected) < 0.05 * expected

@@ -15,6 +15,7 @@ from relplan.sim.compiled import (
     PREEMPTION,
     RESTARTING,
     RUNNING,
+    SLOW,
     STOP_DRAIN,
     STOP_EVICTION,
     STOP_MAINTENANCE,
@@ -264,19 +265,20 @@ def planned_event(
         repair = state.corruption_repair_hours[trial]
     action = NEXT_STEP if stop == NO_STOP_KIND else GO_ON
     return action, Event(np.int64(stop), np.int64(stop_mode), np.int64(-1), repair,
-                         x_next, False, 0.0), clock, booked, sources  # fmt: skip
+                         x_next, False, 0.0, np.inf), clock, booked, sources  # fmt: skip
 
 
 @walk_phase
 def draw_failure(
-    has_trace: bool, has_detection: bool, trial: int, clock: TrialClock, nxt: NextEvent,
-    sources: Sources, modes: CompiledModes, window: EventWindow, state: TrialState,
-    trace: TraceBuffer, job: CompiledJob,
+    has_trace: bool, has_detection: bool, has_fail_slow: bool, trial: int,
+    clock: TrialClock, nxt: NextEvent, sources: Sources, modes: CompiledModes,
+    window: EventWindow, state: TrialState, trace: TraceBuffer, job: CompiledJob,
 ) -> tuple[Event, Sources]:  # fmt: skip
     """The failure at ``nxt.e_fail``, taken from its source: the on-the-fly stream
     (Walker's alias method: one uniform picks a column, its fraction the mode; another
     the repair; then the next gap) or the window's next pre-drawn event; and when it is
-    found (one uniform more where its detector may miss it: ``recall``).
+    found (one uniform more where its detector may miss it: ``recall``), and how long a
+    fail-slow episode lasts (one more where it may pass: ``episode``).
 
     Returns
     -------
@@ -285,7 +287,8 @@ def draw_failure(
 
     Other Parameters
     ----------------
-    has_trace, has_detection, trial, clock, nxt, sources, modes, window, state, trace, job
+    has_trace, has_detection, has_fail_slow, trial, clock, nxt, sources, modes, window,
+    state, trace, job
         As for every phase (:mod:`relplan.sim.walk`).
     """
     words, pointer = sources.words, sources.pointer
@@ -341,9 +344,14 @@ def draw_failure(
         u, words = uniform_from_words(words)
         if u >= modes.recall[mode]:
             detect = modes.late_detect_hours[mode]
+    lasts = np.inf
+    if has_fail_slow and impact == SLOW and modes.episode_kind[mode] >= 0:  # it may pass
+        u, words = uniform_from_words(words)
+        lasts = duration_from_uniform(modes.episode_kind[mode], modes.episode_scale_hours[mode],
+                                      modes.episode_shape[mode], u)  # fmt: skip
     if has_trace and trial == trace.trial:
         _emit(trace, e_fail + clock.idle, e_fail + clock.idle, TRACE_FAILURE,
               mode, impact, 0.0)  # fmt: skip
     stop = FAILURE if impact == FATAL else NO_STOP_KIND
     return (Event(np.int64(stop), np.int64(mode), np.int64(impact), repair, e_fail, removed,
-                  detect), Sources(words, next_exponential_hours, pointer))  # fmt: skip
+                  detect, lasts), Sources(words, next_exponential_hours, pointer))  # fmt: skip

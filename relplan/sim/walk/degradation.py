@@ -12,6 +12,7 @@ from relplan.sim.compiled import (
     PREEMPTION,
     RESTARTING,
     RUNNING,
+    SLOW,
     STOP_EVICTION,
     TRACE_RESTART,
     TRACE_STALL,
@@ -34,11 +35,12 @@ from relplan.sim.walk.values import BookedHours, Event, NextEvent, TrialClock
 
 @walk_phase
 def end_degradation(
-    has_drain: bool, trial: int, first_deg: int, job: CompiledJob, modes: CompiledModes,
-    state: TrialState,
+    has_drain: bool, has_fail_slow: bool, trial: int, first_deg: int, job: CompiledJob,
+    modes: CompiledModes, state: TrialState,
 ) -> float:  # fmt: skip
-    """End degradation ``first_deg`` of the trial's list (its unit repaired, or its soft
-    phase over): it leaves the list.
+    """End degradation ``first_deg`` of the trial's list (its unit repaired, its soft
+    phase over, a fail-slow episode passed): it leaves the list. The last fail-slow
+    episode to pass takes its pending eviction with it.
 
     Parameters
     ----------
@@ -52,7 +54,7 @@ def end_degradation(
 
     Other Parameters
     ----------------
-    has_drain, trial, job, modes, state
+    has_drain, has_fail_slow, trial, job, modes, state
         As for every phase (:mod:`relplan.sim.walk`).
     """
     degradation_end = state.degradation_end_hours
@@ -66,15 +68,33 @@ def end_degradation(
         noticed[trial, first_deg] = noticed[trial, last]
     state.degradation_count[trial] = last
     state.degradations_by_row[trial, row] -= 1
+    if has_fail_slow and row < modes.impact.shape[0] and modes.impact[row] == SLOW:
+        slow_left = 0
+        for mode in range(modes.impact.shape[0]):
+            if modes.impact[mode] == SLOW:
+                slow_left += state.degradations_by_row[trial, mode]
+        if slow_left == 0:  # the episode passed before its eviction: none
+            state.evict_at_hours[trial] = np.inf
+            state.pending_stop[trial] &= ~STOP_EVICTION
     return _current_slowdown(trial, state.degradations_by_row, modes.slowdown_table)
 
 
 @walk_phase
 def strike_slow(
-    trial: int, event: Event, slowdown: float, modes: CompiledModes, state: TrialState
-) -> float:
+    trial: int, event: Event, slowdown: float, idle: float, modes: CompiledModes,
+    state: TrialState,
+) -> float:  # fmt: skip
     """A fail-slow unit: the job runs at its pace until a detector notices it (``detect``
-    later); a second one meanwhile is evicted with the first.
+    later) and evicts it, at once or, with the ladder (``mitigation = "ladder"``), once
+    it has been tolerated for the break-even time; a second one meanwhile is evicted
+    with the first. An episode that passes first (``episode``) ends the slowdown and
+    the eviction with it (:func:`end_degradation`).
+
+    Parameters
+    ----------
+    idle : float
+        The trial's wall time beyond its exposure, hours (an episode ends on the wall
+        clock).
 
     Returns
     -------
@@ -91,13 +111,13 @@ def strike_slow(
     if k >= state.degradation_end_hours.shape[1]:
         state.overflow[0] = True
         return slowdown
-    state.degradation_end_hours[trial, k] = np.inf  # until evicted
+    state.degradation_end_hours[trial, k] = event.at + idle + event.lasts  # inf: evicted
     state.degradation_row[trial, k] = mode
     state.degradation_count[trial] = k + 1
     state.degradations_by_row[trial, mode] += 1
     slowdown = _current_slowdown(trial, state.degradations_by_row, modes.slowdown_table)
     if state.evict_at_hours[trial] == np.inf and not state.pending_stop[trial] & STOP_EVICTION:
-        state.evict_at_hours[trial] = event.at + event.detect
+        state.evict_at_hours[trial] = event.at + event.detect + modes.tolerate_hours[mode]
         state.evict_mode[trial] = mode
         state.evict_repair_hours[trial] = event.repair
     return slowdown

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from relplan.sim.compiled import DRAIN_NEVER, DRAIN_NOW
+from relplan.sim.compiled import DRAIN_NEVER, DRAIN_NOW, SLOW
 from relplan.sim.walk.jit import array_helper
 from relplan.sim.walk.spares import _free_spares, _replacement_wait
 
@@ -95,12 +95,14 @@ def _current_slowdown(
 def _end_slow_degradations(
     trial: int, degradation_end: np.ndarray, degradation_row: np.ndarray,
     degradation_noticed: np.ndarray, degradation_count: np.ndarray,
-    degradations_by_row: np.ndarray,
+    degradations_by_row: np.ndarray, impact: np.ndarray,
 ) -> None:  # fmt: skip
-    """End the trial's fail-slow degradations (those with no end): their units are evicted."""
+    """End the trial's fail-slow degradations (those with no end, and the episodes of a
+    slow mode that would pass by themselves): their units are evicted."""
     k = degradation_count[trial] - 1
     while k >= 0:
-        if degradation_end[trial, k] == np.inf:
+        row = degradation_row[trial, k]
+        if degradation_end[trial, k] == np.inf or (row < impact.shape[0] and impact[row] == SLOW):
             last = degradation_count[trial] - 1
             degradations_by_row[trial, degradation_row[trial, k]] -= 1
             degradation_end[trial, k] = degradation_end[trial, last]

@@ -108,7 +108,7 @@ def replacement(
             _end_slow_degradations(
                 trial, state.degradation_end_hours, state.degradation_row,
                 state.degradation_noticed_hours, state.degradation_count,
-                state.degradations_by_row,
+                state.degradations_by_row, modes.impact,
             )  # fmt: skip
         noticed = event.at + clock.idle + detect
         wait = repair

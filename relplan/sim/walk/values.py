@@ -152,8 +152,9 @@ class NextEvent(NamedTuple):
 class Event(NamedTuple):
     """What happens at a step: a stop of the job (``stop``, NO_STOP_KIND: none), the mode
     (-1: none), its impact, its repair (hours), its exposure (hours), whether the unit
-    leaves the fleet for good, and when a failure is found after it (hours: the mode's
-    ``detect``, or its late detection when its detector missed it)."""
+    leaves the fleet for good, when a failure is found after it (hours: the mode's
+    ``detect``, or its late detection when its detector missed it), and how long a
+    fail-slow episode lasts if left in (hours; inf: until evicted)."""
 
     stop: int
     mode: int
@@ -162,6 +163,7 @@ class Event(NamedTuple):
     at: float
     removed: bool
     detect: float
+    lasts: float
 
 
 @walk_phase
