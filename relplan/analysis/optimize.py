@@ -655,3 +655,119 @@ def optimize_config(
     if model.job.fast_interval_hours is not None:
         tiers = optimize_tiers(model, trials, seed, workers=workers, progress=progress)
     return result, tiers
+
+
+@dataclass(frozen=True)
+class JointSearch:
+    """The checkpoint interval optimised at each value of a second key
+    (``relplan optimize --jointly KEY=V1,V2,...``: a probe's cadence, a spare count), on
+    common random numbers: the best pair is the value whose Monte Carlo optimum has the
+    highest mean goodput.
+
+    Attributes
+    ----------
+    key : str
+        The dotted config key.
+    values : tuple of str
+        Its values, as given.
+    mc_optimal_hours : tuple of float
+        The Monte Carlo optimal interval at each value, hours.
+    mc_optimal_ci95 : tuple of tuple of float
+        Its bootstrap 95% interval at each value, hours.
+    goodput_at_optimal : tuple of float
+        The mean goodput at that interval, at each value.
+    best : int
+        The index of the best value.
+    """
+
+    key: str
+    values: tuple[str, ...]
+    mc_optimal_hours: tuple[float, ...]
+    mc_optimal_ci95: tuple[tuple[float, float], ...]
+    goodput_at_optimal: tuple[float, ...]
+    best: int
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready form (the ``jointly`` entry of ``optimize --json``)."""
+        return {
+            "key": self.key,
+            "best_value": self.values[self.best],
+            "points": [
+                {"value": value, "mc_optimal_hours": hours, "mc_optimal_ci95": list(ci),
+                 "goodput_at_optimal": goodput}
+                for value, hours, ci, goodput in zip(
+                    self.values, self.mc_optimal_hours, self.mc_optimal_ci95,
+                    self.goodput_at_optimal, strict=True)
+            ],
+        }  # fmt: skip
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per value: the optimal interval, its CI and the goodput there."""
+        return pd.DataFrame({
+            self.key: list(self.values),
+            "mc_optimal_hours": list(self.mc_optimal_hours),
+            "ci95_low_hours": [ci[0] for ci in self.mc_optimal_ci95],
+            "ci95_high_hours": [ci[1] for ci in self.mc_optimal_ci95],
+            "goodput_at_optimal": list(self.goodput_at_optimal),
+        })  # fmt: skip
+
+
+def optimize_jointly(
+    config: RelplanConfig,
+    key: str,
+    values: list[str],
+    trials: int,
+    seed: int,
+    workers: int = 1,
+    progress: Callable[[int], None] | None = None,
+    trials_key: str = "simulation.trials",
+    jointly_key: str = "jointly",
+) -> tuple[IntervalOptimum, TierOptimum | None, JointSearch]:
+    """Optimise the checkpoint interval at each value of ``key`` and keep the best pair.
+
+    Parameters
+    ----------
+    config : RelplanConfig
+        A validated config.
+    key : str
+        The dotted key to vary with the interval (``health.probe.every``).
+    values : list of str
+        At least two of its values, in a config's units (``"6h"``).
+    trials, seed, workers, progress, trials_key
+        As for :func:`optimize_config` (progress: :func:`planned_trials` per value).
+    jointly_key : str
+        What an error about the values names (``--jointly`` on the command line).
+
+    Returns
+    -------
+    tuple
+        The best value's :class:`IntervalOptimum` and :class:`TierOptimum` (or None),
+        and the :class:`JointSearch` over every value.
+
+    Raises
+    ------
+    ConfigError
+        Naming ``jointly_key`` with fewer than two values, or ``key`` with a value the
+        schema refuses.
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> config = load_config("configs/small.toml")
+    >>> _, _, search = optimize_jointly(config, "job.restart", ["5min", "20min"], 30, 0)
+    >>> search.values[search.best]
+    '5min'
+    """
+    if len(values) < 2:
+        raise ConfigError(jointly_key, f"give at least two values of {key} (got {values})")
+    found = [optimize_config(config.with_overrides({key: value}), trials, seed, workers,
+                             progress, trials_key) for value in values]  # fmt: skip
+    goodput = [optimum.goodput_at["mc"] for optimum, _ in found]
+    best = int(np.argmax(goodput))
+    search = JointSearch(
+        key=key, values=tuple(values),
+        mc_optimal_hours=tuple(optimum.mc_optimal_hours for optimum, _ in found),
+        mc_optimal_ci95=tuple(optimum.mc_optimal_ci95 for optimum, _ in found),
+        goodput_at_optimal=tuple(goodput), best=best,
+    )  # fmt: skip
+    return found[best][0], found[best][1], search

@@ -238,6 +238,7 @@ def optimize_interval(
     seed: int | None = None,
     workers: int | None = None,
     overrides: Overrides = None,
+    jointly: tuple[str, list[str]] | None = None,
 ) -> OptimizeResult:
     """Find the checkpoint interval (``relplan optimize``): Young, Daly and Monte Carlo.
 
@@ -250,6 +251,9 @@ def optimize_interval(
         by default the config's ``[simulation]`` values.
     overrides : list of str or dict, optional
         Keys to change first.
+    jointly : (str, list of str), optional
+        A second key and its values (``("health.probe.every", ["6h", "24h"])``): the
+        interval is optimised at each, and the best pair kept (``--jointly``).
 
     Returns
     -------
@@ -268,15 +272,20 @@ def optimize_interval(
     >>> list(optimum.to_frame().columns[:2])
     ['interval_hours', 'goodput_mean']
     """
-    from relplan.analysis.optimize import optimize_config
+    from relplan.analysis.optimize import optimize_config, optimize_jointly
 
     given = RunArguments(trials=trials, seed=seed, workers=workers, overrides=overrides)
     loaded, name = _config(config, given.overrides)
     trials, seed, workers, key, workers_key = _settings(loaded, given)
     command = "optimize" if loaded.job.checkpoint.fast is None else "tiers"
     preflight.check_run([loaded], command, trials, key, workers, workers_key=workers_key)
-    optimum, tiers = optimize_config(loaded, trials, seed, workers, None, key)
-    return OptimizeResult(optimum, tiers, name)
+    if jointly is None:
+        optimum, tiers = optimize_config(loaded, trials, seed, workers, None, key)
+        return OptimizeResult(optimum, tiers, name)
+    joint_key, values = jointly
+    optimum, tiers, search = optimize_jointly(loaded, joint_key, list(values), trials, seed,
+                                              workers, None, key)  # fmt: skip
+    return OptimizeResult(optimum, tiers, name, search)
 
 
 def compare(

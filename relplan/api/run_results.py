@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from relplan.analysis.optimize import IntervalOptimum, TierOptimum
+    from relplan.analysis.optimize import IntervalOptimum, JointSearch, TierOptimum
     from relplan.analysis.results import SimulationResult
     from relplan.config.schema import RelplanConfig
     from relplan.config.study import Study
@@ -154,6 +154,9 @@ class OptimizeResult(Result):
         The best pair of fast and durable intervals, for a job with a fast tier.
     config_name : str
         The config's name.
+    joint : JointSearch or None
+        With ``jointly=``: the interval optimised at each value of the second key (the
+        ``jointly`` entry of the summary); ``optimum`` is then the best value's.
 
     Examples
     --------
@@ -170,6 +173,7 @@ class OptimizeResult(Result):
     optimum: IntervalOptimum
     tiers: TierOptimum | None
     config_name: str
+    joint: JointSearch | None = None
 
     young_hours = relayed("optimum.young_hours", "float", "Young's interval, hours.")
     daly_hours = relayed("optimum.daly_hours", "float", "Daly's interval, hours.")
@@ -215,6 +219,8 @@ class OptimizeResult(Result):
         data = self.optimum.to_dict()
         if self.tiers is not None:
             data["two_tier"] = self.tiers.to_dict()
+        if self.joint is not None:
+            data["jointly"] = self.joint.to_dict()
         return data
 
     def _summary(self) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from relplan.cli.common import (
     YesOption,
     command_overrides,
     out_option,
+    parse_jointly,
     points_progress,
     quiet_option,
     reports_errors,
@@ -335,13 +336,17 @@ def optimize_command(
     out: Annotated[
         Path | None, out_option("optimize.json, curve.csv and goodput-vs-interval plots here")
     ] = None,
+    jointly: Annotated[str | None, typer.Option(
+        "--jointly", metavar="KEY=V1,V2,...", show_default=False, help=(
+            "Optimise the interval at each value of a key too, e.g. "
+            "health.probe.every=6h,12h,24h: the best pair wins."))] = None,
 ) -> None:
     """Find the checkpoint interval: Young, Daly and the Monte Carlo optimum with its CI.
 
     Every interval tried runs --trials trials (at least 2: the confidence intervals come
     from the spread between trials).
     """
-    from relplan.analysis.optimize import optimize_config, planned_trials
+    from relplan.analysis.optimize import optimize_config, optimize_jointly, planned_trials
     from relplan.output.files import to_json
     from relplan.sim.model import build_model
 
@@ -355,12 +360,21 @@ def optimize_command(
     command = "optimize" if config.job.checkpoint.fast is None else "tiers"
     _check_memory([config], command, trials, key, workers, workers_key=workers_key)
     total = planned_trials(build_model(config), trials)
-    with _progress("optimizing", total, _shows_progress(as_json)) as advance:
-        result, tiers = optimize_config(config, trials, seed, workers, advance, key)
+    search = None
+    if jointly is None:
+        with _progress("optimizing", total, _shows_progress(as_json)) as advance:
+            result, tiers = optimize_config(config, trials, seed, workers, advance, key)
+    else:
+        joint_key, values = parse_jointly(jointly)
+        with _progress("optimizing", total * len(values), _shows_progress(as_json)) as advance:
+            result, tiers, search = optimize_jointly(config, joint_key, values, trials, seed,
+                                                     workers, advance, key, "--jointly")
     name = _config_name(config, config_path)
     data = result.to_dict()
     if tiers is not None:
         data["two_tier"] = tiers.to_dict()
+    if search is not None:
+        data["jointly"] = search.to_dict()
     if out is not None:
         from relplan.output.report import write_optimize_outputs
 
@@ -368,9 +382,11 @@ def optimize_command(
     if as_json:
         typer.echo(to_json(data))
         return
-    from relplan.cli.render import render_optimum
+    from relplan.cli.render import render_joint_search, render_optimum
 
     render_optimum(result, tiers, name, trials)
+    if search is not None:
+        render_joint_search(search)
 
 
 @app.command("sweep")

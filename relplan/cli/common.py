@@ -172,6 +172,27 @@ def horizon_override(horizon: str | None) -> list[str]:
     return duration_override("--horizon", "job.horizon", horizon)
 
 
+def parse_jointly(text: str) -> tuple[str, list[str]]:
+    """``--jointly KEY=V1,V2,...``: the key and its values.
+
+    Raises
+    ------
+    ConfigError
+        Naming ``--jointly`` when there is no ``=``, no key or fewer than two values.
+
+    Examples
+    --------
+    >>> parse_jointly("health.probe.every=6h, 12h,24h")
+    ('health.probe.every', ['6h', '12h', '24h'])
+    """
+    key, equals, listed = text.partition("=")
+    values = [value.strip() for value in listed.split(",") if value.strip()]
+    if not equals or not key.strip() or len(values) < 2:
+        raise ConfigError("--jointly", f"expected KEY=V1,V2,... with two values or more "
+                                       f"(got {text!r})")  # fmt: skip
+    return key.strip(), values
+
+
 def command_overrides(overrides: list[str] | None, interval: str | None = None,
                       horizon: str | None = None) -> list[str]:  # fmt: skip
     """A command's ``--set`` items followed by those of ``--interval`` and ``--horizon``.

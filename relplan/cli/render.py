@@ -460,6 +460,20 @@ def render_optimum(result: Any, tiers: Any, name: str, trials: int) -> None:
         )
 
 
+def render_joint_search(search: Any) -> None:
+    """Print a :class:`~relplan.analysis.optimize.JointSearch`: the optimal interval at
+    each value of the second key, the best pair marked."""
+    rows = [
+        [("* " if index == search.best else "") + value, format_duration(hours),
+         f"{format_duration(ci[0])} – {format_duration(ci[1])}", f"{goodput:.4f}"]
+        for index, (value, hours, ci, goodput) in enumerate(zip(
+            search.values, search.mc_optimal_hours, search.mc_optimal_ci95,
+            search.goodput_at_optimal, strict=True))
+    ]  # fmt: skip
+    print_table(f"The interval at each {search.key} (* the best pair)",
+                (search.key, "optimal interval", "95% CI", "mean goodput"), rows)
+
+
 def metric_header(metric: str, suffix: str = "") -> str:
     """A metric's column heading: its name in prose, ``suffix``, and its unit in brackets
     when it has one (hours, GPU-hours), from :data:`relplan.vocab.METRIC_LABELS`.
