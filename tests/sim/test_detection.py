@@ -251,3 +251,39 @@ def test_the_ladder_costs_at_most_twice_the_offline_optimum(length: float) -> No
     # and by hand: below the break-even it tolerates (c D), beyond it pays both
     expected = length / 3 if length < 2.25 else 2.25 / 3 + evict.mean()
     assert abs(ladder.mean() - expected) < 0.05 * expected
+
+
+def test_a_migration_on_warning_is_a_stall_of_its_swap() -> None:
+    config = _config(_gpu(detect="0s"), health={"predictor": {
+        "modes": ["gpu"], "recall": 1.0, "lead": "5min", "action": "migrate",
+        "swap": "2min"}})
+    outcomes = simulate(build_model(config), 2000, 13)
+    warned = outcomes.failures_by_mode[:, 0].astype(float)
+    assert np.allclose(_bucket(outcomes, "rework"), 0.0)
+    stall = _bucket(outcomes, "stall")
+    assert np.all(stall <= warned / 30 + 1e-9) and stall.sum() > 0.95 * warned.sum() / 30
+
+
+@pytest.mark.parametrize(("predictor", "key"), [
+    ({"precision": "40%"}, "health.predictor.precision"),
+    ({"lead": "1min"}, "health.predictor.lead"),
+])  # fmt: skip
+def test_a_predictor_that_cannot_pay_is_a_warning(predictor: dict, key: str) -> None:
+    from relplan.config.checks import config_warnings
+
+    settings = {"modes": ["gpu"], "recall": 0.5, "lead": "10min", **predictor}
+    config = _config(_gpu(), health={"predictor": settings}).with_overrides(
+        {"job.checkpoint.write": "2min"})
+    assert key in [w.key for w in config_warnings(config, 10.0)]
+
+
+def test_compare_takes_a_detector_as_a_variant() -> None:
+    import relplan
+
+    result = relplan.compare(
+        ["configs/small.toml"], variants={"false alarms": ["failures.gpu.false_positives=20"]},
+        trials=100, seed=1)
+    frame = result.to_frame()
+    assert len(frame) == 2
+    walls = frame.filter(like="wall").iloc[:, 0].to_numpy()
+    assert walls[1] > walls[0]  # evictions for nothing cost time
