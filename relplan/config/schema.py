@@ -717,7 +717,21 @@ def _check_drawn(value: float | list[float] | DistributionConfig, key: str) -> N
         raise ValueError(f"{key}: a list of measured durations, each >= 0, not empty")
 
 
-class FastTierConfig(_Strict):
+class _DrawnWrite(_Strict):
+    """A checkpoint tier whose ``write`` may be drawn at each save: what the checks ask of
+    it (its ``write`` and ``write_hours`` are the tier's own)."""
+
+    def write_tail(self, hours: float) -> float:
+        """The chance that a write takes longer than ``hours`` (0 or 1 for a fixed one)."""
+        return drawn_tail(self.write if self.write is not None else self.write_hours, hours)
+
+    @property
+    def write_drawn(self) -> bool:
+        """Whether the write is drawn at each save (a distribution or measured list)."""
+        return isinstance(self.write, list | DistributionConfig)
+
+
+class FastTierConfig(_DrawnWrite):
     """``[job.checkpoint.fast]``: a fast checkpoint tier (host memory or a peer).
 
     ``interval`` must divide the durable interval. ``survives = "peer"`` (a copy on
@@ -779,22 +793,13 @@ class FastTierConfig(_Strict):
         """The mean blocking write of one fast checkpoint, hours."""
         return drawn_mean_hours(self.write)
 
-    def write_tail(self, hours: float) -> float:
-        """The chance that a write takes longer than ``hours`` (0 or 1 for a fixed one)."""
-        return drawn_tail(self.write if self.write is not None else self.write_hours, hours)
-
-    @property
-    def write_drawn(self) -> bool:
-        """Whether the write is drawn at each save (a distribution or measured list)."""
-        return isinstance(self.write, list | DistributionConfig)
-
     @property
     def load_hours(self) -> float | None:
         """The mean load of a fast checkpoint at a restart, hours (None: not given)."""
         return None if self.load is None else drawn_mean_hours(self.load)
 
 
-class CheckpointConfig(_Strict):
+class CheckpointConfig(_DrawnWrite):
     """``[job.checkpoint]``: compute time between (durable) checkpoints and their cost.
 
     The write is given directly (``write``) or from ``size`` and the storage
@@ -867,15 +872,6 @@ class CheckpointConfig(_Strict):
         if self.size is not None and self.bandwidth is not None:
             return self.size / self.bandwidth / 3600.0
         return drawn_mean_hours(self.write) if self.write is not None else 0.0
-
-    def write_tail(self, hours: float) -> float:
-        """The chance that a write takes longer than ``hours`` (0 or 1 for a fixed one)."""
-        return drawn_tail(self.write if self.write is not None else self.write_hours, hours)
-
-    @property
-    def write_drawn(self) -> bool:
-        """Whether the write is drawn at each save (a distribution or measured list)."""
-        return isinstance(self.write, list | DistributionConfig)
 
     @property
     def blocking_write_hours(self) -> float:

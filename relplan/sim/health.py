@@ -80,6 +80,19 @@ def _thinned(mode: Any, share: float) -> Any:
     return replace(mode, lifetime=distributions.exponential(mode.lifetime.mean_hours / share))
 
 
+def _split(mode: Any, share: float, suffix: str, **changes: Any) -> list[Any]:
+    """``mode`` thinned into the part ``share`` of its failures do not take (named as the
+    mode) and the part they do (named with ``suffix``, with ``changes``), those with a
+    share above 0."""
+    parts = []
+    if share < 1.0:
+        parts.append(_thinned(mode, 1.0 - share))
+    if share > 0.0:
+        parts.append(replace(_thinned(mode, share), name=mode.name + suffix, history=None,
+                             recall=1.0, **changes))  # fmt: skip
+    return parts
+
+
 def split_flaps(mode: Any, flap: distributions.Distribution, timeout_hours: float) -> list[Any]:
     """A fatal flapping mode as its crashes and its stalls.
 
@@ -146,17 +159,10 @@ def split_probe_finds(mode: Any, found: float) -> list[Any]:
         The failures the probes miss (named as the mode) and those they find
         (``PROBE_FOUND_SUFFIX``), those with a share above 0.
     """
-    parts = []
-    if found < 1.0:
-        parts.append(_thinned(mode, 1.0 - found))
-    if found > 0.0:
-        parts.append(replace(
-            _thinned(mode, found), name=mode.name + PROBE_FOUND_SUFFIX, impact="degraded",
-            slowdown_by_count=(1.0,), survivable_count=None, drain="at-checkpoint",
-            detect_hours=0.0, stall_hours=0.0, soft_hours=0.0, rework_hours=0.0,
-            self_healing=False, history=None, recall=1.0,
-        ))  # fmt: skip
-    return parts
+    return _split(mode, found, PROBE_FOUND_SUFFIX, impact="degraded",
+                  slowdown_by_count=(1.0,), survivable_count=None, drain="at-checkpoint",
+                  detect_hours=0.0, stall_hours=0.0, soft_hours=0.0, rework_hours=0.0,
+                  self_healing=False)  # fmt: skip
 
 
 def probe_share(config: FailureModeConfig, name: str, probe: ProbeConfig | None) -> float:
@@ -246,17 +252,10 @@ def split_predicted(mode: Any, recall: float, stall_hours: float, rework_hours: 
     """A watched fatal mode as the failures the predictor misses (a crash, named as the
     mode) and those it warns of (``PREDICTED_SUFFIX``: a stall with the progress kept,
     and ``rework_hours`` redone), those with a share above 0."""
-    parts = []
-    if recall < 1.0:
-        parts.append(_thinned(mode, 1.0 - recall))
-    if recall > 0.0:
-        parts.append(replace(
-            _thinned(mode, recall), name=mode.name + PREDICTED_SUFFIX, impact="transient",
-            stall_hours=stall_hours, rework_hours=rework_hours, soft_hours=0.0,
-            soft_slowdown=1.0, repair=distributions.fixed(0.0), detect_hours=0.0,
-            uses_spares=False, self_healing=True, history=None, recall=1.0,
-        ))  # fmt: skip
-    return parts
+    return _split(mode, recall, PREDICTED_SUFFIX, impact="transient",
+                  stall_hours=stall_hours, rework_hours=rework_hours, soft_hours=0.0,
+                  soft_slowdown=1.0, repair=distributions.fixed(0.0), detect_hours=0.0,
+                  uses_spares=False, self_healing=True)  # fmt: skip
 
 
 def false_warning_mode(template: Any, rate_per_hour: float, stall_hours: float) -> Any:
