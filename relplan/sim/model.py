@@ -757,7 +757,6 @@ def _random_saves(checkpoint: CheckpointConfig) -> dict[str, float]:
         fields["durable_save_fail"] = checkpoint.fail
     if checkpoint.hang > 0.0:
         fields["save_hang"] = checkpoint.hang
-        fields["save_timeout_hours"] = checkpoint.save_timeout
     fast = checkpoint.fast
     if fast is not None and fast.fail > 0.0:
         fields["fast_save_fail"] = fast.fail
@@ -779,7 +778,7 @@ def _drawn_duration(
 def _drawn_writes(checkpoint: CheckpointConfig) -> dict[str, object]:
     """The :class:`JobSpec` fields of checkpoint writes drawn at each save (none unless a
     tier's ``write`` is a distribution or a list), fast saves that may hang and a fast
-    load drawn at each restart, with the timeout a drawn write may exceed."""
+    load drawn at each restart."""
     fields: dict[str, object] = {}
     if checkpoint.write_drawn:
         fields["write_draw"] = _drawn_duration(checkpoint.write, checkpoint.blocking_fraction)
@@ -790,8 +789,6 @@ def _drawn_writes(checkpoint: CheckpointConfig) -> dict[str, object]:
         fields["fast_save_hang"] = fast.hang
     if fast is not None and isinstance(fast.load, list | DistributionConfig):
         fields["fast_load"] = _drawn_duration(fast.load)
-    if fields:
-        fields["save_timeout_hours"] = checkpoint.save_timeout
     return fields
 
 
@@ -1029,6 +1026,7 @@ def _simulation_model(
             step_overhead=job.step_tax + _probe_tax(config),
             **_restart_policy(job),
             **_preemption_save(config, step),
+            save_timeout_hours=checkpoint.save_timeout,
             **_random_saves(checkpoint),
             **_drawn_writes(checkpoint),
             **_burn_in(config),

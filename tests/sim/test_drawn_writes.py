@@ -183,3 +183,12 @@ def test_a_fast_load_is_drawn_at_each_restart_from_the_fast_tier() -> None:
     assert set(np.round(np.unique(restart), 6)) == {2.0, 6.0}
     assert abs(np.isclose(restart, 2.0).mean() - 0.5) < 4 * math.sqrt(0.25 / n)
     assert build_model(config).job.fast_restart_hours == pytest.approx(4 / 60)
+
+
+def test_saves_that_hang_and_writes_drawn_go_together() -> None:
+    model = build_model(load_config("configs/small.toml", [
+        'job.checkpoint.hang="2%"', 'job.checkpoint.write=["1min", "3min"]']))
+    assert model.job.save_hang == 0.02 and model.job.write_draw == (1 / 60, 3 / 60)
+    outcomes = simulate(model, 200, 4)
+    assert outcomes.save_hangs.sum() > 0
+    assert np.allclose(outcomes.wall_hours, outcomes.bucket_hours.sum(axis=1))
