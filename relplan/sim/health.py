@@ -223,7 +223,7 @@ def false_alarm_mode(mode: Any, per_day_per_thousand: float, servers: int,
         lifetime=distributions.exponential(mode.job_units / rate_per_hour),
         repair=distributions.fixed(triage_hours), detect_hours=0.0, start="equilibrium",
         history=None, self_healing=False, stall_hours=0.0, soft_hours=0.0,
-        rework_hours=0.0, recall=1.0, **change,
+        rework_hours=0.0, recall=1.0, episode=None, tolerate_hours=0.0, **change,
     )  # fmt: skip
 
 
