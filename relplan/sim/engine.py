@@ -809,7 +809,8 @@ def _window_stream(mode: FailureMode, n_trials: int,
     if mode.history is not None:
         return UnitStream(mode.job_units, mode.lifetime, mode.history, n_trials, rng,
                           start=mode.start)  # fmt: skip
-    return RenewalStream(mode.job_units, mode.lifetime, n_trials, rng, start=mode.start)
+    return RenewalStream(mode.job_units, mode.lifetime, n_trials, rng, start=mode.start,
+                         age_hours=mode.age_hours)  # fmt: skip
 
 
 def walk_trial(

@@ -65,6 +65,10 @@ class RenewalStream:
         State of the units at time 0.
     repair_gap : Distribution or None
         Time a failed unit is away before its next life starts, hours, on this clock.
+    age_hours : float
+        For units started ``new``: the age they start at, hours (a burn-in's length: a
+        unit that failed in it was replaced by one that did not); their first lives are
+        drawn given survival to it. Their renewals start new.
     """
 
     units: int
@@ -73,6 +77,7 @@ class RenewalStream:
     rng: np.random.Generator
     start: StartState = "equilibrium"
     repair_gap: Distribution | None = None
+    age_hours: float = 0.0
     lower_hours: float = 0.0
     _never_failed: np.ndarray = field(init=False, repr=False)
     _pending_trial: np.ndarray = field(init=False, repr=False)
@@ -140,15 +145,16 @@ class RenewalStream:
             return trials, np.minimum(times, np.nextafter(upper_hours, -np.inf))
 
         equilibrium_first_life = self.start == "equilibrium"
-        probability = float(
-            self.lifetime.window_probability(lower, upper_hours, equilibrium_first_life)
-        )
+        age = 0.0 if equilibrium_first_life else self.age_hours  # first lives, aged
+        probability = float(self.lifetime.window_probability(
+            lower + age, upper_hours + age, equilibrium_first_life))
         counts = self.rng.binomial(self._never_failed[active_trials], probability)
         self._never_failed[active_trials] -= counts
         first_trials = np.repeat(active_trials, counts)
         first_times = self.lifetime.sample_window(
-            self.rng, np.full(first_trials.size, lower), upper_hours, equilibrium_first_life
-        )
+            self.rng, np.full(first_trials.size, lower + age), upper_hours + age,
+            equilibrium_first_life,
+        ) - age  # fmt: skip
 
         keep = np.isin(self._pending_trial, active_trials, assume_unique=False)
         pending_trial, pending_time = self._pending_trial[keep], self._pending_time[keep]

@@ -197,6 +197,9 @@ class FailureMode:
     tolerate_hours : float
         For a ``slow`` mode with the ladder: how long past its detection a slow unit is
         tolerated before it is evicted (the break-even time), hours.
+    age_hours : float
+        For a mode started ``new`` without a unit history: the age its units start at, a
+        burn-in's length (``[health.burn_in]``), hours.
     """
 
     name: str
@@ -227,6 +230,7 @@ class FailureMode:
     late_detect_hours: float = 0.0
     episode: Distribution | None = None
     tolerate_hours: float = 0.0
+    age_hours: float = 0.0
 
     @property
     def job_rate_per_hour(self) -> float:
@@ -592,6 +596,15 @@ def _lemons_caught(config: RelplanConfig) -> float:
     """The share of lemons a burn-in finds before the job (0 without one)."""
     burn_in = config.health.burn_in if config.health is not None else None
     return burn_in.catches if burn_in is not None else 0.0
+
+
+def _burn_in_age(config: RelplanConfig, mode: FailureModeConfig) -> float:
+    """The age a mode's units start the job at: a burn-in's length for a mode started new
+    whose units have no history (infant mortality burned away), else 0."""
+    burn_in = config.health.burn_in if config.health is not None else None
+    if burn_in is None or mode.start != "new" or mode.has_unit_history:
+        return 0.0
+    return burn_in.duration
 
 
 def _burn_in(config: RelplanConfig) -> dict[str, float]:
@@ -992,6 +1005,7 @@ def _simulation_model(
                 **_spare_draw(config, inventory, unit),
                 **_detection(config, mode, impact.kind),
                 **_fail_slow_ladder(config, facts, mode, impact),
+                age_hours=_burn_in_age(config, mode),
             )))
     modes = _with_predictor(config, facts, modes)
     if config.preemption is not None:

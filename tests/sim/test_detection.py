@@ -287,3 +287,23 @@ def test_compare_takes_a_detector_as_a_variant() -> None:
     assert len(frame) == 2
     walls = frame.filter(like="wall").iloc[:, 0].to_numpy()
     assert walls[1] > walls[0]  # evictions for nothing cost time
+
+
+def test_a_burn_in_ages_away_infant_mortality() -> None:
+    # one unit per trial, Weibull shape 0.5 (infant mortality), scale 1,000 h, started
+    # new: a 100-h burn-in leaves it failing in the first 10 h with probability
+    # 1 - S(110) / S(100), not 1 - S(10)
+    from relplan.sim.distributions import weibull
+    from relplan.sim.events import RenewalStream
+
+    life, n = weibull(0.5, 1000.0), 200_000
+    survival = [math.exp(-((t / 1000.0) ** 0.5)) for t in (10.0, 100.0, 110.0)]
+    for age, exact in ((0.0, 1 - survival[0]), (100.0, 1 - survival[2] / survival[1])):
+        stream = RenewalStream(1, life, n, np.random.default_rng(14), start="new",
+                               age_hours=age)  # fmt: skip
+        trials, _ = stream.next_window(10.0, np.arange(n))
+        share = np.unique(trials).size / n
+        assert abs(share - exact) < 4 * math.sqrt(exact * (1 - exact) / n)
+    config = _config({"gpu": {"lifetime": {"dist": "weibull", "shape": 0.5, "scale": "1000h"},
+                              "start": "new"}}, health={"burn_in": {"duration": "100h"}})
+    assert build_model(config).modes[0].age_hours == 100.0
