@@ -237,7 +237,7 @@ def _idle_failure_problem(config: RelplanConfig, name: str) -> str:
                 "shows only in a running job")
     if config.failure_unit(name) == JOB_UNIT:
         return f'a mode counted per job (unit = "{JOB_UNIT}") needs the job running'
-    if mode.lifetime.dist != "exponential" or mode.has_unit_history:
+    if not mode.is_poisson:
         return "only modes with exponential lifetimes and no unit history do"
     return ""
 
@@ -420,9 +420,7 @@ def _check_health(config: RelplanConfig) -> None:
                 f"failures.{name}.recall",
                 "a corruption's detector is its detect_probability (the share ever found)",
             )
-        if mode.flap is not None and (
-            mode.lifetime.dist != "exponential" or mode.has_unit_history
-        ):
+        if mode.flap is not None and not mode.is_poisson:
             raise ConfigError(
                 f"failures.{name}.flap",
                 "flaps are a Poisson process: the mode needs an exponential lifetime (the "
@@ -431,7 +429,7 @@ def _check_health(config: RelplanConfig) -> None:
     predictor = config.health.predictor if config.health is not None else None
     for name in predictor.modes if predictor is not None else ():
         mode = config.failures.get(name)
-        if mode is None or mode.lifetime.dist != "exponential" or mode.has_unit_history:
+        if mode is None or not mode.is_poisson:
             raise ConfigError(
                 "health.predictor.modes",
                 f"'{name}': a predictor watches modes of [failures] with an exponential "
@@ -445,8 +443,7 @@ def _check_health(config: RelplanConfig) -> None:
                 f"health.probe.coverage.{name}",
                 f"no failure mode '{name}' in [failures] ({', '.join(config.failures)})",
             )
-        mode = config.failures[name]
-        if mode.lifetime.dist != "exponential" or mode.has_unit_history:
+        if not config.failures[name].is_poisson:
             raise ConfigError(
                 f"health.probe.coverage.{name}",
                 "the failures a probe finds are a share of a Poisson process: the mode "

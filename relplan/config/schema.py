@@ -467,6 +467,13 @@ class FailureModeConfig(_Strict):
                 or self.retire_after is not None)  # fmt: skip
 
     @property
+    def is_poisson(self) -> bool:
+        """Whether the mode's failures are a Poisson process in each unit: an exponential
+        lifetime and no unit history (what flaps, probes and predictors thin, and what
+        fails while the job is down)."""
+        return self.lifetime.dist == "exponential" and not self.has_unit_history
+
+    @property
     def detect_hours(self) -> float:
         """Time from a failure until it is noticed, hours (``detect`` or its default)."""
         if self.detect is not None:

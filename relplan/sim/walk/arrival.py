@@ -60,6 +60,30 @@ from relplan.sim.walk.values import (
 
 
 @walk_phase
+def _save_start(checkpoint: int, clock: TrialClock, x_now: float, slowdown: float,
+                start_index: int, left: int, job: CompiledJob) -> float:  # fmt: skip
+    """The exposure at which the save of ``checkpoint`` starts in the run in progress: once
+    its segment's compute is done, its tier's write (slowed if storage shares the
+    fabric) before the checkpoint; inf if the run does not reach it.
+
+    Other Parameters
+    ----------------
+    clock, slowdown, job
+        As for every phase (:mod:`relplan.sim.walk`); ``x_now`` the exposure reached,
+        ``start_index`` and ``left`` as in :class:`.values.NextEvent`.
+    """
+    reach = checkpoint - start_index
+    if not 0 < reach <= left:
+        return np.inf
+    write = job.durable_write_hours if checkpoint % job.durable_every == 0 else (
+        job.fast_write_hours)
+    if job.storage_on_fabric:
+        write *= slowdown
+    return max(max(clock.phase_start, x_now) + _hours_to_progress(
+        job, start_index, clock.run_progress, reach, slowdown, left) - write, x_now)
+
+
+@walk_phase
 def next_event(
     has_maintenance: bool, has_planned_stops: bool, has_fail_slow: bool,
     has_corruption: bool, has_drain: bool, has_degradations: bool, has_random_saves: bool,
@@ -136,26 +160,14 @@ def next_event(
         x_special = min(x_special, x_drain)
     x_hang = np.inf
     if has_random_saves and job.save_hang > 0.0 and clock.phase == RUNNING:
-        reach = state.hang_checkpoint[trial] - start_index
-        if 0 < reach <= left:  # the hung save starts once its segment's compute is done
-            write = job.durable_write_hours
-            if job.storage_on_fabric:
-                write *= slowdown
-            x_hang = max(max(clock.phase_start, x_now) + _hours_to_progress(
-                job, start_index, run_progress, reach, slowdown, left) - write, x_now)
-            x_special = min(x_special, x_hang)
+        x_hang = _save_start(state.hang_checkpoint[trial], clock, x_now, slowdown, start_index,
+                             left, job)  # fmt: skip
+        x_special = min(x_special, x_hang)
     x_save = np.inf
     if has_random_saves and clock.phase == RUNNING and job.walks_saves:
-        number = state.next_save[trial]
-        reach = number - start_index
-        if 0 < reach <= left:  # the save starts once its segment's compute is done
-            write = job.durable_write_hours if number % job.durable_every == 0 else (
-                job.fast_write_hours)
-            if job.storage_on_fabric:
-                write *= slowdown
-            x_save = max(max(clock.phase_start, x_now) + _hours_to_progress(
-                job, start_index, run_progress, reach, slowdown, left) - write, x_now)
-            x_special = min(x_special, x_save)
+        x_save = _save_start(state.next_save[trial], clock, x_now, slowdown, start_index, left,
+                             job)  # fmt: skip
+        x_special = min(x_special, x_save)
     if clock.phase == RESTARTING:
         x_phase = clock.phase_start + (clock.restart_length - clock.restart_done)
     else:
