@@ -108,7 +108,8 @@ def config_warnings(
                 f"failures.{name}.evict", 'only a fail-slow mode (impact = "slow") is evicted',
             ))  # fmt: skip
         for key, given in (("episode", mode.episode is not None),
-                           ("mitigation", mode.mitigation != "evict")):
+                           ("mitigation", mode.mitigation != "evict"),
+                           ("reroute", mode.reroute is not None)):
             if given and mode.impact != "slow":
                 warnings.append(RelplanWarning(
                     f"failures.{name}.{key}", 'only a fail-slow mode (impact = "slow") has it',

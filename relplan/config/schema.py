@@ -144,6 +144,11 @@ DEFAULT_FALSE_ALARM_TRIAGE_HOURS = 4.0
 is out of the pool this long for its checks before it returns (an assumption: a DCGM
 level-3 diagnostic and a reboot, NVSentinel's quarantine-then-clear cycle)."""
 
+DEFAULT_REROUTE_STALL_HOURS = 30.0 / 3600.0
+"""``failures.*.reroute.stall`` by default, hours: 30 s to move a slow unit's traffic or
+work away from it (new routes or a rebalanced micro-batch split; Greyhound re-plans in
+seconds to tens of seconds: an assumption at the slow end)."""
+
 DEFAULT_SAVE_TIMEOUT_HOURS = 10.0 / 60.0
 """``job.checkpoint.save_timeout`` by default, hours: 10 min, PyTorch's default timeout of
 a collective on NCCL (600 s), which a save stuck on its storage target runs into (an
@@ -303,6 +308,19 @@ REFAIL_DEFAULT_HOURS = 1.0
 given (``failures.NAME.refail``)."""
 
 
+class RerouteConfig(_Strict):
+    """``failures.NAME.reroute``: the fail-slow ladder's middle rung. Traffic is routed
+    around a slow link, or work rebalanced away from a slow GPU: a short stall, after
+    which the job runs at a smaller slowdown until the episode passes or the unit is
+    evicted."""
+
+    stall: Hours = Field(default=DEFAULT_REROUTE_STALL_HOURS, ge=0, description=(
+        "How long re-routing stalls the job."))
+    slowdown: float = Field(ge=1, le=1e3, allow_inf_nan=False, description=(
+        "The job's step-time ratio once re-routed (below the mode's `slowdown`)."),
+        json_schema_extra=_shown(unit="x"))
+
+
 class FailureModeConfig(_Strict):
     """One failure mode: ``[failures.NAME]``.
 
@@ -436,9 +454,30 @@ class FailureModeConfig(_Strict):
         "break-even time (an eviction's cost over the share of each hour the slowdown "
         "takes), then evict if it still lasts (ski rental: at most twice the cost of the "
         "best choice made knowing the episode's length)."))
+    reroute: RerouteConfig | None = Field(default=None, description=(
+        "A middle rung for the ladder (a table): re-route around the slow unit once "
+        "that costs less than tolerating it, evict once the re-routed slowdown has cost "
+        "what an eviction does."), json_schema_extra=_shown(default="none: tolerate, evict"))
     latent: Hours | None = Field(default=None, ge=0, description=(
         "How long before it fails a unit shows to an active probe (`[health.probe]`)."),
         json_schema_extra=_shown(default="0: no probe finds it"))
+
+    @field_validator("reroute")
+    @classmethod
+    def _check_reroute(
+        cls, reroute: RerouteConfig | None, info: ValidationInfo
+    ) -> RerouteConfig | None:
+        if reroute is None:
+            return None
+        if info.data.get("mitigation") != "ladder":
+            raise ValueError('re-routing is a rung of the ladder: it needs mitigation = "ladder"')
+        slowdown = info.data.get("slowdown") or DEFAULT_FAIL_SLOW_SLOWDOWN
+        if reroute.slowdown >= slowdown:
+            raise ValueError(
+                f"the re-routed slowdown ({reroute.slowdown:g}) must be below the mode's "
+                f"slowdown ({slowdown:g}), or re-routing gains nothing"
+            )
+        return reroute
 
     @field_validator("retire")
     @classmethod

@@ -293,6 +293,10 @@ class CompiledModes(NamedTuple):
     tolerate_hours : numpy.ndarray of float
         For a slow mode with the ladder: hours a slow unit is tolerated past its
         detection before it is evicted (0: evicted once detected).
+    reroute_after_hours : numpy.ndarray of float
+        For a slow mode with the ladder's middle rung: hours past its detection a slow
+        unit is re-routed (inf: never): a stall of ``stall_hours``, then its soft row of
+        :attr:`slowdown_table` (the re-routed slowdown) instead of its own.
     drain : numpy.ndarray of int64
         For a degraded mode that slows one server: :data:`DRAIN_NEVER`,
         :data:`DRAIN_AT_CHECKPOINT` or :data:`DRAIN_NOW`.
@@ -342,6 +346,7 @@ class CompiledModes(NamedTuple):
     episode_scale_hours: np.ndarray
     episode_shape: np.ndarray
     tolerate_hours: np.ndarray
+    reroute_after_hours: np.ndarray
     drain: np.ndarray
     fails_idle: np.ndarray
     slowdown_table: np.ndarray
@@ -498,7 +503,11 @@ class TrialState(NamedTuple):
         Exposure at which the next degraded server that drains is found (inf: none
         pending; the earliest of :attr:`degradation_noticed_hours` still ahead).
     evict_at_hours : numpy.ndarray of float
-        Exposure at which a fail-slow unit is detected (inf: none pending).
+        Exposure at which a fail-slow unit is detected, or the ladder's next rung comes
+        (inf: none pending).
+    reroute_pending : numpy.ndarray of bool
+        Whether that rung re-routes the unit (the ladder's middle rung) rather than
+        evicting it.
     evict_mode : numpy.ndarray of int64
         The fail-slow mode to evict.
     evict_repair_hours : numpy.ndarray of float
@@ -593,6 +602,7 @@ class TrialState(NamedTuple):
     drain_at_hours: np.ndarray
     evict_at_hours: np.ndarray
     evict_mode: np.ndarray
+    reroute_pending: np.ndarray
     evict_repair_hours: np.ndarray
     corruption_found_hours: np.ndarray
     corruption_checkpoint: np.ndarray
@@ -692,7 +702,7 @@ class TrialState(NamedTuple):
             "undetected_checkpoint": (n,), "drains": (n,),
             "degradation_row": (n, degradation_slots),
         }, zeroed=False)  # fmt: skip
-        flags = _carved(np.bool_, {"depleted": (n,)}, zeroed=False)
+        flags = _carved(np.bool_, {"depleted": (n,), "reroute_pending": (n,)}, zeroed=False)
         drawn = n if restarts_draw else 0  # a feature's counts: none without it
         saving = n if saves_random else 0
         walked = _carved(np.int64, {"events_walked": (n,), "restart_attempts": (drawn,),
@@ -1105,6 +1115,7 @@ def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledMo
         episode_shape=np.array([0.0 if m.episode is None else m.episode.shape
                                 for m in modes], dtype=float),
         tolerate_hours=np.array([m.tolerate_hours for m in modes], dtype=float),
+        reroute_after_hours=np.array([m.reroute_after_hours for m in modes], dtype=float),
         drain=np.array([DRAIN_POLICIES.index(m.drain) for m in modes], dtype=np.int64),
         fails_idle=np.array([m.fails_while_down for m in modes], dtype=np.bool_),
         slowdown_table=table,

@@ -153,9 +153,11 @@ class FailureMode:
         Unrepaired failures of a ``degraded`` mode the job runs through; a failure
         beyond them is fatal (every spine lost). None: no limit.
     stall_hours : float
-        Stall of a ``transient`` failure (detection plus failover), hours.
+        Stall of a ``transient`` failure (detection plus failover), or of a ``slow``
+        mode's re-routing, hours.
     soft_slowdown : float
-        Step-time ratio after a transient stall (congestion spreading), if any.
+        Step-time ratio after a transient stall (congestion spreading), if any, or of a
+        ``slow`` mode's unit once re-routed.
     soft_hours : float
         How long the soft slowdown lasts, hours.
     loses_fast_checkpoint : bool
@@ -197,6 +199,10 @@ class FailureMode:
     tolerate_hours : float
         For a ``slow`` mode with the ladder: how long past its detection a slow unit is
         tolerated before it is evicted (the break-even time), hours.
+    reroute_after_hours : float
+        For a ``slow`` mode with the ladder's middle rung: how long past its detection a
+        slow unit is re-routed (inf: never), hours; then evicted ``tolerate_hours``
+        after its detection.
     age_hours : float
         For a mode started ``new`` without a unit history: the age its units start at, a
         burn-in's length (``[health.burn_in]``), hours.
@@ -230,6 +236,7 @@ class FailureMode:
     late_detect_hours: float = 0.0
     episode: Distribution | None = None
     tolerate_hours: float = 0.0
+    reroute_after_hours: float = math.inf
     age_hours: float = 0.0
 
     @property
@@ -648,11 +655,62 @@ def break_even_hours(slowdown: float, evict_cost_hours: float) -> float:
     return evict_cost_hours / rate if rate > 0.0 else math.inf
 
 
+def ladder_rungs(slowdown: float, evict_cost_hours: float, reroute_slowdown: float = 1.0,
+                 reroute_stall_hours: float = math.inf) -> tuple[float, float]:  # fmt: skip
+    """When a detected slow unit is re-routed and when it is evicted (ski rental with a
+    middle rung): the lower envelope of what each choice costs after ``t`` hours,
+    tolerating ``a t``, re-routing ``R + b t``, evicting ``E`` (``a = 1 - 1 / slowdown``,
+    ``b = 1 - 1 / reroute_slowdown``, ``R`` the re-route's stall, ``E`` the eviction's
+    cost). The ladder moves to the next choice when the envelope does: re-route at
+    ``R / (a - b)``, evict at ``(E - R) / b``; if re-routing is never the cheapest, evict
+    at the break-even time :func:`break_even_hours`.
+
+    Whatever the episode's length ``D``, this costs at most ``2 + R / E`` times the
+    best choice made knowing ``D``, ``min(a D, R + b D, E)``: twice it until the
+    eviction, and a re-route paid for nothing beyond (2 without the middle rung).
+
+    Parameters
+    ----------
+    slowdown : float
+        The step-time ratio of the slow unit (> 1).
+    evict_cost_hours : float
+        What an eviction costs, job-hours (a restart, and the rework of a stop at once).
+    reroute_slowdown : float
+        The step-time ratio once re-routed (below ``slowdown``).
+    reroute_stall_hours : float
+        What re-routing costs, hours of stall (inf: no middle rung).
+
+    Returns
+    -------
+    (float, float)
+        Hours past the detection at which the unit is re-routed (inf: never) and
+        evicted (inf: never).
+
+    Examples
+    --------
+    >>> [round(t, 4) for t in ladder_rungs(1.5, 0.75)]  # no middle rung: break-even
+    [inf, 2.25]
+    >>> [round(t, 4) for t in ladder_rungs(1.5, 0.75, 1.1, 0.05)]  # re-route, evict later
+    [0.2063, 7.7]
+    """
+    tolerate_rate = 1.0 - 1.0 / slowdown
+    rerouted_rate = 1.0 - 1.0 / reroute_slowdown
+    evict_after = break_even_hours(slowdown, evict_cost_hours)
+    if reroute_stall_hours == math.inf or tolerate_rate <= rerouted_rate:
+        return math.inf, evict_after
+    reroute_after = reroute_stall_hours / (tolerate_rate - rerouted_rate)
+    if tolerate_rate * reroute_after >= evict_cost_hours:  # evicting is cheaper first
+        return math.inf, evict_after
+    if rerouted_rate <= 0.0:
+        return reroute_after, math.inf
+    return reroute_after, (evict_cost_hours - reroute_stall_hours) / rerouted_rate
+
+
 def _fail_slow_ladder(config: RelplanConfig, facts: DerivedFacts, mode: FailureModeConfig,
                       impact: Impact) -> dict[str, object]:  # fmt: skip
     """The :class:`FailureMode` fields of a fail-slow mode's episodes and its ladder: the
-    break-even time, with an eviction's cost a restart and, for an eviction at once, half
-    a checkpoint interval of rework on average."""
+    rungs' times (:func:`ladder_rungs`), with an eviction's cost a restart and, for an
+    eviction at once, half a checkpoint interval of rework on average."""
     if impact.kind != "slow":
         return {}
     fields: dict[str, object] = {}
@@ -663,8 +721,16 @@ def _fail_slow_ladder(config: RelplanConfig, facts: DerivedFacts, mode: FailureM
         segment = checkpoint.fast.interval if checkpoint.fast is not None else (
             checkpoint.interval)
         rework = 0.0 if mode.evict == "at-checkpoint" else segment / 2.0
-        fields["tolerate_hours"] = break_even_hours(
-            impact.slowdown_by_count[0], facts.restart.durable_hours + rework)
+        evict_cost = facts.restart.durable_hours + rework
+        reroute = mode.reroute
+        if reroute is None:
+            fields["tolerate_hours"] = break_even_hours(impact.slowdown_by_count[0],
+                                                        evict_cost)  # fmt: skip
+        else:
+            reroute_after, evict_after = ladder_rungs(
+                impact.slowdown_by_count[0], evict_cost, reroute.slowdown, reroute.stall)
+            fields.update(tolerate_hours=evict_after, reroute_after_hours=reroute_after,
+                          stall_hours=reroute.stall, soft_slowdown=reroute.slowdown)
     return fields
 
 
@@ -988,8 +1054,6 @@ def _simulation_model(
                 start=mode.start,
                 impact=impact.kind,
                 slowdown_by_count=impact.slowdown_by_count,
-                stall_hours=stall,
-                soft_slowdown=impact.soft_slowdown,
                 soft_hours=impact.soft_hours,
                 loses_fast_checkpoint=fast is not None
                 and fast.survives == "none"
@@ -1004,7 +1068,9 @@ def _simulation_model(
                 drain=_drain(config, name, impact.kind, unit, resolved.fabric),
                 **_spare_draw(config, inventory, unit),
                 **_detection(config, mode, impact.kind),
-                **_fail_slow_ladder(config, facts, mode, impact),
+                # a slow mode's re-routing stalls, then slows as a transient's soft phase
+                **({"stall_hours": stall, "soft_slowdown": impact.soft_slowdown}
+                   | _fail_slow_ladder(config, facts, mode, impact)),
                 age_hours=_burn_in_age(config, mode),
             )))
     modes = _with_predictor(config, facts, modes)

@@ -8,13 +8,15 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from relplan.config.loading import parse_config
 from relplan.sim.closed_forms import expected_wall_hours
 from relplan.sim.distributions import exponential
 from relplan.sim.engine import simulate
 from relplan.sim.health import flap_shares
-from relplan.sim.model import build_model
+from relplan.sim.model import build_model, ladder_rungs
 from relplan.vocab import BUCKETS
 from tests.conftest import assert_validate_refuses, z_score
 
@@ -128,6 +130,10 @@ def test_a_probe_finds_its_share_ahead_and_costs_its_pauses() -> None:
     (['health.probe={ every = "1h", duration = "2h" }'], "health.probe"),
     (['health.probe={ every = "24h", duration = "5min", coverage = { tpu = 0.5 } }'],
      "health.probe.coverage.tpu"),
+    (['failures.gpu.impact="slow"', 'failures.gpu.reroute={ slowdown = 1.1 }'],
+     "failures.gpu.reroute"),
+    (['failures.gpu.impact="slow"', 'failures.gpu.mitigation="ladder"',
+      'failures.gpu.reroute={ slowdown = 1.3 }'], "failures.gpu.reroute"),
 ])  # fmt: skip
 def test_bad_detectors_and_probes_name_their_key(keys: list[str], key: str) -> None:
     assert_validate_refuses(keys, key)
@@ -251,6 +257,67 @@ def test_the_ladder_costs_at_most_twice_the_offline_optimum(length: float) -> No
     # and by hand: below the break-even it tolerates (c D), beyond it pays both
     expected = length / 3 if length < 2.25 else 2.25 / 3 + evict.mean()
     assert abs(ladder.mean() - expected) < 0.05 * expected
+
+
+def _ladder_cost(length: float, a: float, evict: float, b: float = 0.0,
+                 stall: float = math.inf) -> float:  # fmt: skip
+    """What the ladder of :func:`ladder_rungs` pays for an episode of ``length`` hours
+    past its detection, by hand: tolerated at ``a`` an hour, re-routed (a stall, then ``b``
+    an hour), evicted."""
+    slowdown, rerouted = 1.0 / (1.0 - a), 1.0 / (1.0 - b)
+    reroute_at, evict_at = ladder_rungs(slowdown, evict, rerouted, stall)
+    if length <= min(reroute_at, evict_at):
+        return a * length
+    if reroute_at == math.inf:
+        return a * evict_at + evict
+    if length <= evict_at:
+        return a * reroute_at + stall + b * (length - reroute_at)
+    return a * reroute_at + stall + b * (evict_at - reroute_at) + evict
+
+
+@given(length=st.floats(0.0, 1e4), a=st.floats(0.01, 0.9), evict=st.floats(0.01, 10.0),
+       b_share=st.floats(0.0, 0.99), stall_share=st.floats(0.0, 2.0))
+def test_the_ladders_rungs_cost_at_most_two_plus_r_over_e_of_the_best(
+    length: float, a: float, evict: float, b_share: float, stall_share: float,
+) -> None:  # fmt: skip
+    # the best choice knowing the episode: tolerate it all, re-route at once, evict at once
+    b, stall = a * b_share, evict * stall_share
+    best = min(a * length, stall + b * length, evict)
+    two_rungs = _ladder_cost(length, a, evict)
+    assert two_rungs <= 2.0 * min(a * length, evict) * (1 + 1e-9) + 1e-12
+    three_rungs = _ladder_cost(length, a, evict, b, stall)
+    assert three_rungs <= (2.0 + min(stall / evict, 1.0)) * best * (1 + 1e-9) + 1e-12
+
+
+def test_the_bound_with_a_middle_rung_is_reached() -> None:
+    # just past the eviction, the ladder has tolerated, re-routed and evicted: R + 2 E
+    a, b, stall, evict = 1.0 / 3.0, 0.1, 0.1, 1.0
+    evict_at = ladder_rungs(1.5, evict, 1.0 / 0.9, stall)[1]
+    assert _ladder_cost(evict_at * 1.000001, a, evict, b, stall) == pytest.approx(
+        (2.0 + stall / evict) * evict, rel=1e-5)
+
+
+@pytest.mark.parametrize("length", [0.5, 2.0, 20.0])
+def test_a_re_routed_slow_unit_costs_its_stall_and_the_smaller_slowdown(length: float) -> None:
+    # a 1.5x unit (a third of each hour lost), re-routed 3 min (0.05 h) for a 1.1x
+    # slowdown once that is cheaper (0.206 h after its detection), evicted once the
+    # re-routed slowdown has cost an eviction (7.7 h after it): by hand, per episode,
+    # with the episode running on through the re-route's stall
+    a, b, stall = 1.0 / 3.0, 1.0 - 1.0 / 1.1, 0.05
+    reroute = {"stall": "3min", "slowdown": 1.1}
+    ladder = _slow_episodes(length, detect="0s", mitigation="ladder", reroute=reroute)
+    evict = _slow_episodes(length, detect="0s")  # an eviction's cost, as the engine books it
+    reroute_at, evict_at = ladder_rungs(1.5, 0.75, 1.1, stall)
+    before = a * reroute_at + stall
+    if length < evict_at:
+        expected = before + b * (length - reroute_at - stall)
+    else:
+        expected = before + b * (evict_at - reroute_at - stall) + evict.mean()
+    assert abs(ladder.mean() - expected) < 0.05 * expected
+    tolerate = _slow_episodes(length, detect="1e5h")
+    best = min(tolerate.mean(), evict.mean(), stall + b * length)
+    se = math.sqrt(ladder.var(ddof=1) + 9 * evict.var(ddof=1)) / math.sqrt(ladder.size)
+    assert ladder.mean() <= (2.0 + stall / 0.75) * best + 4 * se
 
 
 def test_a_migration_on_warning_is_a_stall_of_its_swap() -> None:

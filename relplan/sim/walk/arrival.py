@@ -201,9 +201,10 @@ def planned_event(
 ) -> tuple[int, Event, TrialClock, BookedHours, Sources]:  # fmt: skip
     """A planned or delayed event at ``nxt.x_next``: a save whose write is drawn
     (:func:`.saves.start_save`), a stop at the checkpoint just reached, a maintenance
-    window, a fail-slow unit detected, a degraded server found, a durable save that
-    hangs, or a corruption found. One that waits for a checkpoint is marked pending
-    instead.
+    window, a fail-slow unit detected (evicted, or re-routed: an event of impact
+    ``SLOW`` that :func:`.degradation.keep_running` takes), a degraded server found, a
+    durable save that hangs, or a corruption found. One that waits for a checkpoint is
+    marked pending instead.
 
     Returns
     -------
@@ -248,6 +249,12 @@ def planned_event(
     elif has_fail_slow and nxt.x_evict <= x_next:
         stop_mode = state.evict_mode[trial]
         state.evict_at_hours[trial] = np.inf
+        if state.reroute_pending[trial]:  # the ladder's middle rung: evicted later
+            state.reroute_pending[trial] = False
+            state.evict_at_hours[trial] = x_next + (modes.tolerate_hours[stop_mode]
+                                                    - modes.reroute_after_hours[stop_mode])
+            return GO_ON, Event(np.int64(NO_STOP_KIND), np.int64(stop_mode), np.int64(SLOW),
+                                0.0, x_next, False, 0.0, np.inf), clock, booked, sources
         if modes.evict_at_checkpoint[stop_mode] and clock.phase == RUNNING:
             pending_stop[trial] |= STOP_EVICTION  # at the next checkpoint
         else:

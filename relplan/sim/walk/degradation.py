@@ -23,7 +23,7 @@ from relplan.sim.compiled import (
     TraceBuffer,
     TrialState,
 )
-from relplan.sim.walk.degraded_units import _current_slowdown
+from relplan.sim.walk.degraded_units import _current_slowdown, _is_slow_row
 from relplan.sim.walk.emit import _emit
 from relplan.sim.walk.held import _hold_hours
 from relplan.sim.walk.jit import walk_phase
@@ -68,11 +68,13 @@ def end_degradation(
         noticed[trial, first_deg] = noticed[trial, last]
     state.degradation_count[trial] = last
     state.degradations_by_row[trial, row] -= 1
-    if has_fail_slow and row < modes.impact.shape[0] and modes.impact[row] == SLOW:
+    n_modes = modes.impact.shape[0]
+    if has_fail_slow and _is_slow_row(row, modes.impact):
         slow_left = 0
-        for mode in range(modes.impact.shape[0]):
-            if modes.impact[mode] == SLOW:
-                slow_left += state.degradations_by_row[trial, mode]
+        for mode in range(n_modes):
+            if modes.impact[mode] == SLOW:  # in, or in re-routed
+                slow_left += (state.degradations_by_row[trial, mode]
+                              + state.degradations_by_row[trial, n_modes + mode])
         if slow_left == 0:  # the episode passed before its eviction: none
             state.evict_at_hours[trial] = np.inf
             state.pending_stop[trial] &= ~STOP_EVICTION
@@ -86,8 +88,9 @@ def strike_slow(
 ) -> float:  # fmt: skip
     """A fail-slow unit: the job runs at its pace until a detector notices it (``detect``
     later) and evicts it, at once or, with the ladder (``mitigation = "ladder"``), once
-    it has been tolerated for the break-even time; a second one meanwhile is evicted
-    with the first. An episode that passes first (``episode``) ends the slowdown and
+    it has been tolerated for the break-even time, re-routed first if the ladder has
+    that rung (:func:`reroute_slow_units`); a second one meanwhile is evicted with the
+    first. An episode that passes first (``episode``) ends the slowdown and
     the eviction with it (:func:`end_degradation`).
 
     Parameters
@@ -117,10 +120,39 @@ def strike_slow(
     state.degradations_by_row[trial, mode] += 1
     slowdown = _current_slowdown(trial, state.degradations_by_row, modes.slowdown_table)
     if state.evict_at_hours[trial] == np.inf and not state.pending_stop[trial] & STOP_EVICTION:
-        state.evict_at_hours[trial] = event.at + event.detect + modes.tolerate_hours[mode]
+        reroute_after = modes.reroute_after_hours[mode]
+        state.evict_at_hours[trial] = event.at + event.detect + min(
+            reroute_after, modes.tolerate_hours[mode])
+        state.reroute_pending[trial] = reroute_after < modes.tolerate_hours[mode]
         state.evict_mode[trial] = mode
         state.evict_repair_hours[trial] = event.repair
     return slowdown
+
+
+@walk_phase
+def reroute_slow_units(trial: int, mode: int, modes: CompiledModes, state: TrialState) -> float:
+    """The fail-slow ladder's middle rung: the slow units of ``mode`` in the job are
+    re-routed around (their stall booked by :func:`keep_running`), and slow it from now
+    on at the re-routed slowdown, their soft row of the slowdown table, until their
+    episode passes or they are evicted.
+
+    Returns
+    -------
+    float
+        The step-time ratio, re-routed.
+
+    Other Parameters
+    ----------------
+    trial, mode, modes, state
+        As for every phase (:mod:`relplan.sim.walk`).
+    """
+    rerouted = modes.impact.shape[0] + mode
+    for k in range(state.degradation_count[trial]):
+        if state.degradation_row[trial, k] == mode:
+            state.degradation_row[trial, k] = rerouted
+            state.degradations_by_row[trial, mode] -= 1
+            state.degradations_by_row[trial, rerouted] += 1
+    return _current_slowdown(trial, state.degradations_by_row, modes.slowdown_table)
 
 
 @walk_phase
@@ -133,7 +165,9 @@ def keep_running(
     one (failover) or an elastic one (detection and reconfiguration) stalls the job, and
     pauses a restart; stalls that overlap count their union. In-process recovery redoes
     the interrupted step. Then the job runs slowed: until the unit's repair (degraded),
-    for the soft phase (transient), until a replacement rejoins (elastic). A preemption
+    for the soft phase (transient), until a replacement rejoins (elastic); re-routed,
+    after the stall of the fail-slow ladder's middle rung (an event of impact ``SLOW``
+    from :func:`.arrival.planned_event`: a drawn slow failure never gets here). A preemption
     saved on its notice pauses the job (:func:`.preemption.pause_for_preemption`).
 
     Returns
@@ -162,7 +196,7 @@ def keep_running(
     # the end of this failure's own stall (exposure), from which a soft phase or a
     # shrunk run is timed
     begin = at
-    if impact == ELASTIC or impact == TRANSIENT:
+    if impact == ELASTIC or impact == TRANSIENT or impact == SLOW:
         begin = at + modes.stall_hours[mode]  # nothing progresses, a restart neither
         if phase == RESTARTING and at > phase_start:  # the restart pauses: bank it
             restart += at - phase_start
@@ -203,6 +237,8 @@ def keep_running(
     booked = BookedHours(booked.useful, rework, booked.checkpoint, booked.detect, restart,
                          booked.waiting, booked.degraded, stall, booked.maintenance,
                          restart_init)  # fmt: skip
+    if impact == SLOW:  # the ladder's re-route (a planned event): the stall, then this
+        return clock, booked, held, reroute_slow_units(trial, mode, modes, state)
     if impact == ELASTIC:
         wait = event.repair
         if modes.uses_spares[mode]:

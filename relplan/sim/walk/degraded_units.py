@@ -92,6 +92,14 @@ def _current_slowdown(
 
 
 @array_helper
+def _is_slow_row(row: int, impact: np.ndarray) -> bool:
+    """Whether a row of the slowdown table is a fail-slow unit's: its mode's own row, or
+    its soft row once the ladder re-routed it (a transient mode's soft row is not)."""
+    n_modes = impact.shape[0]
+    return impact[row if row < n_modes else row - n_modes] == SLOW
+
+
+@array_helper
 def _end_slow_degradations(
     trial: int, degradation_end: np.ndarray, degradation_row: np.ndarray,
     degradation_noticed: np.ndarray, degradation_count: np.ndarray,
@@ -102,7 +110,7 @@ def _end_slow_degradations(
     k = degradation_count[trial] - 1
     while k >= 0:
         row = degradation_row[trial, k]
-        if degradation_end[trial, k] == np.inf or (row < impact.shape[0] and impact[row] == SLOW):
+        if degradation_end[trial, k] == np.inf or _is_slow_row(row, impact):
             last = degradation_count[trial] - 1
             degradations_by_row[trial, degradation_row[trial, k]] -= 1
             degradation_end[trial, k] = degradation_end[trial, last]
