@@ -85,7 +85,7 @@ def inventory_report(config: RelplanConfig, model: SimulationModel | None = None
                 "job_units": mode.job_units,
                 "lifetime": mode.lifetime.kind,
                 "mean_life_hours": mode.lifetime.mean_hours,
-                "mean_repair_hours": mode.repair.mean_hours,
+                "mean_repair_hours": mode.mean_repair_hours,
                 "detect_hours": mode.detect_hours,
                 "uses_spares": mode.uses_spares,
                 "spares_needed": mode.spares_needed,

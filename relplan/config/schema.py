@@ -1443,11 +1443,16 @@ class BurnInConfig(_Strict):
     ``duration`` before the job starts, which finds ``catches`` of the lemons
     (``failures.*.lemons``): they are swapped for good units before the job. Its cost is
     the burn-in's GPU-hours (``burn_in_gpu_hours``) and the time before the job starts
-    (``burn_in_hours``), reported beside the job's own."""
+    (``burn_in_hours``), reported beside the job's own. With ``returning``, each unit back
+    from repair burns in before it returns."""
 
     duration: Hours = Field(ge=0, description="How long the burn-in runs.")
     catches: Fraction = Field(default=1.0, ge=0, le=1, description=(
         "The share of the lemons it finds."), json_schema_extra=_shown(unit="share"))
+    returning: bool = Field(default=False, description=(
+        "Each unit back from repair burns in too before it returns: its repair lasts "
+        "`duration` longer, and its next life starts aged by it (a unit that fails its "
+        "burn-in is repaired again)."))
 
 
 class PredictorConfig(_Strict):

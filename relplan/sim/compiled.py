@@ -314,6 +314,9 @@ class CompiledModes(NamedTuple):
         repair time, hours.
     repair_shape : numpy.ndarray of float
         Weibull shape or lognormal sigma of the repair time.
+    repair_burn_in_hours : numpy.ndarray of float
+        Hours added to each repair: the burn-in of a unit back from it
+        (``[health.burn_in] returning``; 0: none).
     exponential_rate_per_hour : float
         Total failure rate of the modes drawn on the fly (exponential lifetimes), per
         hour of exposure; 0 if there are none.
@@ -353,6 +356,7 @@ class CompiledModes(NamedTuple):
     repair_kind: np.ndarray
     repair_scale_hours: np.ndarray
     repair_shape: np.ndarray
+    repair_burn_in_hours: np.ndarray
     exponential_rate_per_hour: float
     exponential_modes: np.ndarray
     exponential_probability: np.ndarray
@@ -1122,6 +1126,7 @@ def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledMo
         repair_kind=np.array([duration_code(m.repair.kind) for m in modes], dtype=np.int64),
         repair_scale_hours=np.array([m.repair.scale_hours for m in modes], dtype=float),
         repair_shape=np.array([m.repair.shape for m in modes], dtype=float),
+        repair_burn_in_hours=np.array([m.return_burn_in_hours for m in modes], dtype=float),
         exponential_rate_per_hour=float(rates.sum()),
         exponential_modes=np.array(exponential, dtype=np.int64),
         exponential_probability=probability,

@@ -227,13 +227,13 @@ def _wait_hours(model: SimulationModel, mode: FailureMode) -> float:
     spare is free: its repair if it draws no spare or the pool cannot cover it, else 0
     (the spares are taken as free: a lower bound)."""
     if mode.self_healing:
-        return max(0.0, mode.repair.mean_hours - mode.detect_hours)
+        return max(0.0, mode.mean_repair_hours - mode.detect_hours)
     pool = model.job.spare_domains if mode.spare_domain else model.job.spares
     if mode.uses_spares and pool >= mode.spares_needed:
         return 0.0
     if mode.uses_spares and not mode.spare_domain and model.job.spare_pool >= mode.spares_needed:
-        return min(model.job.spare_pool_swap_hours, mode.repair.mean_hours)
-    return mode.repair.mean_hours
+        return min(model.job.spare_pool_swap_hours, mode.mean_repair_hours)
+    return mode.mean_repair_hours
 
 
 def expected_downtime_hours(model: SimulationModel) -> tuple[float, str]:
@@ -588,7 +588,7 @@ def degradation_slots(model: SimulationModel) -> int:
             continue
         duration = mode.stall_hours + mode.soft_hours
         if mode.impact in ("degraded", "elastic"):
-            duration += mode.repair.mean_hours
+            duration += mode.mean_repair_hours
         elif mode.impact == "slow":  # until evicted
             duration += mode.detect_hours + model.job.interval_hours
         expected += mode.job_rate_per_hour * duration
@@ -760,7 +760,8 @@ def _block_walks(
             trial_parts.append(trials)
             time_parts.append(times)
             mode_parts.append(np.full(times.size, index, dtype=np.int64))
-            repair_parts.append(modes[index].repair.sample(rng, times.size))
+            repair_parts.append(modes[index].repair.sample(rng, times.size)
+                                + modes[index].return_burn_in_hours)
             ordinal_parts.append(ordinals)
         if streams:
             event_trial = np.concatenate(trial_parts)
@@ -810,7 +811,8 @@ def _window_stream(mode: FailureMode, n_trials: int,
         return UnitStream(mode.job_units, mode.lifetime, mode.history, n_trials, rng,
                           start=mode.start)  # fmt: skip
     return RenewalStream(mode.job_units, mode.lifetime, n_trials, rng, start=mode.start,
-                         age_hours=mode.age_hours)  # fmt: skip
+                         age_hours=mode.age_hours,
+                         renewal_age_hours=mode.return_burn_in_hours)  # fmt: skip
 
 
 def walk_trial(

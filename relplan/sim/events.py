@@ -68,7 +68,11 @@ class RenewalStream:
     age_hours : float
         For units started ``new``: the age they start at, hours (a burn-in's length: a
         unit that failed in it was replaced by one that did not); their first lives are
-        drawn given survival to it. Their renewals start new.
+        drawn given survival to it. Their renewals start new, or at
+        ``renewal_age_hours``.
+    renewal_age_hours : float
+        The age each renewal starts at, hours (a burn-in of each unit back from repair,
+        ``[health.burn_in] returning``): its life is drawn given survival to it.
     """
 
     units: int
@@ -78,6 +82,7 @@ class RenewalStream:
     start: StartState = "equilibrium"
     repair_gap: Distribution | None = None
     age_hours: float = 0.0
+    renewal_age_hours: float = 0.0
     lower_hours: float = 0.0
     _never_failed: np.ndarray = field(init=False, repr=False)
     _pending_trial: np.ndarray = field(init=False, repr=False)
@@ -103,6 +108,14 @@ class RenewalStream:
     def is_poisson(self) -> bool:
         """True when the superposition is exactly a Poisson process."""
         return self.lifetime.kind == "exponential" and self.repair_gap is None
+
+    def _renewed_lives(self, count: int) -> np.ndarray:
+        """The lives of ``count`` renewals, hours: new, or given survival to
+        :attr:`renewal_age_hours` (a burn-in's)."""
+        age = self.renewal_age_hours
+        if age <= 0.0:
+            return self.lifetime.sample(self.rng, count)
+        return self.lifetime.sample_window(self.rng, np.full(count, age), np.inf) - age
 
     def next_window(
         self, upper_hours: float, active_trials: np.ndarray
@@ -179,7 +192,7 @@ class RenewalStream:
                 )
             out_trials.append(current_trials)
             out_times.append(current_times)
-            renewal = current_times + self.lifetime.sample(self.rng, current_times.size)
+            renewal = current_times + self._renewed_lives(current_times.size)
             if self.repair_gap is not None:
                 renewal += self.repair_gap.sample(self.rng, current_times.size)
             inside = renewal < upper_hours

@@ -223,7 +223,8 @@ def false_alarm_mode(mode: Any, per_day_per_thousand: float, servers: int,
         lifetime=distributions.exponential(mode.job_units / rate_per_hour),
         repair=distributions.fixed(triage_hours), detect_hours=0.0, start="equilibrium",
         history=None, self_healing=False, stall_hours=0.0, soft_hours=0.0,
-        rework_hours=0.0, recall=1.0, episode=None, tolerate_hours=0.0, **change,
+        rework_hours=0.0, recall=1.0, episode=None, tolerate_hours=0.0,
+        return_burn_in_hours=0.0, **change,
     )  # fmt: skip
 
 
@@ -255,7 +256,7 @@ def split_predicted(mode: Any, recall: float, stall_hours: float, rework_hours: 
     return _split(mode, recall, PREDICTED_SUFFIX, impact="transient",
                   stall_hours=stall_hours, rework_hours=rework_hours, soft_hours=0.0,
                   soft_slowdown=1.0, repair=distributions.fixed(0.0), detect_hours=0.0,
-                  uses_spares=False, self_healing=True)  # fmt: skip
+                  uses_spares=False, self_healing=True, return_burn_in_hours=0.0)  # fmt: skip
 
 
 def false_warning_mode(template: Any, rate_per_hour: float, stall_hours: float) -> Any:
@@ -268,4 +269,5 @@ def false_warning_mode(template: Any, rate_per_hour: float, stall_hours: float) 
         stall_hours=stall_hours, rework_hours=0.0, soft_hours=0.0, soft_slowdown=1.0,
         repair=distributions.fixed(0.0), detect_hours=0.0, uses_spares=False,
         self_healing=True, history=None, recall=1.0, loses_fast_checkpoint=False,
+        return_burn_in_hours=0.0,
     )  # fmt: skip

@@ -206,6 +206,9 @@ class FailureMode:
     age_hours : float
         For a mode started ``new`` without a unit history: the age its units start at, a
         burn-in's length (``[health.burn_in]``), hours.
+    return_burn_in_hours : float
+        The burn-in of each unit back from repair (``[health.burn_in] returning``),
+        added to its repair, hours; its next life starts at this age.
     """
 
     name: str
@@ -238,6 +241,13 @@ class FailureMode:
     tolerate_hours: float = 0.0
     reroute_after_hours: float = math.inf
     age_hours: float = 0.0
+    return_burn_in_hours: float = 0.0
+
+    @property
+    def mean_repair_hours(self) -> float:
+        """Mean hours until a failed unit is back: its repair and, with a returning
+        burn-in, the burn-in."""
+        return self.repair.mean_hours + self.return_burn_in_hours
 
     @property
     def job_rate_per_hour(self) -> float:
@@ -531,7 +541,7 @@ class SimulationModel:
         absorbed = [mode for mode in self.modes if mode.needs_spare]
         if absorbed:
             offered = sum(mode.job_rate_per_hour for mode in absorbed)
-            busy = sum(mode.job_rate_per_hour * mode.repair.mean_hours for mode in absorbed)
+            busy = sum(mode.job_rate_per_hour * mode.mean_repair_hours for mode in absorbed)
             rate += offered * erlang_loss(self.job.spares, busy)
         return 1.0 / rate if rate > 0 else float("inf")
 
@@ -610,6 +620,18 @@ def _burn_in_age(config: RelplanConfig, mode: FailureModeConfig) -> float:
     whose units have no history (infant mortality burned away), else 0."""
     burn_in = config.health.burn_in if config.health is not None else None
     if burn_in is None or mode.start != "new" or mode.has_unit_history:
+        return 0.0
+    return burn_in.duration
+
+
+def _return_burn_in(config: RelplanConfig, unit: str, impact: Impact) -> float:
+    """A mode's ``return_burn_in_hours``: the burn-in of each of its units back from
+    repair (``[health.burn_in] returning``), for hardware that is repaired; none for a
+    mode counted per job or a unit that comes back by itself (a flap)."""
+    burn_in = config.health.burn_in if config.health is not None else None
+    if burn_in is None or not burn_in.returning or unit == JOB_UNIT or impact.self_healing:
+        return 0.0
+    if impact.kind not in ("fatal", "degraded", "slow", "elastic"):
         return 0.0
     return burn_in.duration
 
@@ -1072,6 +1094,7 @@ def _simulation_model(
                 **({"stall_hours": stall, "soft_slowdown": impact.soft_slowdown}
                    | _fail_slow_ladder(config, facts, mode, impact)),
                 age_hours=_burn_in_age(config, mode),
+                return_burn_in_hours=_return_burn_in(config, unit, impact),
             )))
     modes = _with_predictor(config, facts, modes)
     if config.preemption is not None:

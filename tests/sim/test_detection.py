@@ -374,3 +374,39 @@ def test_a_burn_in_ages_away_infant_mortality() -> None:
     config = _config({"gpu": {"lifetime": {"dist": "weibull", "shape": 0.5, "scale": "1000h"},
                               "start": "new"}}, health={"burn_in": {"duration": "100h"}})
     assert build_model(config).modes[0].age_hours == 100.0
+
+
+def test_a_returning_burn_in_lengthens_each_repair_by_its_duration() -> None:
+    # one server, no spare: the job waits for each repair (fixed 1 h). A burn-in of each
+    # unit back from repair adds its 2 h to every wait; the crashes (on the exposure
+    # clock) are the same, so the waits differ by exactly 2 h a crash
+    def waiting(health: dict) -> tuple[np.ndarray, np.ndarray]:
+        mode = _gpu(repair={"dist": "fixed", "mean": "1h"})
+        outcomes = simulate(build_model(_config(mode, servers=1, health=health)), 400, 15)
+        return _bucket(outcomes, "waiting"), outcomes.interruptions_by_mode[:, 0]
+
+    plain, crashes = waiting({"burn_in": {"duration": "2h"}})
+    returning, same = waiting({"burn_in": {"duration": "2h", "returning": True}})
+    assert np.array_equal(crashes, same) and crashes.sum() > 500
+    assert np.allclose(returning - plain, 2.0 * crashes)
+
+
+def test_a_returning_burn_in_ages_each_renewal() -> None:
+    # a renewed Weibull unit of shape 0.5 (scale 1,000 h) burnt in for 100 h lives
+    # E[X - b | X > b] = integral of S(b + t) / S(b) dt on average, not E[X] (4 SE)
+    from scipy.integrate import quad
+
+    from relplan.sim.distributions import weibull
+    from relplan.sim.events import RenewalStream
+
+    life, burn_in, n = weibull(0.5, 1000.0), 100.0, 100_000
+    stream = RenewalStream(1, life, 1, np.random.default_rng(16), start="new",
+                           renewal_age_hours=burn_in)  # fmt: skip
+    lives = stream._renewed_lives(n)
+    sf = lambda t: math.exp(-((t / 1000.0) ** 0.5))  # noqa: E731
+    exact = quad(lambda t: sf(burn_in + t) / sf(burn_in), 0, math.inf)[0]
+    assert abs(z_score(lives, exact)) < 4
+    assert exact > life.mean_hours * 1.1  # infant mortality burned away
+    config = _config({"gpu": {"lifetime": {"dist": "weibull", "shape": 0.5, "scale": "1000h"}}},
+                     health={"burn_in": {"duration": "100h", "returning": True}})
+    assert build_model(config).modes[0].return_burn_in_hours == 100.0

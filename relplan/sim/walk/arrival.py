@@ -326,7 +326,7 @@ def draw_failure(
         u, words = uniform_from_words(words)
         repair = duration_from_uniform(
             modes.repair_kind[mode], modes.repair_scale_hours[mode], modes.repair_shape[mode], u
-        )
+        ) + modes.repair_burn_in_hours[mode]
         gap, words = exponential_from_words(words)
         next_exponential_hours = nxt.e_exp + gap / modes.exponential_rate_per_hour
     else:

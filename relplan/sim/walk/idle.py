@@ -60,7 +60,7 @@ def _idle_failures(
             repair = duration_from_uniform(
                 modes.repair_kind[mode], modes.repair_scale_hours[mode],
                 modes.repair_shape[mode], uniform(rng_state, trial),
-            )  # fmt: skip
+            ) + modes.repair_burn_in_hours[mode]  # fmt: skip
             failures_by_mode[trial, mode] += 1
             impact = modes.impact[mode]
             if impact == DEGRADED:
