@@ -41,6 +41,7 @@ from relplan.api.config_results import (
     InventoryResult,
     WarmupResult,
 )
+from relplan.api.fleet_result import FleetResult
 from relplan.api.result import Estimate, Result
 from relplan.api.run_results import (
     CompareResult,
@@ -49,6 +50,7 @@ from relplan.api.run_results import (
     SimulateResult,
     StudyResult,
 )
+from relplan.config.fleet_config import Fleet, load_fleet
 from relplan.config.loading import load_config, loads_config
 from relplan.config.schema import RelplanConfig
 from relplan.config.study import Study, load_study
@@ -64,6 +66,8 @@ __all__ = [
     "CompareResult",
     "Estimate",
     "FitResult",
+    "Fleet",
+    "FleetResult",
     "InventoryResult",
     "OptimizeResult",
     "PlanResult",
@@ -82,12 +86,14 @@ __all__ = [
     "fit",
     "inventory",
     "load_config",
+    "load_fleet",
     "loads_config",
     "optimize_interval",
     "plan",
     "replay",
     "run_study",
     "simulate",
+    "simulate_fleet",
     "warmup",
 ]
 
@@ -230,6 +236,72 @@ def simulate(
     result = run_scenario(loaded, trials, seed, name, workers)
     source = None if isinstance(config, RelplanConfig) else str(config)
     return SimulateResult(result, loaded, source, step_baseline(loaded))
+
+
+def simulate_fleet(
+    config: str | Path | Fleet,
+    trials: int | None = None,
+    seed: int | None = None,
+    workers: int | None = None,
+    overrides: Overrides = None,
+) -> FleetResult:
+    """Simulate every job of a fleet config (``[[jobs]]``; ``relplan simulate`` of one).
+
+    Each job runs on its own servers and spares as the config it is on its own, from a
+    seed of its own drawn from ``seed`` and its name; trial ``t`` of the fleet is trial
+    ``t`` of every job (:func:`relplan.runs.fleet.run_fleet`).
+
+    Parameters
+    ----------
+    config : str, Path or Fleet
+        The fleet config's file, or a fleet from :func:`relplan.config.fleet_config.load_fleet`.
+    trials, seed, workers : int, optional
+        As for :func:`simulate`; by default the fleet's ``[simulation]`` values.
+    overrides : list of str or dict, optional
+        Keys to change first: ``jobs.NAME.KEY`` one job's, any other the fleet's shared
+        tables (a fleet given as a value takes none).
+
+    Returns
+    -------
+    FleetResult
+        ``goodput`` and ``gpu_hours_lost`` of the fleet (:class:`Estimate`), ``jobs()``
+        each job's summary; ``summary()`` is the ``--json`` object, ``to_frame()`` one
+        row per job, ``plot()`` the GPU-hours lost by job.
+
+    Raises
+    ------
+    ConfigError
+        Naming the argument or the key at fault (a job's as ``jobs.NAME.KEY``).
+
+    Examples
+    --------
+    >>> result = simulate_fleet("configs/fleets/fleet-mix.toml", trials=50, seed=1)
+    >>> result.trials, 0.8 < result.goodput.mean < 1.0
+    (50, True)
+    >>> int(result.to_frame().loc["pretrain-8k", "gpus"])
+    8192
+    """
+    from relplan.config.toml_text import toml_value
+    from relplan.runs.fleet import check_fleet_run, run_fleet
+
+    given = RunArguments(trials=trials, seed=seed, workers=workers, overrides=overrides)
+    items = given.overrides or []
+    if isinstance(items, dict):
+        items = [f"{key}={toml_value(value)}" for key, value in items.items()]
+    if isinstance(config, Fleet):
+        if items:
+            raise ConfigError("overrides", "a fleet given as a value takes none: load it "
+                                           "with load_fleet(path, overrides)")  # fmt: skip
+        fleet, name = config, config.name or "fleet"
+    elif isinstance(config, str | Path):
+        fleet = load_fleet(config, list(items))
+        name = fleet.name or Path(config).stem
+    else:
+        raise ConfigError("config", "must be a fleet config's path or a Fleet, not a "
+                                    f"{type(config).__name__}")  # fmt: skip
+    trials, seed, workers, key, workers_key = _settings(fleet.jobs[0].config, given)
+    check_fleet_run(fleet, trials, key, workers, workers_key, stacklevel=3)
+    return FleetResult(run_fleet(fleet, trials, seed, workers), name)
 
 
 def optimize_interval(

@@ -258,11 +258,20 @@ def simulate_command(
                                 "report.md, report.html and provenance.json here"),
     ] = None,
 ) -> None:
-    """Simulate a training job many times; report wall time, goodput and lost hours."""
+    """Simulate a training job many times; report wall time, goodput and lost hours.
+
+    A fleet config ([[jobs]]) runs every job and reports each and the fleet's totals."""
     from relplan.analysis.baseline_report import step_baseline
+    from relplan.config.fleet_config import is_fleet_file
     from relplan.output.files import to_json
     from relplan.runs.scenarios import run_scenario
 
+    if is_fleet_file(config_path):
+        from relplan.cli.fleet_command import simulate_fleet_command
+
+        simulate_fleet_command(config_path, trials, seed, workers, overrides, as_json, out,
+                               {"--interval": interval, "--horizon": horizon})
+        return
     config = _load(config_path, command_overrides(overrides, interval, horizon))
     if out is not None:
         from relplan.output.files import check_output_dir

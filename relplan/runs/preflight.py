@@ -140,7 +140,7 @@ def speed_warning(labelled: Sequence[tuple[str, RelplanConfig]],
 
 
 def warn_configs(labelled: Sequence[tuple[str, RelplanConfig]],
-                 stacklevel: int = 2) -> list[RelplanWarning]:  # fmt: skip
+                 stacklevel: int = 2, same_work: bool = True) -> list[RelplanWarning]:  # fmt: skip
     """Give the warnings of several configs, one per key (one per switch tier's shortfall
     for the port budget): the first one met, and how many other scenarios or points
     share it; then the speed warning (:func:`speed_warning`) when their healthy step
@@ -152,6 +152,9 @@ def warn_configs(labelled: Sequence[tuple[str, RelplanConfig]],
         Each config with what names it (``"scenario dual-ToR"``, ``"study point ..."``).
     stacklevel : int
         As in :func:`warn_config`.
+    same_work : bool
+        Whether the configs are alternatives for the same work (scenarios, points), so
+        that differing step times matter; not a fleet's jobs, each with its own work.
 
     Returns
     -------
@@ -191,7 +194,7 @@ def warn_configs(labelled: Sequence[tuple[str, RelplanConfig]],
         given.append(RelplanWarning(
             warning.key, f"{warning.message} ({label}{f' and {more} more' if more else ''})"
         ))  # fmt: skip
-    speed = speed_warning(labelled, steps)
+    speed = speed_warning(labelled, steps) if same_work else None
     if speed is not None:
         given.append(speed)
     for warning in given:

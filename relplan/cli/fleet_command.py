@@ -1,0 +1,78 @@
+"""``relplan simulate`` of a fleet config (``[[jobs]]``): run every job
+(:func:`relplan.runs.fleet.run_fleet`) and print each and the fleet's totals."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from relplan.errors import ConfigError
+
+
+def simulate_fleet_command(config_path: Path, trials: int | None, seed: int | None,
+                           workers: int | None, overrides: list[str] | None,
+                           as_json: bool, out: Path | None,
+                           per_run_options: dict[str, Any]) -> None:  # fmt: skip
+    """Simulate a fleet; ``per_run_options`` are the single-job options given (each of a
+    fleet's jobs has its own: refused)."""
+    from relplan.cli.notes import write_outputs
+    from relplan.config.fleet_config import load_fleet
+    from relplan.output.files import check_output_dir, to_json
+    from relplan.output.fleet_report import write_fleet_outputs
+    from relplan.runs.fleet import check_fleet_run, run_fleet
+
+    for option, value in per_run_options.items():
+        if value is not None:
+            raise ConfigError(option, "a fleet's jobs each have their own: use --set "
+                                      "jobs.NAME.KEY=VALUE")  # fmt: skip
+    fleet = load_fleet(config_path, overrides or [])
+    if out is not None:
+        check_output_dir(out)
+    settings = fleet.jobs[0].config.simulation
+    trials_key = "--trials" if trials is not None else "simulation.trials"
+    workers_key = "--workers" if workers is not None else "simulation.workers"
+    trials = trials if trials is not None else settings.trials
+    seed = seed if seed is not None else settings.seed
+    workers = workers if workers is not None else settings.workers
+    check_fleet_run(fleet, trials, trials_key, workers, workers_key)
+    outcome = run_fleet(fleet, trials, seed, workers)
+    name = fleet.name or config_path.stem
+    if out is not None:
+        write_outputs(out, lambda folder: write_fleet_outputs(outcome, folder, name))
+    if as_json:
+        typer.echo(to_json(outcome.summary()))
+        return
+    render_fleet(outcome.summary(), f"{name}: {trials:,} trials, seed {seed}")
+
+
+def render_fleet(summary: dict[str, Any], title: str) -> None:
+    """Print a fleet's summary
+    (:meth:`relplan.analysis.fleet_outcome.FleetOutcome.summary`): a row per job, the
+    fleet's totals, and who loses the GPU-hours."""
+    from relplan.cli.render import console, print_table
+    from relplan.units import format_duration
+
+    fleet = summary["fleet"]
+    lost_total = fleet["gpu_hours_lost"]["mean"]
+    rows = []
+    for name, job in summary["jobs"].items():
+        lost = job["gpu_hours_lost"]["mean"]
+        rows.append([name, f"{job['job_gpus']:,}", str(job["priority"]),
+                     f"{job['goodput']['mean']:.4f}",
+                     format_duration(job["wall_hours"]["mean"]), f"{lost:,.0f}",
+                     f"{lost / lost_total:.1%}" if lost_total > 0 else "0.0%"])  # fmt: skip
+    print_table(title, ("job", "GPUs", "priority", "goodput", "wall time", "GPU-h lost",
+                        "share"), rows)  # fmt: skip
+    goodput, lost = fleet["goodput"], fleet["gpu_hours_lost"]
+    console.print(
+        f"Fleet: {fleet['jobs']} jobs on {fleet['gpus']:,} GPUs; goodput "
+        f"{goodput['mean']:.4f} (95% CI {goodput['ci95'][0]:.4f} – {goodput['ci95'][1]:.4f})\n"
+        f"GPU-hours lost a run: {lost['mean']:,.0f} (P95 {lost['p95']:,.0f})", highlight=False,
+    )  # fmt: skip
+    sizes = [[f"{row['min_gpus']:,}", f"{row['share_of_jobs']:.1%}",
+              f"{row['share_of_gpu_hours']:.1%}", f"{row['share_of_gpu_hours_lost']:.1%}"]
+             for row in fleet["lost_share_by_size"]]  # fmt: skip
+    print_table("Who loses the GPU-hours: jobs of at least N GPUs",
+                ("N GPUs", "of jobs", "of GPU-hours", "of GPU-hours lost"), sizes)

@@ -1,0 +1,274 @@
+"""A fleet: several jobs over one cluster (``[[jobs]]`` in place of ``[job]``).
+
+A fleet config is a config whose ``[job]`` table is replaced by an array of tables
+``[[jobs]]``: each entry takes every key of ``[job]`` and a ``name`` and a ``priority``.
+Everything else (the cluster, its failure modes, the network, ``[simulation]``) is the
+fleet's and shared by its jobs. Each job is validated as the config it would be on its
+own: the fleet's tables with that entry as its ``[job]``, so that a one-job fleet *is*
+today's single-job config, number for number.
+
+The jobs are packed on the cluster in the order given, each on its own servers and its
+own spares (``spares`` of its entry); together they must fit. ``--set jobs.NAME.KEY=V``
+changes one job's key; any other ``--set`` changes the fleet's shared tables.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from relplan.config.derived import job_servers
+from relplan.config.loading import parse_config, read_toml
+from relplan.config.overriding import apply_overrides
+from relplan.config.schema import RelplanConfig
+from relplan.errors import ConfigError
+
+FLEET_KEY = "jobs"
+"""The array of tables that makes a config a fleet's."""
+
+JOB_ENTRY_KEYS = ("name", "priority")
+"""Keys of a ``[[jobs]]`` entry beyond those of ``[job]``."""
+
+DEFAULT_PRIORITY = 0
+"""``jobs[].priority`` by default (a higher number is a more important job)."""
+
+
+@dataclass(frozen=True)
+class FleetJob:
+    """One job of a fleet.
+
+    Attributes
+    ----------
+    name : str
+        Its ``name`` (unique in the fleet).
+    priority : int
+        Its ``priority`` (higher: more important).
+    config : RelplanConfig
+        The config it is on its own: the fleet's tables with this job as ``[job]``.
+    first_server : int
+        Where its servers start on the cluster (packed in the order given).
+    """
+
+    name: str
+    priority: int
+    config: RelplanConfig
+    first_server: int
+
+    @property
+    def gpus(self) -> int:
+        """The job's GPUs."""
+        return self.config.job.gpus
+
+    @property
+    def servers(self) -> int:
+        """Servers its GPUs fill."""
+        return job_servers(self.config)
+
+    @property
+    def held_servers(self) -> int:
+        """Servers it holds: its own and its spares."""
+        return self.servers + self.config.job.spares
+
+
+@dataclass(frozen=True)
+class Fleet:
+    """Several jobs over one cluster: the validated ``[[jobs]]`` of a fleet config.
+
+    Attributes
+    ----------
+    jobs : tuple of FleetJob
+        The jobs, in the order given.
+
+    Examples
+    --------
+    >>> fleet = load_fleet("configs/fleets/fleet-mix.toml")
+    >>> [job.name for job in fleet.jobs][:3], fleet.gpus
+    (['pretrain-8k', 'finetune-1k-a', 'finetune-1k-b'], 12800)
+    """
+
+    jobs: tuple[FleetJob, ...]
+
+    @property
+    def gpus(self) -> int:
+        """The GPUs of all its jobs."""
+        return sum(job.gpus for job in self.jobs)
+
+    @property
+    def name(self) -> str:
+        """The fleet config's ``name`` ("" when it has none)."""
+        return self.jobs[0].config.name
+
+    @property
+    def cluster_servers(self) -> int:
+        """The cluster's servers (``cluster.servers``)."""
+        return self.jobs[0].config.cluster.servers
+
+    def job(self, name: str) -> FleetJob:
+        """The job named ``name``.
+
+        Raises
+        ------
+        ConfigError
+            Naming ``name`` when no job has it.
+        """
+        for job in self.jobs:
+            if job.name == name:
+                return job
+        raise ConfigError(name, f"no job of the fleet has this name (jobs: {self.names})")
+
+    @property
+    def names(self) -> str:
+        """The jobs' names, comma-separated."""
+        return ", ".join(job.name for job in self.jobs)
+
+
+def is_fleet_document(document: dict[str, Any]) -> bool:
+    """Whether a parsed config document is a fleet's (it has ``[[jobs]]``).
+
+    Examples
+    --------
+    >>> is_fleet_document({"cluster": {}, "jobs": [{"name": "a"}]})
+    True
+    >>> is_fleet_document({"cluster": {}, "job": {}})
+    False
+    """
+    return FLEET_KEY in document
+
+
+def is_fleet_file(path: str | Path) -> bool:
+    """Whether a config file is a fleet's (it has ``[[jobs]]``); a file that cannot be
+    read is not (reading it as a config says why).
+
+    Examples
+    --------
+    >>> is_fleet_file("configs/fleets/fleet-mix.toml"), is_fleet_file("configs/small.toml")
+    (True, False)
+    """
+    try:
+        return is_fleet_document(read_toml(path, "CONFIG"))
+    except ConfigError:
+        return False
+
+
+def _entries(document: dict[str, Any]) -> list[dict[str, Any]]:
+    """The ``[[jobs]]`` entries, checked for their shape and names."""
+    if "job" in document:
+        raise ConfigError(FLEET_KEY, "give one [job] or several [[jobs]], not both")
+    entries = document[FLEET_KEY]
+    if not isinstance(entries, list) or not entries or not all(
+        isinstance(entry, dict) for entry in entries
+    ):
+        raise ConfigError(FLEET_KEY, "must be an array of tables ([[jobs]]), at least one")
+    seen: set[str] = set()
+    for index, entry in enumerate(entries):
+        name = entry.get("name")
+        if not isinstance(name, str) or not name or "." in name:
+            raise ConfigError(f"{FLEET_KEY}[{index}].name",
+                              "each job needs a name (text without dots)")  # fmt: skip
+        if name in seen:
+            raise ConfigError(f"{FLEET_KEY}.{name}.name", "two jobs have this name")
+        seen.add(name)
+        priority = entry.get("priority", DEFAULT_PRIORITY)
+        if isinstance(priority, bool) or not isinstance(priority, int) or priority < 0:
+            raise ConfigError(f"{FLEET_KEY}.{name}.priority",
+                              f"must be a whole number of at least 0, not {priority!r}")
+    return entries
+
+
+def _job_document(document: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
+    """The config a job is on its own: the fleet's tables with the entry as ``[job]``."""
+    alone = {key: value for key, value in document.items() if key != FLEET_KEY}
+    alone["job"] = {key: value for key, value in entry.items() if key not in JOB_ENTRY_KEYS}
+    return copy.deepcopy(alone)
+
+
+def _check_job_keys(overrides: list[str], names: list[str]) -> None:
+    """Every ``jobs.NAME.KEY=V`` override names a job of the fleet."""
+    for item in overrides:
+        key = item.partition("=")[0].strip()
+        parts = key.split(".")
+        if parts[0] == FLEET_KEY and (len(parts) < 3 or parts[1] not in names):
+            raise ConfigError(key, "not a key of a job: jobs.NAME.KEY with NAME one of "
+                                   f"{', '.join(names)}")  # fmt: skip
+
+
+def parse_fleet(raw: dict[str, Any], overrides: list[str] | None = None) -> Fleet:
+    """Validate a fleet config document, after applying ``--set`` overrides.
+
+    Parameters
+    ----------
+    raw : dict
+        A parsed TOML document with ``[[jobs]]`` (not modified).
+    overrides : list of str, optional
+        ``KEY=VALUE`` items: ``jobs.NAME.KEY`` changes one job's key, any other key the
+        fleet's shared tables.
+
+    Returns
+    -------
+    Fleet
+
+    Raises
+    ------
+    ConfigError
+        Naming the key at fault, a job's as ``jobs.NAME.KEY``: a missing or repeated
+        name, a bad priority, a job's bad key, or jobs that do not fit on the cluster.
+
+    Examples
+    --------
+    >>> hourly = {"interval": "1h"}
+    >>> document = {"cluster": {"servers": 6},
+    ...             "jobs": [{"name": "a", "gpus": 16, "work": "1d", "checkpoint": hourly},
+    ...                      {"name": "b", "gpus": 8, "work": "1d", "checkpoint": hourly,
+    ...                       "spares": 1}]}
+    >>> fleet = parse_fleet(document, ["jobs.b.work=2d"])
+    >>> [(job.name, job.first_server, job.config.job.work) for job in fleet.jobs]
+    [('a', 0, 24.0), ('b', 2, 48.0)]
+    >>> try:
+    ...     parse_fleet(document, ["jobs.b.gpus=32"])
+    ... except ConfigError as error:
+    ...     print(error.key, "|", error.message)  # doctest: +NORMALIZE_WHITESPACE
+    jobs | the jobs need 7 servers with their spares (a: 2, b: 5), the cluster has 6
+    (cluster.servers)
+    """
+    names = [entry["name"] for entry in _entries(raw)]
+    items = list(overrides or [])
+    _check_job_keys(items, names)
+    keyed = {key: value for key, value in raw.items() if key != FLEET_KEY}
+    keyed[FLEET_KEY] = {entry["name"]: entry for entry in raw[FLEET_KEY]}
+    document = apply_overrides(keyed, items)  # jobs.NAME.KEY reaches the entry
+    document[FLEET_KEY] = [document[FLEET_KEY][name] for name in names]
+    jobs = []
+    first = 0
+    for entry in _entries(document):
+        name = entry["name"]
+        try:
+            config = parse_config(_job_document(document, entry))
+        except ConfigError as error:
+            key = error.key
+            if key == "job" or key.startswith("job."):
+                key = f"{FLEET_KEY}.{name}" + key[len("job"):]
+            raise ConfigError(key, error.message) from None
+        job = FleetJob(name, int(entry.get("priority", DEFAULT_PRIORITY)), config, first)
+        jobs.append(job)
+        first += job.held_servers
+    fleet = Fleet(tuple(jobs))
+    if first > fleet.cluster_servers:
+        held = ", ".join(f"{job.name}: {job.held_servers}" for job in jobs)
+        raise ConfigError(FLEET_KEY, f"the jobs need {first} servers with their spares "
+                                     f"({held}), the cluster has {fleet.cluster_servers} "
+                                     "(cluster.servers)")  # fmt: skip
+    return fleet
+
+
+def load_fleet(path: str | Path, overrides: list[str] | None = None) -> Fleet:
+    """Read, override and validate a fleet config file (see :func:`parse_fleet`).
+
+    Examples
+    --------
+    >>> fleet = load_fleet("configs/fleets/fleet-mix.toml", ["jobs.pretrain-8k.spares=8"])
+    >>> fleet.jobs[0].held_servers
+    1032
+    """
+    return parse_fleet(read_toml(path, "CONFIG"), overrides)

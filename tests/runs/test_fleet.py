@@ -1,0 +1,143 @@
+"""A fleet of jobs (``[[jobs]]``, issue 36): one job is today's config number for
+number; jobs on servers of their own are the single-job runs they are alone, and the
+fleet's totals add them; bad fleets exit 2 naming the job and key."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from relplan.analysis.fleet_outcome import job_seed
+from relplan.cli.app import app
+from relplan.config.fleet_config import parse_fleet
+from relplan.config.loading import parse_config, read_toml
+from relplan.errors import ConfigError
+from relplan.runs.fleet import run_fleet
+from relplan.runs.scenarios import run_scenario
+from tests.conftest import REPO
+
+SMALL = read_toml(REPO / "configs" / "small.toml", "CONFIG")
+FLEET = REPO / "configs" / "fleets" / "fleet-mix.toml"
+
+
+def _fleet_document(*jobs: dict, servers: int | None = None) -> dict:
+    """configs/small.toml with ``[[jobs]]`` in place of its ``[job]``."""
+    document = {key: copy.deepcopy(value) for key, value in SMALL.items() if key != "job"}
+    document["jobs"] = [{**copy.deepcopy(SMALL["job"]), **job} for job in jobs]
+    if servers is not None:
+        document["cluster"]["servers"] = servers
+    return document
+
+
+def _same(a, b) -> bool:
+    columns = a.column_names
+    return columns == b.column_names and all(
+        np.array_equal(a.column(name), b.column(name)) for name in columns)
+
+
+def test_a_fleet_of_one_job_is_todays_config_number_for_number() -> None:
+    fleet = parse_fleet(_fleet_document({"name": "only"}))
+    assert fleet.jobs[0].config == parse_config(SMALL)
+    alone = run_scenario(parse_config(SMALL), 300, 5, "small")
+    assert _same(run_fleet(fleet, 300, 5).results["only"], alone)
+
+
+def test_jobs_on_servers_of_their_own_are_their_single_job_runs() -> None:
+    # the small job (64 servers, 4 spares) and a quarter of it (32 and 2) on 102 servers: each
+    # job's trials are exactly its run alone from its own seed, and the fleet's totals
+    # add them trial by trial
+    fleet = parse_fleet(_fleet_document({"name": "a"}, {"name": "b", "gpus": 256, "spares": 2},
+                                        servers=102))
+    outcome = run_fleet(fleet, 200, 7)
+    for job in fleet.jobs:
+        alone = run_scenario(job.config, 200, job_seed(7, job.name), job.name)
+        assert _same(outcome.results[job.name], alone)
+    a, b = outcome.results["a"], outcome.results["b"]
+    frame = outcome.trials_frame()
+    assert np.allclose(frame["gpu_hours"], a.column("wall_hours") * 512
+                       + b.column("wall_hours") * 256)
+    assert np.allclose(frame["gpu_hours_lost"],
+                       a.column("gpu_hours_lost") + b.column("gpu_hours_lost"))
+    useful = a.column("work_done_hours") * 512 + b.column("work_done_hours") * 256
+    assert np.allclose(frame["goodput"], useful / frame["gpu_hours"])
+    assert np.allclose(frame["makespan_hours"],
+                       np.maximum(a.column("wall_hours"), b.column("wall_hours")))
+    # the larger job's share of the lost GPU-hours, by hand
+    share = outcome.lost_share_by_size()[0]
+    assert share["min_gpus"] == 512 and share["share_of_jobs"] == 0.5
+    assert share["share_of_gpu_hours_lost"] == pytest.approx(
+        a.column("gpu_hours_lost").mean() / frame["gpu_hours_lost"].mean())
+
+
+def test_reordering_the_jobs_changes_no_number() -> None:
+    jobs = ({"name": "a"}, {"name": "b", "gpus": 256, "spares": 2})
+    forward = run_fleet(parse_fleet(_fleet_document(*jobs, servers=102)), 100, 3)
+    backward = run_fleet(parse_fleet(_fleet_document(*jobs[::-1], servers=102)), 100, 3)
+    for name in ("a", "b"):
+        assert _same(forward.results[name], backward.results[name])
+
+
+def test_a_jobs_key_is_changed_with_jobs_name_key() -> None:
+    fleet = parse_fleet(_fleet_document({"name": "a"}, {"name": "b", "gpus": 64}, servers=80),
+                        ["jobs.b.checkpoint.interval=2h"])
+    assert fleet.job("b").config.job.checkpoint.interval == 2.0
+    assert fleet.job("a").config.job.checkpoint.interval == 1.0
+    assert [job.first_server for job in fleet.jobs] == [0, 68]
+
+
+@pytest.mark.parametrize(("jobs", "overrides", "key"), [
+    (({"name": "a"}, {"name": "b"}), [], "jobs"),  # 136 servers on 68
+    (({"name": "a"}, {"name": "a", "gpus": 8}), [], "jobs.a.name"),
+    (({"gpus": 8},), [], "jobs[0].name"),
+    (({"name": "a", "priority": -1},), [], "jobs.a.priority"),
+    (({"name": "a", "priority": "high"},), [], "jobs.a.priority"),
+    (({"name": "a"},), ["jobs.a.gpus=-8"], "jobs.a.gpus"),
+    (({"name": "a"},), ["jobs.a.checkpont.interval=1h"], "jobs.a.checkpont"),
+    (({"name": "a"},), ["jobs.z.gpus=8"], "jobs.z.gpus"),
+])  # fmt: skip
+def test_a_bad_fleet_names_the_job_and_key(jobs: tuple, overrides: list[str], key: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_fleet(_fleet_document(*jobs), overrides)
+    assert caught.value.key == key
+
+
+def test_a_job_and_jobs_together_are_refused() -> None:
+    document = _fleet_document({"name": "a"})
+    document["job"] = copy.deepcopy(SMALL["job"])
+    with pytest.raises(ConfigError, match="not both"):
+        parse_fleet(document)
+
+
+def test_simulate_runs_a_fleet_config_from_the_command_line() -> None:
+    runner = CliRunner()
+    result = runner.invoke(app, ["simulate", str(FLEET), "--trials", "20", "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)
+    assert summary["fleet"]["jobs"] == len(summary["jobs"]) == 13
+    assert summary["fleet"]["gpus"] == sum(job["job_gpus"] for job in summary["jobs"].values())
+    lost = sum(job["gpu_hours_lost"]["mean"] for job in summary["jobs"].values())
+    assert summary["fleet"]["gpu_hours_lost"]["mean"] == pytest.approx(lost)
+    table = runner.invoke(app, ["simulate", str(FLEET), "--trials", "20"])
+    assert table.exit_code == 0 and "Who loses the GPU-hours" in table.output
+    refused = runner.invoke(app, ["simulate", str(FLEET), "--interval", "2h"])
+    assert refused.exit_code == 2 and "--interval" in refused.output
+    assert "Traceback" not in refused.output
+    bad = runner.invoke(app, ["simulate", str(FLEET), "--set", "jobs.pretrain-8k.gpus=99999"])
+    assert bad.exit_code == 2 and "jobs" in bad.output and "Traceback" not in bad.output
+
+
+def test_the_json_page_names_every_key_of_a_fleet() -> None:
+    import re
+
+    page = (REPO / "docs" / "reference" / "json.md").read_text()
+    section = page.split("## Fleets", 1)[1].split("\n## ", 1)[0]
+    documented = {key for line in section.splitlines() if line.startswith("| `")
+                  for key in re.findall(r"`([a-z0-9_]+)`", line.split(" | ")[0])}  # fmt: skip
+    summary = run_fleet(parse_fleet(_fleet_document({"name": "a"}, {"name": "b", "gpus": 64},
+                                                    servers=80)), 10, 0).summary()
+    assert set(summary) == {"fleet", "jobs"} and set(summary["fleet"]) == documented
+    assert {"priority", "first_server", "goodput", "seed"} <= set(summary["jobs"]["b"])
