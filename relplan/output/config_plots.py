@@ -26,6 +26,7 @@ from relplan.output.figure_style import (
     TITLE_SIZE,
     axes_for,
     figure_title,
+    label_bars,
     log_x_axis,
     plain_number,
     style_axes,
@@ -57,14 +58,6 @@ def _legend_below(figure: Figure, axes: Axes, own: bool, handles: Sequence[Any],
                       fontsize=SMALL_SIZE, frameon=False)  # fmt: skip
     else:
         axes.legend(handles, labels, loc="best", fontsize=SMALL_SIZE, framealpha=0.9)
-
-
-def _bar_labels(axes: Axes, bars: Any, texts: Sequence[str]) -> None:
-    """A label just right of each horizontal bar."""
-    for bar, text in zip(bars, texts, strict=True):
-        axes.annotate(text, (bar.get_x() + bar.get_width(), bar.get_y() + bar.get_height() / 2),
-                      xytext=(4, 0), textcoords="offset points", va="center", ha="left",
-                      fontsize=SMALL_SIZE)  # fmt: skip
 
 
 def interruption_share(failure_modes: Mapping[str, Mapping[str, Any]], name: str,
@@ -101,7 +94,7 @@ def interruption_share(failure_modes: Mapping[str, Mapping[str, Any]], name: str
     shares = [float(entry["share"]) for _, entry in modes]
     colors = [IMPACT_COLORS.get(entry["impact"], PALETTE[7]) for _, entry in modes]
     bars = axes.barh(range(len(modes)), shares, color=colors, height=0.6)
-    _bar_labels(axes, bars, [
+    label_bars(axes, bars, [
         f"{share:.1%} (one every {format_duration(1.0 / entry['job_failures_per_hour'])})"
         if entry["job_failures_per_hour"] > 0 else f"{share:.1%}"
         for share, (_, entry) in zip(shares, modes, strict=True)])  # fmt: skip
@@ -150,10 +143,10 @@ def units_by_class(components: Mapping[str, Mapping[str, Any]], name: str,
     cluster = np.array([entry["cluster_units"] for _, entry in rows], dtype=float)
     bars = axes.barh(positions + 0.2, cluster, height=0.38, color=PALETTE[5],
                      label="in the cluster")  # fmt: skip
-    _bar_labels(axes, bars, [f"{int(n):,}" for n in cluster])
+    label_bars(axes, bars, [f"{int(n):,}" for n in cluster])
     bars = axes.barh(positions - 0.2, job, height=0.38, color=PALETTE[0],
                      label="in the job's footprint")  # fmt: skip
-    _bar_labels(axes, bars, [f"{int(n):,}" for n in job])
+    label_bars(axes, bars, [f"{int(n):,}" for n in job])
     values = np.concatenate([job, cluster])
     positive = values[values > 0]
     if positive.size and positive.max() / positive.min() > 10.0:
@@ -213,7 +206,7 @@ def step_time_by_dimension(baseline: Mapping[str, Any], name: str,
     whole = axes.barh(positions, totals, height=0.6, color=hidden_color)
     axes.barh(positions, exposed, height=0.6,
               color=[PALETTE[2], PALETTE[4], *[exposed_color] * len(dimensions)])  # fmt: skip
-    _bar_labels(axes, whole, [f"{total:.3g} s" if index < 2 or done == total else
+    label_bars(axes, whole, [f"{total:.3g} s" if index < 2 or done == total else
                               f"{total:.3g} s, {done:.3g} s of it exposed"
                               for index, (done, total)
                               in enumerate(zip(exposed, totals, strict=True))])  # fmt: skip
@@ -320,7 +313,7 @@ def catalog_mtbf(entries: Sequence[Mapping[str, Any]], ax: Axes | None = None) -
     hours = np.array([float(entry["mtbf_hours"]) for entry in entries])
     colors = [PALETTE[0] if entry["default"] else PALETTE[7] for entry in entries]
     bars = axes.barh(positions, hours, height=0.62, color=colors)
-    _bar_labels(axes, bars, [format_duration(value) for value in hours])
+    label_bars(axes, bars, [format_duration(value) for value in hours])
     low, high = hours.min() / 3.0, hours.max() * 12.0
     log_x_axis(axes, np.array([low, high]))
     axes.set_xlim(low, high)
@@ -377,7 +370,7 @@ def compile_seconds(functions: Sequence[Mapping[str, Any]],
     bars = axes.barh(positions, seconds, height=0.6,
                      color=[PALETTE[1] if row["compiled_now"] else PALETTE[7]
                             for row in functions])  # fmt: skip
-    _bar_labels(axes, bars, [f"{value:.1f} s" if row["compiled_now"] else "compiled already"
+    label_bars(axes, bars, [f"{value:.1f} s" if row["compiled_now"] else "compiled already"
                              for value, row in zip(seconds, functions, strict=True)])
     axes.set_yticks(positions, [f"{row['kind']}: {row['function']}"
                                 + (f"\n({', '.join(row['features'])})" if row["features"] else "")

@@ -10,6 +10,8 @@ leaked.
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -91,6 +93,22 @@ def style_axes(axes: Axes) -> None:
     axes.tick_params(labelsize=SMALL_SIZE + 0.5)
     for side in ("top", "right"):
         axes.spines[side].set_visible(False)
+
+
+def label_bars(axes: Axes, bars: Any, texts: Sequence[str]) -> None:
+    """A label just right of each horizontal bar (``bars`` as ``Axes.barh`` returns them).
+
+    Examples
+    --------
+    >>> figure, axes = axes_for(None, 4.0, 3.0)
+    >>> label_bars(axes, axes.barh([0, 1], [2.0, 3.0]), ["2 h", "3 h"])
+    >>> [text.get_text() for text in axes.texts]
+    ['2 h', '3 h']
+    """
+    for bar, text in zip(bars, texts, strict=True):
+        axes.annotate(text, (bar.get_x() + bar.get_width(), bar.get_y() + bar.get_height() / 2),
+                      xytext=(4, 0), textcoords="offset points", va="center", ha="left",
+                      fontsize=SMALL_SIZE)  # fmt: skip
 
 
 def figure_title(figure: Figure, what: str, config_name: str) -> None:

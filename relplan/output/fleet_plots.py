@@ -13,6 +13,7 @@ from relplan.output.figure_style import (
     SMALL_SIZE,
     axes_for,
     figure_title,
+    label_bars,
     plain_number,
     style_axes,
 )
@@ -56,11 +57,8 @@ def gpu_hours_lost_by_job(jobs: pd.DataFrame, name: str, ax: Axes | None = None)
     rows = list(range(len(jobs)))[::-1]
     lost = jobs["gpu_hours_lost"].to_numpy(dtype=float)
     bars = axes.barh(rows, lost, color=PALETTE[0], height=0.6)
-    for bar, share in zip(bars, jobs["share_of_gpu_hours_lost"], strict=True):
-        text = f"{share:.1%} ({bar.get_width():,.0f})"
-        axes.annotate(text, (bar.get_width(), bar.get_y() + bar.get_height() / 2),
-                      xytext=(4, 0), textcoords="offset points", va="center", ha="left",
-                      fontsize=SMALL_SIZE)  # fmt: skip
+    label_bars(axes, bars, [f"{share:.1%} ({hours:,.0f})" for share, hours
+                            in zip(jobs["share_of_gpu_hours_lost"], lost, strict=True)])
     labels = [f"{job} ({int(gpus):,} GPUs)" for job, gpus in zip(jobs.index, jobs["gpus"],
                                                                   strict=True)]  # fmt: skip
     axes.set_yticks(rows, labels, fontsize=SMALL_SIZE)
