@@ -517,6 +517,11 @@ would overflow the engine's integers)."""
 def _check_job(config: RelplanConfig) -> None:
     job, checkpoint = config.job, config.job.checkpoint
     _check_work(config)
+    if config.repair is not None and (job.idle_failures or job.drain != "never" or any(
+        mode.drain not in (None, "never") for mode in config.failures.values()
+    )):
+        raise ConfigError("repair.crews", "repair crews with job.idle_failures or drains "
+                                          "are not modelled yet: remove one of them")  # fmt: skip
     if job.idle_failures and not job.failures_during_recovery:
         raise ConfigError(
             "job.idle_failures",

@@ -1480,6 +1480,18 @@ class PredictorConfig(_Strict):
         "How long a migration stalls the job (`action = \"migrate\"`)."))
 
 
+class RepairConfig(_Strict):
+    """``[repair]``: who repairs the failed units. Without it every repair starts once its
+    failure is noticed (as many crews as failures)."""
+
+    crews: int = Field(ge=1, le=10**6, description=(
+        "Repairs under way at once: a failed unit waits for a free crew (first come, "
+        "first served), its repair starting then. The repairs of units the job swaps or "
+        "waits for, and of units running degraded or replaced by a hot spare, queue; a "
+        "flap, which comes back by itself, does not."), json_schema_extra=_shown(
+        unit="crews"))
+
+
 class HealthConfig(_Strict):
     """``[health]``: checks that run beside the job (active probes, a burn-in, a failure
     predictor)."""
@@ -1536,6 +1548,8 @@ class RelplanConfig(_Strict):
         "Health checks beside the job: active probes, a burn-in (a table)."))
     preemption: PreemptionConfig | None = Field(default=None, description=(
         "Spot or preemptible capacity taken back with a notice."))
+    repair: RepairConfig | None = Field(default=None, description=(
+        "Repair crews (a table); without it, no repair waits for one."))
     budget: BudgetConfig | None = Field(default=None, description=(
         "Prices, for `compare`, `plan` and `sweep`."))
     simulation: SimulationConfig = Field(default_factory=SimulationConfig, description=(

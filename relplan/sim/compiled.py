@@ -188,6 +188,8 @@ class CompiledJob(NamedTuple):
     burn_in_hours : float
         A burn-in before the job (``[health.burn_in]``): the job waits for it, ``waiting``
         hours at the start of each trial.
+    repair_crews : int
+        Repairs under way at once (0: no limit; :attr:`TrialState.crew_free_hours`).
     """
 
     work_hours: float
@@ -244,6 +246,7 @@ class CompiledJob(NamedTuple):
     fast_load_shape: float = 0.0
     fast_load_samples: np.ndarray = np.zeros(0)
     burn_in_hours: float = 0.0
+    repair_crews: int = 0
 
 
 class CompiledModes(NamedTuple):
@@ -516,6 +519,9 @@ class TrialState(NamedTuple):
         The fail-slow mode to evict.
     evict_repair_hours : numpy.ndarray of float
         Repair time of the fail-slow unit to evict, hours.
+    crew_free_hours : numpy.ndarray of float
+        Shape (trials, crews): wall time at which each repair crew is free (none without
+        ``[repair]``).
     corruption_found_hours : numpy.ndarray of float
         Exposure at which a pending corruption is found (inf: none).
     corruption_checkpoint : numpy.ndarray of int64
@@ -608,6 +614,7 @@ class TrialState(NamedTuple):
     evict_mode: np.ndarray
     reroute_pending: np.ndarray
     evict_repair_hours: np.ndarray
+    crew_free_hours: np.ndarray
     corruption_found_hours: np.ndarray
     corruption_checkpoint: np.ndarray
     corruption_mode: np.ndarray
@@ -636,7 +643,7 @@ class TrialState(NamedTuple):
         cls, n_trials: int, n_modes: int, n_spares: int,
         degradation_slots: int = MAX_DEGRADATIONS, n_spare_domains: int = 0,
         n_spare_pool: int = 0, drains: bool = False, restarts_draw: bool = False,
-        saves_random: bool = False, saves_walked: bool = False,
+        saves_random: bool = False, saves_walked: bool = False, repair_crews: int = 0,
     ) -> TrialState:  # fmt: skip
         """The state of ``n_trials`` trials not walked yet.
 
@@ -667,6 +674,8 @@ class TrialState(NamedTuple):
             Whether restarts draw (:attr:`WalkFeatures.random_restarts`) and saves may
             fail (:attr:`WalkFeatures.random_saves`): room for their per-trial counts,
             which a walk without the feature never touches (empty otherwise).
+        repair_crews : int
+            Repair crews (0: no limit, and no room for when each is free).
 
         Examples
         --------
@@ -692,7 +701,7 @@ class TrialState(NamedTuple):
             "spare_pool_return_hours": (n, n_spare_pool),
             "degradation_end_hours": (n, degradation_slots),
             "degradation_noticed_hours": (n, degradation_slots if drains else 0),
-            "drain_at_hours": (n,),
+            "drain_at_hours": (n,), "crew_free_hours": (n, repair_crews),
         }, zeroed=False)  # fmt: skip
         counts = _carved(np.int64, {
             "committed_checkpoints": (n,), "durable_checkpoint": (n,),
@@ -1077,6 +1086,7 @@ def compile_model(model: SimulationModel, on_the_fly: bool = True) -> CompiledMo
         walks_saves=bool(job.saves_walked),
         **_drawn_fields("fast_load", job.fast_load),
         burn_in_hours=float(job.burn_in_hours),
+        repair_crews=int(job.repair_crews),
     )
     depth = 1 + max([len(m.slowdown_by_count) for m in modes] + [1])
     table = np.ones((2 * len(modes), depth))

@@ -728,7 +728,8 @@ def _block_walks(
                for index in compiled.window_modes}  # fmt: skip
     state = TrialState.at_start(n_trials, len(modes), job.spares, slots, job.spare_domains,
                                 job.spare_pool, compiled.job.drains, job.restarts_draw,
-                                job.saves_random, job.saves_walked)  # fmt: skip
+                                job.saves_random, job.saves_walked,
+                                job.repair_crews)  # fmt: skip
     tracked = [m for m in modes if m.history is not None]
     unit_stats = np.zeros((n_trials, len(tracked), len(UNIT_STATS)), dtype=np.int64)
     retire_after = np.array([m.history.retire_after or 0 for m in tracked], dtype=np.int64)
@@ -892,7 +893,8 @@ def one_trial_block(
     times = np.asarray(failure_exposure_hours, dtype=float)
     state = TrialState.at_start(1, len(model.modes), job.spares, slots, job.spare_domains,
                                 job.spare_pool, compiled.job.drains, job.restarts_draw,
-                                job.saves_random, job.saves_walked)  # fmt: skip
+                                job.saves_random, job.saves_walked,
+                                job.repair_crews)  # fmt: skip
     window = EventWindow(
         active_trials=np.zeros(1, dtype=np.int64),
         offsets=np.array([0, times.size], dtype=np.int64),

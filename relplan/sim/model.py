@@ -402,6 +402,9 @@ class JobSpec:
         A burn-in before the job (``[health.burn_in]``): its length, which the job waits
         (``waiting`` hours at its start, in its wall time), and the GPU-hours it takes
         over the job's servers and its spares.
+    repair_crews : int
+        Repairs under way at once (``[repair] crews``; 0: no limit): a failed unit's
+        repair starts when a crew is free, first come, first served.
     """
 
     gpus: int
@@ -447,6 +450,7 @@ class JobSpec:
     fast_load: Distribution | tuple[float, ...] | None = None
     burn_in_hours: float = 0.0
     burn_in_gpu_hours: float = 0.0
+    repair_crews: int = 0
 
     @property
     def saves_random(self) -> bool:
@@ -1133,6 +1137,7 @@ def _simulation_model(
             **_random_saves(checkpoint),
             **_drawn_writes(checkpoint),
             **_burn_in(config),
+            repair_crews=config.repair.crews if config.repair is not None else 0,
         ),
         modes=tuple(modes),
         inventory=inventory,

@@ -126,6 +126,8 @@ def start_trial(
     state.pending_stop[trial] = NO_STOP
     state.next_maintenance_hours[trial] = job.maintenance_every_hours  # inf: no window
     state.evict_at_hours[trial] = np.inf
+    for crew in range(state.crew_free_hours.shape[1]):  # [repair] crews: all free
+        state.crew_free_hours[trial, crew] = 0.0
     if has_drain:
         state.drain_at_hours[trial] = np.inf
     state.corruption_found_hours[trial] = np.inf

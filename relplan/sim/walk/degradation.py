@@ -29,7 +29,7 @@ from relplan.sim.walk.held import _hold_hours
 from relplan.sim.walk.jit import walk_phase
 from relplan.sim.walk.preemption import pause_for_preemption
 from relplan.sim.walk.segments import _init_part, completed_segments, segments_time
-from relplan.sim.walk.spares import _spare_wait
+from relplan.sim.walk.spares import _crew_repair, _spare_wait
 from relplan.sim.walk.values import BookedHours, Event, NextEvent, TrialClock
 
 
@@ -239,13 +239,19 @@ def keep_running(
                          restart_init)  # fmt: skip
     if impact == SLOW:  # the ladder's re-route (a planned event): the stall, then this
         return clock, booked, held, reroute_slow_units(trial, mode, modes, state)
+    repair = event.repair
+    if job.repair_crews > 0 and (impact == DEGRADED or impact == ELASTIC) and (
+        not modes.self_healing[mode]
+    ):  # the unit's repair waits for a crew ([repair] crews)
+        repair = _crew_repair(trial, state.crew_free_hours, begin + idle, repair)
+        duration = repair
     if impact == ELASTIC:
-        wait = event.repair
+        wait = repair
         if modes.uses_spares[mode]:
             wait = _spare_wait(trial, modes.spares_needed[mode], modes.spare_domain[mode],
                                state.spare_return_hours, state.spares_away,
                                state.spare_domain_return_hours, state.spare_domains_away,
-                               state.spares_used, begin + idle, event.repair)  # fmt: skip
+                               state.spares_used, begin + idle, repair)  # fmt: skip
         duration = wait + modes.soft_hours[mode]  # soft hours: the rejoin
     elif impact == TRANSIENT:
         duration = modes.soft_hours[mode]

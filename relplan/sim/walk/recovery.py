@@ -38,7 +38,7 @@ from relplan.sim.walk.emit import _emit
 from relplan.sim.walk.idle import _idle_failures
 from relplan.sim.walk.jit import walk_phase
 from relplan.sim.walk.segments import _init_part, _init_part_cold, _windows_before
-from relplan.sim.walk.spares import _free_spares, _replacement_wait
+from relplan.sim.walk.spares import _crew_repair, _free_spares, _replacement_wait
 from relplan.sim.walk.values import (
     CORRUPTION_FOUND,
     DRAIN_AT_ONCE,
@@ -111,6 +111,8 @@ def replacement(
                 state.degradations_by_row, modes.impact,
             )  # fmt: skip
         noticed = event.at + clock.idle + detect
+        if job.repair_crews > 0 and not modes.self_healing[replaced]:
+            repair = _crew_repair(trial, state.crew_free_hours, noticed, repair)
         wait = repair
         if modes.self_healing[replaced]:  # back by itself `repair` after it
             wait = max(0.0, repair - detect)

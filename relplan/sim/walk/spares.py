@@ -112,6 +112,27 @@ def _block_replacement_wait(
 
 
 @array_helper
+def _crew_repair(trial: int, crew_free_hours: np.ndarray, noticed: float, repair: float) -> float:
+    """Hours from ``noticed`` until a unit is repaired when its repair waits for a crew
+    (``[repair] crews``): it starts once the first crew is free, first come, first
+    served, and that crew is busy until it ends. Without crews (none in the array), the
+    repair itself."""
+    crews = crew_free_hours.shape[1]
+    if crews == 0:
+        return repair
+    first = 0
+    for crew in range(1, crews):
+        if crew_free_hours[trial, crew] < crew_free_hours[trial, first]:
+            first = crew
+    free = crew_free_hours[trial, first]
+    if free <= noticed:  # a crew is free: the repair starts at once
+        crew_free_hours[trial, first] = noticed + repair
+        return repair
+    crew_free_hours[trial, first] = free + repair
+    return free + repair - noticed
+
+
+@array_helper
 def _free_spares(trial: int, return_hours: np.ndarray, away: np.ndarray, now: float) -> int:
     """Spares of the pool free at wall time ``now``: those away in repair that are back
     leave the list (as :func:`_replacement_wait` does), the others count against it."""
