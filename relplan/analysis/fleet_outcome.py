@@ -1,6 +1,6 @@
 """What a fleet's jobs found together: per job, and for the fleet (GPU-hours, GPU-hours
 lost, goodput weighted by GPUs, and who loses them: the share of the lost GPU-hours that
-jobs of each size take, Meta's view of failures hitting few jobs but much runtime).
+jobs of each size take: failures that hit few jobs but much of the runtime).
 
 Trial ``t`` of the fleet is trial ``t`` of every job: each job's trials are drawn from
 its own seed (:func:`job_seed`), so that the jobs' failures are independent, as they are

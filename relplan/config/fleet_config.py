@@ -96,8 +96,8 @@ class Fleet:
         return sum(job.gpus for job in self.jobs)
 
     @property
-    def name(self) -> str:
-        """The fleet config's ``name`` ("" when it has none)."""
+    def name(self) -> str | None:
+        """The fleet config's ``name`` (None when it has none)."""
         return self.jobs[0].config.name
 
     @property

@@ -1451,8 +1451,8 @@ class BurnInConfig(_Strict):
         "The share of the lemons it finds."), json_schema_extra=_shown(unit="share"))
     returning: bool = Field(default=False, description=(
         "Each unit back from repair burns in too before it returns: its repair lasts "
-        "`duration` longer, and its next life starts aged by it (a unit that fails its "
-        "burn-in is repaired again)."))
+        "`duration` longer, and its next life starts aged by it, drawn given that it "
+        "survived the burn-in (infant mortality burned away)."))
 
 
 class PredictorConfig(_Strict):
@@ -1484,7 +1484,7 @@ class RepairConfig(_Strict):
     """``[repair]``: who repairs the failed units. Without it every repair starts once its
     failure is noticed (as many crews as failures)."""
 
-    crews: int = Field(ge=1, le=10**6, description=(
+    crews: int = Field(ge=1, le=10**6, strict=True, description=(
         "Repairs under way at once: a failed unit waits for a free crew (first come, "
         "first served), its repair starting then. The repairs of units the job swaps or "
         "waits for, and of units running degraded or replaced by a hot spare, queue; a "
