@@ -352,9 +352,10 @@ def test_the_gallery_has_one_example_script_per_figure_type(simulate_out: Path,
     written = {p.stem for p in [*simulate_out.glob("*.png"), *study_dir.glob("*.png")]}
     assert {"failures-by-mode", "timeline-median-trial", "goodput-ci-by-point"} <= written
     # lost-hours-ci-by-point is goodput-ci-by-point's figure for another metric; optimize
-    # --out, a study with one axis and plan --out draw the others
+    # --out, a study with one axis, plan --out and a fleet's simulate --out draw the others
     written = written - {"lost-hours-ci-by-point"} | {
-        "goodput-vs-interval", "sweep", "frontier", "attribution", "tornado"}
+        "goodput-vs-interval", "sweep", "frontier", "attribution", "tornado",
+        "gpu-hours-lost-by-job"}  # a fleet's simulate --out
     examples = {path.stem for path in (REPO / "examples").glob("plot_*.py")}
     assert examples == {EXAMPLE_OF.get(stem, "plot_" + stem.replace("-", "_"))
                         for stem in written}  # fmt: skip

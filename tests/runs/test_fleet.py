@@ -141,3 +141,15 @@ def test_the_json_page_names_every_key_of_a_fleet() -> None:
                                                     servers=80)), 10, 0).summary()
     assert set(summary) == {"fleet", "jobs"} and set(summary["fleet"]) == documented
     assert {"priority", "first_server", "goodput", "seed"} <= set(summary["jobs"]["b"])
+
+
+def test_a_fleets_out_folder_holds_its_files(tmp_path) -> None:
+    from relplan.output.fleet_report import FLEET_FILES
+
+    out = tmp_path / "fleet"
+    result = CliRunner().invoke(app, ["simulate", str(FLEET), "--trials", "10", "--out",
+                                      str(out), "--json"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == sorted(
+        FLEET_FILES)
+    assert json.loads((out / "summary.json").read_text()) == json.loads(result.stdout)
