@@ -123,10 +123,11 @@ class FleetOutcome:
 
     def summary(self) -> dict[str, Any]:
         """The ``--json`` object of a fleet's ``simulate``: ``fleet`` (``jobs``,
-        ``gpus``, ``trials``, ``seed``, an estimate of each of :data:`FLEET_METRICS`
-        and ``lost_share_by_size``) and ``jobs`` (each job's single-job summary, with its
-        ``priority``, ``first_server`` and ``seed``)."""
+        ``gpus``, the shared ``spares`` and ``crews``, ``trials``, ``seed``, an estimate
+        of each of :data:`FLEET_METRICS` and ``lost_share_by_size``) and ``jobs`` (each
+        job's single-job summary, with its ``priority``, ``first_server`` and ``seed``)."""
         fleet: dict[str, Any] = {"jobs": len(self.fleet.jobs), "gpus": self.fleet.gpus,
+                                 "spares": self.fleet.spares, "crews": self.fleet.crews,
                                  "trials": self.trials, "seed": self.seed}  # fmt: skip
         for metric in FLEET_METRICS:
             fleet[metric] = summarize(self._columns[metric])

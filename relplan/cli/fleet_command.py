@@ -66,6 +66,10 @@ def render_fleet(summary: dict[str, Any], title: str) -> None:
     print_table(title, ("job", "GPUs", "priority", "goodput", "wall time", "GPU-h lost",
                         "share"), rows)  # fmt: skip
     goodput, lost = fleet["goodput"], fleet["gpu_hours_lost"]
+    shared = [f"{fleet[key]:,} {word}" for key, word in (("spares", "spares"),
+                                                          ("crews", "crews")) if fleet[key]]
+    if shared:
+        console.print(f"Shared by the jobs: {' and '.join(shared)}", highlight=False)
     console.print(
         f"Fleet: {fleet['jobs']} jobs on {fleet['gpus']:,} GPUs; goodput "
         f"{goodput['mean']:.4f} (95% CI {goodput['ci95'][0]:.4f} – {goodput['ci95'][1]:.4f})\n"

@@ -8,25 +8,32 @@ own: the fleet's tables with that entry as its ``[job]``, so that a one-job flee
 today's single-job config, number for number.
 
 The jobs are packed on the cluster in the order given, each on its own servers and its
-own spares (``spares`` of its entry); together they must fit. ``--set jobs.NAME.KEY=V``
-changes one job's key; any other ``--set`` changes the fleet's shared tables.
+own spares (``spares`` of its entry), or drawing on one pool of spares they share
+(``[fleet] spares``); together they must fit. ``[repair] crews`` of a fleet are its
+own, shared by its jobs. ``--set jobs.NAME.KEY=V`` changes one job's key; any other
+``--set`` changes the fleet's shared tables.
 """
 
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from pydantic import ValidationError
 
 from relplan.config.derived import job_servers
 from relplan.config.loading import parse_config, read_toml
 from relplan.config.overriding import apply_overrides
-from relplan.config.schema import RelplanConfig
+from relplan.config.schema import FleetConfig, RelplanConfig
 from relplan.errors import ConfigError
 
 FLEET_KEY = "jobs"
 """The array of tables that makes a config a fleet's."""
+
+FLEET_TABLE = "fleet"
+"""The table of what a fleet's jobs share (:class:`~relplan.config.schema.FleetConfig`)."""
 
 JOB_ENTRY_KEYS = ("name", "priority")
 """Keys of a ``[[jobs]]`` entry beyond those of ``[job]``."""
@@ -49,12 +56,16 @@ class FleetJob:
         The config it is on its own: the fleet's tables with this job as ``[job]``.
     first_server : int
         Where its servers start on the cluster (packed in the order given).
+    pooled : bool
+        Whether it draws on the fleet's shared pool (its config's ``job.spares`` is then
+        the pool's size), not on spares of its own.
     """
 
     name: str
     priority: int
     config: RelplanConfig
     first_server: int
+    pooled: bool = False
 
     @property
     def gpus(self) -> int:
@@ -68,8 +79,8 @@ class FleetJob:
 
     @property
     def held_servers(self) -> int:
-        """Servers it holds: its own and its spares."""
-        return self.servers + self.config.job.spares
+        """Servers it holds: its own and its spares (none of its own with a shared pool)."""
+        return self.servers + (0 if self.pooled else self.config.job.spares)
 
 
 @dataclass(frozen=True)
@@ -80,6 +91,8 @@ class Fleet:
     ----------
     jobs : tuple of FleetJob
         The jobs, in the order given.
+    settings : FleetConfig
+        What the jobs share (``[fleet]``): the pool of spares.
 
     Examples
     --------
@@ -89,6 +102,24 @@ class Fleet:
     """
 
     jobs: tuple[FleetJob, ...]
+    settings: FleetConfig = field(default_factory=FleetConfig)
+
+    @property
+    def spares(self) -> int:
+        """Spare servers of the shared pool (0: each job has its own)."""
+        return self.settings.spares
+
+    @property
+    def crews(self) -> int:
+        """Repair crews the jobs share (``[repair] crews``; 0: a crew for every repair)."""
+        repair = self.jobs[0].config.repair
+        return repair.crews if repair is not None else 0
+
+    @property
+    def walked_together(self) -> bool:
+        """Whether its jobs share a pool or crews, and so are walked together (one job
+        is walked as the config it is alone)."""
+        return len(self.jobs) > 1 and (self.spares > 0 or self.crews > 0)
 
     @property
     def gpus(self) -> int:
@@ -177,11 +208,30 @@ def _entries(document: dict[str, Any]) -> list[dict[str, Any]]:
     return entries
 
 
-def _job_document(document: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
-    """The config a job is on its own: the fleet's tables with the entry as ``[job]``."""
-    alone = {key: value for key, value in document.items() if key != FLEET_KEY}
+def _job_document(document: dict[str, Any], entry: dict[str, Any],
+                  pool: int) -> dict[str, Any]:  # fmt: skip
+    """The config a job is on its own: the fleet's tables with the entry as ``[job]``,
+    and the shared pool (if any) as its spares."""
+    alone = {key: value for key, value in document.items()
+             if key not in (FLEET_KEY, FLEET_TABLE)}  # fmt: skip
     alone["job"] = {key: value for key, value in entry.items() if key not in JOB_ENTRY_KEYS}
+    if pool > 0:
+        if entry.get("spares", 0) != 0:
+            raise ConfigError(f"{FLEET_KEY}.{entry['name']}.spares",
+                              "a job of a fleet with a shared pool ([fleet] spares) has no "
+                              "spares of its own")  # fmt: skip
+        alone["job"]["spares"] = pool
     return copy.deepcopy(alone)
+
+
+def _settings(document: dict[str, Any]) -> FleetConfig:
+    """The ``[fleet]`` table, validated (its keys named ``fleet.KEY``)."""
+    try:
+        return FleetConfig.model_validate(document.get(FLEET_TABLE, {}))
+    except ValidationError as error:
+        problem = error.errors()[0]
+        key = ".".join([FLEET_TABLE, *(str(part) for part in problem["loc"])])
+        raise ConfigError(key, problem["msg"].lower()) from None
 
 
 def _check_job_keys(overrides: list[str], names: list[str]) -> None:
@@ -239,26 +289,29 @@ def parse_fleet(raw: dict[str, Any], overrides: list[str] | None = None) -> Flee
     keyed[FLEET_KEY] = {entry["name"]: entry for entry in raw[FLEET_KEY]}
     document = apply_overrides(keyed, items)  # jobs.NAME.KEY reaches the entry
     document[FLEET_KEY] = [document[FLEET_KEY][name] for name in names]
+    settings = _settings(document)
     jobs = []
     first = 0
     for entry in _entries(document):
         name = entry["name"]
         try:
-            config = parse_config(_job_document(document, entry))
+            config = parse_config(_job_document(document, entry, settings.spares))
         except ConfigError as error:
             key = error.key
             if key == "job" or key.startswith("job."):
                 key = f"{FLEET_KEY}.{name}" + key[len("job"):]
             raise ConfigError(key, error.message) from None
-        job = FleetJob(name, int(entry.get("priority", DEFAULT_PRIORITY)), config, first)
+        job = FleetJob(name, int(entry.get("priority", DEFAULT_PRIORITY)), config, first,
+                       settings.spares > 0)  # fmt: skip
         jobs.append(job)
         first += job.held_servers
-    fleet = Fleet(tuple(jobs))
-    if first > fleet.cluster_servers:
+    fleet = Fleet(tuple(jobs), settings)
+    if first + fleet.spares > fleet.cluster_servers:
         held = ", ".join(f"{job.name}: {job.held_servers}" for job in jobs)
-        raise ConfigError(FLEET_KEY, f"the jobs need {first} servers with their spares "
-                                     f"({held}), the cluster has {fleet.cluster_servers} "
-                                     "(cluster.servers)")  # fmt: skip
+        pool = f", the shared pool: {fleet.spares}" if fleet.spares else ""
+        raise ConfigError(FLEET_KEY, f"the jobs need {first + fleet.spares} servers with "
+                                     f"their spares ({held}{pool}), the cluster has "
+                                     f"{fleet.cluster_servers} (cluster.servers)")  # fmt: skip
     return fleet
 
 

@@ -1480,6 +1480,16 @@ class PredictorConfig(_Strict):
         "How long a migration stalls the job (`action = \"migrate\"`)."))
 
 
+class FleetConfig(_Strict):
+    """``[fleet]``: what a fleet's jobs (``[[jobs]]``) share beyond the cluster."""
+
+    spares: int = Field(default=0, ge=0, le=10**6, strict=True, description=(
+        "Spare servers in one pool shared by the jobs: a job's failed server is swapped "
+        "for one if the pool has one, else the job waits for the first back from repair "
+        "(first come, first served). A job of the fleet then has no spares of its own."),
+        json_schema_extra=_shown(unit="servers"))
+
+
 class RepairConfig(_Strict):
     """``[repair]``: who repairs the failed units. Without it every repair starts once its
     failure is noticed (as many crews as failures)."""

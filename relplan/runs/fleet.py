@@ -4,17 +4,24 @@ the config it is on its own, from a seed of its own
 (:class:`~relplan.analysis.fleet_outcome.FleetOutcome`).
 
 Jobs that share nothing but the fabric are independent: walking each alone is exact for
-each job, and the fleet's totals add them trial by trial. A switch above several jobs
-strikes each of them on its own stream (each job's rate is right; their joint tail is
-not).
+each job, and the fleet's totals add them trial by trial. Jobs that share a pool of
+spares or repair crews are walked together on one wall clock
+(:mod:`relplan.sim.fleet_walk`). A switch above several jobs strikes each of them on its
+own stream (each job's rate is right; their joint tail is not).
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from relplan.analysis.fleet_outcome import FleetOutcome, job_seed
+from relplan.analysis.provenance import config_digest
+from relplan.analysis.results import SimulationResult
 from relplan.config.fleet_config import Fleet
 from relplan.runs.preflight import check_run, warn_configs
 from relplan.runs.scenarios import run_scenario
+from relplan.sim.fleet_walk import walk_fleet
+from relplan.sim.model import build_model
 
 
 def check_fleet_run(fleet: Fleet, trials: int, key: str, workers: int, workers_key: str,
@@ -57,10 +64,27 @@ def run_fleet(fleet: Fleet, trials: int, seed: int, workers: int = 1) -> FleetOu
     >>> len(outcome.results), 0.8 < outcome.summary()["fleet"]["goodput"]["mean"] < 1
     (13, True)
     """
+    if fleet.walked_together:
+        return _run_together(fleet, trials, seed)
     alone = len(fleet.jobs) == 1  # today's single-job config: its seed is the fleet's
     results = {
         job.name: run_scenario(job.config, trials, seed if alone else job_seed(seed, job.name),
                                job.name, workers)
         for job in fleet.jobs
     }
+    return FleetOutcome(fleet, results, trials, seed)
+
+
+def _run_together(fleet: Fleet, trials: int, seed: int) -> FleetOutcome:
+    """The jobs of a fleet that share a pool or crews, walked on one wall clock
+    (:func:`relplan.sim.fleet_walk.walk_fleet`), each from its own seed."""
+    models = [build_model(job.config) for job in fleet.jobs]
+    seeds = [job_seed(seed, job.name) for job in fleet.jobs]
+    outcomes = walk_fleet(models, trials, [np.random.SeedSequence(s) for s in seeds],
+                          fleet.spares, fleet.crews)  # fmt: skip
+    results = {
+        job.name: SimulationResult(model, walked, job_seed_, job.name, config_digest(job.config))
+        for job, model, walked, job_seed_ in zip(fleet.jobs, models, outcomes, seeds,
+                                                 strict=True)
+    }  # fmt: skip
     return FleetOutcome(fleet, results, trials, seed)

@@ -389,6 +389,9 @@ class EventWindow(NamedTuple):
         Whether each failure retires its unit out of the fleet (``retire = "remove"``):
         it is never repaired, and a spare that replaces it never returns (empty, the
         default: none does).
+    wall_limit_hours : numpy.ndarray of float
+        One entry: the wall time a trial stops before (a fleet's job pauses for the other
+        jobs' events: :mod:`relplan.sim.fleet_walk`; inf, the default: none).
     """
 
     active_trials: np.ndarray
@@ -398,6 +401,7 @@ class EventWindow(NamedTuple):
     event_repair_hours: np.ndarray
     horizon_hours: float
     event_removes: np.ndarray = np.zeros(0, dtype=np.bool_)  # never written
+    wall_limit_hours: np.ndarray = np.full(1, np.inf)  # written only in a fleet's own
 
 
 class TrialStreams(NamedTuple):
@@ -519,6 +523,8 @@ class TrialState(NamedTuple):
         The fail-slow mode to evict.
     evict_repair_hours : numpy.ndarray of float
         Repair time of the fail-slow unit to evict, hours.
+    next_wall_hours : numpy.ndarray of float
+        Wall time of a trial's next event when it paused for a fleet's other jobs.
     crew_free_hours : numpy.ndarray of float
         Shape (trials, crews): wall time at which each repair crew is free (none without
         ``[repair]``).
@@ -615,6 +621,7 @@ class TrialState(NamedTuple):
     reroute_pending: np.ndarray
     evict_repair_hours: np.ndarray
     crew_free_hours: np.ndarray
+    next_wall_hours: np.ndarray
     corruption_found_hours: np.ndarray
     corruption_checkpoint: np.ndarray
     corruption_mode: np.ndarray
@@ -702,6 +709,7 @@ class TrialState(NamedTuple):
             "degradation_end_hours": (n, degradation_slots),
             "degradation_noticed_hours": (n, degradation_slots if drains else 0),
             "drain_at_hours": (n,), "crew_free_hours": (n, repair_crews),
+            "next_wall_hours": (n,),
         }, zeroed=False)  # fmt: skip
         counts = _carved(np.int64, {
             "committed_checkpoints": (n,), "durable_checkpoint": (n,),

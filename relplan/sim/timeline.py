@@ -254,8 +254,9 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
     ) -> None:  # fmt: skip
         """Walk trials ``window.active_trials[next_slot[0]:stop_slot]``, ``run_trials`` at
         a time taken from the counter ``next_slot`` (shared by the threads: each trial is
-        walked once), until each one's job ends or its exposure reaches
-        ``window.horizon_hours``, updating their entries of ``state`` and ``streams``.
+        walked once), until each one's job ends, its exposure reaches
+        ``window.horizon_hours`` or its wall clock ``window.wall_limit_hours`` (a fleet),
+        updating their entries of ``state`` and ``streams``.
 
         Each trial takes its failures from its events in ``window`` and from its on-the-fly
         stream (modes ``modes.exponential_modes``); it touches no other trial's entries.
@@ -265,18 +266,11 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
         next_slot : numpy.ndarray of int64
             One entry, shared by the threads: the next slot of ``window.active_trials``
             not yet taken (advanced atomically, see :func:`relplan.sim.claims.claim`).
-        stop_slot : int
-            The end of the slots to walk.
-        run_trials : int
-            Trials a thread takes at a time (:func:`claim_run`).
-        job, modes : CompiledJob, CompiledModes
-            The job's numbers and the failure modes.
-        window : EventWindow
-            The active trials, their pre-drawn failures and the horizon.
-        streams : TrialStreams
-            The trials' random streams, advanced in place.
-        state : TrialState
-            The block's trials, updated in place.
+        stop_slot, run_trials : int
+            The end of the slots to walk; trials a thread takes at a time (claim_run).
+        job, modes, window, streams, state : CompiledJob, ..., TrialState
+            The job, its modes, the window's trials, events and horizon; the trials'
+            random streams and state, updated in place.
         trace : TraceBuffer
             Where to write the timeline of ``trace.trial`` (-1: none).
         cancel : numpy.ndarray of bool
@@ -314,6 +308,10 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                                  trial, clock, held, slowdown, sources, end, job, window,
                                  state)  # fmt: skip
                 if nxt.x_next > window.horizon_hours or nxt.x_next == np.inf:
+                    break
+                if nxt.x_next + clock.idle > window.wall_limit_hours[0]:  # a fleet: others
+                    state.next_wall_hours[trial] = nxt.x_next + clock.idle  # go first
+                    steps -= steps > 1  # paused before its next event: no step taken
                     break
                 clock, booked, held = advance_run(has_trace, has_degradations, trial, clock,
                                                   booked, held, nxt, slowdown, job, trace)

@@ -18,7 +18,7 @@ from relplan.config.loading import parse_config, read_toml
 from relplan.errors import ConfigError
 from relplan.runs.fleet import run_fleet
 from relplan.runs.scenarios import run_scenario
-from tests.conftest import REPO
+from tests.conftest import REPO, z_score
 
 SMALL = read_toml(REPO / "configs" / "small.toml", "CONFIG")
 FLEET = REPO / "configs" / "fleets" / "fleet-mix.toml"
@@ -153,3 +153,112 @@ def test_a_fleets_out_folder_holds_its_files(tmp_path) -> None:
     assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == sorted(
         FLEET_FILES)
     assert json.loads((out / "summary.json").read_text()) == json.loads(result.stdout)
+
+
+# --------------------------------------------------------------- a shared pool and crews
+
+NODES, NODE_MTBF, REPAIR = 16, 2000.0, 48.0  # servers a job, hours, hours
+
+
+def _pooled(spares: int, crews: int | None = None, jobs: int = 2,
+            lifetime: dict | None = None) -> dict:  # fmt: skip
+    """``jobs`` jobs of 16 servers whose servers crash every 2,000 h, sharing ``spares``
+    spare servers (and ``crews`` repair crews), exponential 48-h repairs, free detection,
+    restarts and writes, 20,000 h of work each."""
+    job = {"gpus": NODES * 8, "work": "20000h", "restart": "0s",
+           "checkpoint": {"interval": "1h", "write": "0s"}}
+    document = {
+        "cluster": {"servers": jobs * NODES + spares, "gpus_per_server": 8},
+        "fleet": {"spares": spares},
+        "failures": {"host": {
+            "lifetime": lifetime or {"dist": "exponential", "mtbf": f"{NODE_MTBF}h"},
+            "repair": {"dist": "exponential", "mean": f"{REPAIR}h"}, "detect": "0s"}},
+        "jobs": [{"name": f"job-{k}", **job} for k in range(jobs)],
+    }  # fmt: skip
+    if crews is not None:
+        document["repair"] = {"crews": crews}
+    return document
+
+
+def _waiting_share(spares: int, crews: int) -> float:
+    """Two jobs sharing a pool, by hand: the servers in repair are a birth-death chain,
+    failing at ``2 m lambda`` while both jobs run (up to ``spares`` in repair), at ``m
+    lambda`` while one waits, repaired at ``min(n, crews) mu``; a job waits half the time
+    one does and all the time both do."""
+    one_job = NODES / NODE_MTBF
+    births = [2 * one_job] * (spares + 1) + [one_job]
+    weights = [1.0]
+    for n in range(1, spares + 3):
+        weights.append(weights[-1] * births[n - 1] * REPAIR / min(n, crews))
+    total = sum(weights)
+    return weights[spares + 1] / total / 2 + weights[spares + 2] / total
+
+
+@pytest.mark.parametrize(("spares", "crews"), [(1, None), (1, 1), (2, 1)])
+def test_jobs_sharing_a_pool_wait_as_the_machine_repair_queue(spares: int,
+                                                              crews: int | None) -> None:
+    outcome = run_fleet(parse_fleet(_pooled(spares, crews)), 300, 8)
+    exact = _waiting_share(spares, crews or spares + 2)
+    for result in outcome.results.values():
+        waiting = result.column("waiting_hours") / result.column("wall_hours")
+        # each trial starts with the pool full: a transient well under 4 SE in 20,000 h
+        assert abs(z_score(waiting, exact)) < 4
+
+
+def test_a_pool_too_large_to_run_dry_is_the_jobs_alone() -> None:
+    # 12 shared spares for two jobs almost never run out: each job's goodput is that of
+    # the job alone with 12 spares of its own (within 4 SE of the difference)
+    together = run_fleet(parse_fleet(_pooled(12)), 200, 9)
+    alone = parse_fleet(_pooled(12, jobs=1))
+    for name, result in together.results.items():
+        single = run_scenario(alone.jobs[0].config, 200, 9, name).column("goodput")
+        both = result.column("goodput")
+        se = np.sqrt(both.var(ddof=1) / both.size + single.var(ddof=1) / single.size)
+        assert abs(both.mean() - single.mean()) < 4 * se
+
+
+def test_a_one_job_fleet_with_a_pool_is_the_job_with_those_spares() -> None:
+    fleet = parse_fleet(_pooled(3, jobs=1))
+    assert fleet.jobs[0].config.job.spares == 3 and not fleet.walked_together
+    alone = run_scenario(fleet.jobs[0].config, 100, 2, "job-0")
+    assert _same(run_fleet(fleet, 100, 2).results["job-0"], alone)
+
+
+def test_reordering_pooled_jobs_changes_no_number() -> None:
+    document = _pooled(1, 1, jobs=3)
+    forward = run_fleet(parse_fleet(document), 60, 4)
+    document["jobs"] = document["jobs"][::-1]
+    backward = run_fleet(parse_fleet(document), 60, 4)
+    for name in forward.results:
+        assert _same(forward.results[name], backward.results[name])
+
+
+@pytest.mark.parametrize(("change", "key"), [
+    ({"fleet": {"spares": -1}}, "fleet.spares"),
+    ({"fleet": {"spares": 1, "crews": 2}}, "fleet.crews"),
+    ({"lifetime": {"dist": "weibull", "shape": 1.5, "mtbf": "2000h"}}, "failures.host.lifetime"),
+])  # fmt: skip
+def test_a_bad_shared_pool_names_its_key(change: dict, key: str) -> None:
+    document = _pooled(1, lifetime=change.get("lifetime"))
+    if "fleet" in change:
+        document["fleet"] = change["fleet"]
+    with pytest.raises(ConfigError) as caught:
+        run_fleet(parse_fleet(document), 5, 0)
+    assert caught.value.key == key
+
+
+def test_a_pooled_job_has_no_spares_of_its_own() -> None:
+    document = _pooled(1)
+    document["jobs"][0]["spares"] = 2
+    with pytest.raises(ConfigError) as caught:
+        parse_fleet(document)
+    assert caught.value.key == "jobs.job-0.spares"
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "configs" / "fleets").glob("*.toml")),
+                         ids=lambda p: p.stem)  # fmt: skip
+def test_every_shipped_fleet_runs(path) -> None:
+    from relplan.config.fleet_config import load_fleet
+
+    outcome = run_fleet(load_fleet(path), 5, 0)
+    assert 0.5 < outcome.summary()["fleet"]["goodput"]["mean"] < 1.0
