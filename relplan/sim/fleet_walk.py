@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from relplan.errors import ConfigError
+from relplan.errors import ConfigError, InfeasibleJobError
 from relplan.sim.compiled import (
     FINISHED,
     EventWindow,
@@ -30,7 +30,13 @@ from relplan.sim.compiled import (
     WalkFeatures,
     compile_model,
 )
-from relplan.sim.engine import TrialOutcomes, _outcomes, degradation_slots
+from relplan.sim.engine import (
+    DegradationOverflow,
+    TrialOutcomes,
+    _outcomes,
+    check_walked,
+    degradation_slots,
+)
 from relplan.sim.model import SimulationModel
 from relplan.sim.rng import stream_key
 from relplan.sim.timeline import walk_kernel
@@ -60,11 +66,12 @@ def _walk_fleet(walk: Any, compiled: list[Any], windows: list[EventWindow],
     next event comes first walks until another's comes first."""
     n_jobs = len(compiled)
     next_slot = np.zeros(1, dtype=np.int64)
+    args = [(c.job, c.modes, windows[j], streams[j], states[j])
+            for j, c in enumerate(compiled)]  # fmt: skip
     for t in range(states[0].phase.shape[0]):
-        args = [(c.job, c.modes, windows[j], streams[j], states[j])
-                for j, c in enumerate(compiled)]  # fmt: skip
-        next_wall = [_walk_one(walk, t, *args[j][:2], *args[j][2:], cancel, -math.inf,
-                               next_slot) for j in range(n_jobs)]  # fmt: skip
+        # each job's trial set up and its first event found, none taken
+        next_wall = [_walk_one(walk, t, *args[j], cancel, -math.inf, next_slot)
+                     for j in range(n_jobs)]  # fmt: skip
         while not cancel[0]:
             first = min(range(n_jobs), key=next_wall.__getitem__)
             if next_wall[first] == math.inf:
@@ -102,6 +109,9 @@ def walk_fleet(models: list[SimulationModel], n_trials: int,
     ConfigError
         Naming a failure mode whose failures are not drawn in the walk (a lifetime that
         is not exponential, or units with a history): not walked together yet.
+    InfeasibleJobError
+        If a trial walked more steps than its job may, or had more degradations at once
+        than there is room for.
     """
     compiled, states, windows, streams, features = [], [], [], [], []
     pool = np.zeros((n_trials, spares))
@@ -139,8 +149,14 @@ def walk_fleet(models: list[SimulationModel], n_trials: int,
     union = WalkFeatures(*[any(flags) for flags in zip(*features, strict=True)])
     cancel = np.zeros(1, dtype=np.bool_)
     _walk_fleet(walk_kernel(union), compiled, windows, streams, states, cancel)
-    for model, state in zip(models, states, strict=True):
-        if state.overflow[0] or state.too_many_events[0]:
-            raise ConfigError("jobs", f"a trial of {model.job.gpus}-GPU job walked too many "
-                                      "events or degradations at once")  # fmt: skip
+    for packed, state in zip(compiled, states, strict=True):
+        try:
+            check_walked(packed, state)
+        except DegradationOverflow:
+            raise InfeasibleJobError(
+                f"a trial had more than {state.degradation_end_hours.shape[1]:,} "
+                "degradations at once (failures of degraded, transient, elastic or slow "
+                "modes not yet repaired): make their failures.*.repair shorter or their "
+                "failures rarer"
+            ) from None
     return [_outcomes(state, model) for model, state in zip(models, states, strict=True)]
