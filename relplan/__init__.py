@@ -36,15 +36,15 @@ from typing import Any
 from relplan.version import __version__
 
 _API = (
-    "analyze", "baseline", "catalog", "check", "compare", "fit", "inventory", "load_config",
-    "load_fleet", "loads_config", "optimize_interval", "plan", "replay", "run_study",
-    "simulate", "simulate_fleet", "warmup",
+    "analyze", "baseline", "catalog", "check", "compare", "compare_fleets", "fit",
+    "inventory", "load_config", "load_fleet", "loads_config", "optimize_interval", "plan",
+    "replay", "run_study", "simulate", "simulate_fleet", "warmup",
 )  # fmt: skip
 _RESULTS = (
     "AnalyzeResult", "BaselineResult", "CatalogResult", "CheckResult", "CompareResult",
-    "Estimate", "FitResult", "Fleet", "FleetResult", "InventoryResult", "OptimizeResult",
-    "PlanResult", "PointStore", "ReplayResult", "Result", "RunArguments", "SimulateResult",
-    "StudyResult", "WarmupResult",
+    "Estimate", "FitResult", "Fleet", "FleetComparisonResult", "FleetResult",
+    "InventoryResult", "OptimizeResult", "PlanResult", "PointStore", "ReplayResult",
+    "Result", "RunArguments", "SimulateResult", "StudyResult", "WarmupResult",
 )  # fmt: skip
 _ERRORS = ("ConfigError", "InfeasibleJobError", "RelplanError", "RelplanWarning")
 

@@ -41,7 +41,7 @@ from relplan.api.config_results import (
     InventoryResult,
     WarmupResult,
 )
-from relplan.api.fleet_result import FleetResult
+from relplan.api.fleet_result import FleetComparisonResult, FleetResult
 from relplan.api.result import Estimate, Result
 from relplan.api.run_results import (
     CompareResult,
@@ -67,6 +67,7 @@ __all__ = [
     "Estimate",
     "FitResult",
     "Fleet",
+    "FleetComparisonResult",
     "FleetResult",
     "InventoryResult",
     "OptimizeResult",
@@ -83,6 +84,7 @@ __all__ = [
     "catalog",
     "check",
     "compare",
+    "compare_fleets",
     "fit",
     "inventory",
     "load_config",
@@ -302,6 +304,75 @@ def simulate_fleet(
     trials, seed, workers, key, workers_key = _settings(fleet.jobs[0].config, given)
     check_fleet_run(fleet, trials, key, workers, workers_key, stacklevel=3)
     return FleetResult(run_fleet(fleet, trials, seed, workers), name)
+
+
+def compare_fleets(
+    configs: list[str | Path],
+    variants: dict[str, Overrides] | None = None,
+    trials: int | None = None,
+    seed: int | None = None,
+    workers: int | None = None,
+    overrides: Overrides = None,
+) -> FleetComparisonResult:
+    """Compare fleet configs on common failure streams (``relplan compare`` of fleets).
+
+    Parameters
+    ----------
+    configs : list of str or Path
+        The fleet configs' files; the first is the reference.
+    variants : dict, optional
+        Variants of the first: label to the keys it changes
+        (``{"shared pool": ["fleet.spares=56", ...]}``), as ``--variant``.
+    trials, seed, workers : int, optional
+        Shared by every fleet; by default the first's ``[simulation]`` values.
+    overrides : list of str or dict, optional
+        Applied to every fleet, before its variant.
+
+    Returns
+    -------
+    FleetComparisonResult
+        ``summary()`` is the ``--json`` object (:func:`relplan.runs.fleet_compare.compare_fleets`),
+        ``to_frame()`` a row per fleet, ``plot()`` the GPU-hours lost by fleet.
+
+    Raises
+    ------
+    ConfigError
+        Naming the argument or the key at fault.
+
+    Examples
+    --------
+    >>> result = compare_fleets(["configs/fleets/fleet-mix.toml"],
+    ...                         {"8 crews": ["repair.crews=8"]}, trials=20, seed=0)
+    >>> frame = result.to_frame()
+    >>> bool(frame.loc["8 crews", "goodput"] < frame.loc["fleet-mix", "goodput"])
+    True
+    """
+    from relplan.config.toml_text import toml_value
+    from relplan.runs.fleet import check_fleet_run
+    from relplan.runs.fleet_compare import compare_fleets as run_comparison
+
+    given = RunArguments(trials=trials, seed=seed, workers=workers, overrides=overrides)
+
+    def items_of(value: Overrides) -> list[str]:
+        if isinstance(value, dict):
+            return [f"{key}={toml_value(item)}" for key, item in value.items()]
+        return list(value or [])
+
+    if not isinstance(configs, list) or not configs:
+        raise ConfigError("configs", "must be a list of fleet config files, at least one")
+    shared = items_of(given.overrides)
+    specs: list[tuple[str | None, Path, list[str]]] = [
+        (None, Path(path), shared) for path in configs]  # a config: named by its name
+    specs += [(label, Path(configs[0]), [*shared, *items_of(keys)])
+              for label, keys in (variants or {}).items()]  # fmt: skip
+    fleets = []
+    for label, path, items in specs:
+        fleet = load_fleet(path, items)
+        fleets.append((label or fleet.name or path.stem, fleet))
+    trials, seed, workers, key, workers_key = _settings(fleets[0][1].jobs[0].config, given)
+    for _, fleet in fleets:
+        check_fleet_run(fleet, trials, key, workers, workers_key, stacklevel=3)
+    return FleetComparisonResult(run_comparison(fleets, trials, seed, workers))
 
 
 def optimize_interval(

@@ -99,3 +99,56 @@ class FleetResult(Result):
         from relplan.output.fleet_report import write_fleet_outputs
 
         return write_fleet_outputs(self.outcome, folder, self.name)
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class FleetComparisonResult(Result):
+    """What ``relplan compare`` found for fleet configs (:func:`relplan.compare_fleets`):
+    one row per fleet, on common failure streams.
+
+    Attributes
+    ----------
+    comparison : dict
+        :func:`relplan.runs.fleet_compare.compare_fleets`'s ``trials``, ``seed`` and
+        ``scenarios``.
+
+    Examples
+    --------
+    >>> import relplan
+    >>> result = relplan.compare_fleets(["configs/fleets/fleet-mix.toml",
+    ...                                  "configs/fleets/fleet-pool.toml"], trials=10)
+    >>> list(result.to_frame().index), result.plot_kinds
+    (['fleet-mix', 'fleet-pool'], ['gpu-hours-lost-by-fleet'])
+    """
+
+    command: ClassVar[str] = "compare"
+    figures: ClassVar[tuple[str, ...]] = ("gpu-hours-lost-by-fleet",)
+
+    comparison: dict[str, Any]
+
+    def _summary(self) -> dict[str, Any]:
+        return self.comparison
+
+    def _headline(self) -> str:
+        rows = self.comparison["scenarios"]
+        best = max(rows, key=lambda row: row["goodput"])
+        return (f"{len(rows)} fleets, {self.comparison['trials']:,} trials: best goodput "
+                f"{best['goodput']:.4f} ({best['scenario']})")
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per fleet, indexed by its label."""
+        import pandas as pd
+
+        return pd.DataFrame(self.comparison["scenarios"]).set_index("scenario")
+
+    def _draw(self, kind: str, ax: Axes | None) -> Figure:
+        from relplan.output.fleet_plots import gpu_hours_lost_by_fleet
+
+        return gpu_hours_lost_by_fleet(self.comparison["scenarios"],
+                                       "on common failure streams", ax=ax)
+
+    def _write_files(self, folder: Path, final: Path) -> list[Path]:
+        """What ``compare --out`` writes: ``comparison.csv``, ``comparison.json``."""
+        from relplan.output.files import write_comparison_files
+
+        return write_comparison_files(self.comparison, folder)

@@ -536,6 +536,7 @@ def compare_command(
     stored the moment it finishes (points.sqlite), and a rerun reuses them (--fresh
     ignores them).
     """
+    from relplan.config.fleet_config import is_fleet_file
     from relplan.output.files import check_output_dir, to_json
     from relplan.runs.compare import (
         ScenarioSpec,
@@ -546,6 +547,13 @@ def compare_command(
     )
     from relplan.runs.resources import point_workers, running_points, store_in
 
+    if config_paths and is_fleet_file(config_paths[0]):
+        from relplan.cli.fleet_command import compare_fleets_command
+
+        compare_fleets_command(config_paths, variant or [], trials, seed, workers,
+                               list(overrides or []), as_json, out,
+                               {"--dask": dask, "--fresh": fresh, "--interval": interval})
+        return
     workers_key = "--workers" if workers is not None else "simulation.workers"
     items = command_overrides(overrides, interval)
     scenarios = [ScenarioSpec(path, tuple(items)) for path in config_paths]

@@ -1,5 +1,6 @@
-"""``relplan simulate`` of a fleet config (``[[jobs]]``): run every job
-(:func:`relplan.runs.fleet.run_fleet`) and print each and the fleet's totals."""
+"""``relplan simulate`` and ``relplan compare`` of fleet configs (``[[jobs]]``): run
+every job (:func:`relplan.runs.fleet.run_fleet`), print each and the fleet's totals, or
+the fleets side by side (:func:`relplan.runs.fleet_compare.compare_fleets`)."""
 
 from __future__ import annotations
 
@@ -80,3 +81,73 @@ def render_fleet(summary: dict[str, Any], title: str) -> None:
              for row in fleet["lost_share_by_size"]]  # fmt: skip
     print_table("Who loses the GPU-hours: jobs of at least N GPUs",
                 ("N GPUs", "of jobs", "of GPU-hours", "of GPU-hours lost"), sizes)
+
+
+def compare_fleets_command(config_paths: list[Path], variants: list[str],
+                           trials: int | None, seed: int | None, workers: int | None,
+                           overrides: list[str], as_json: bool, out: Path | None,
+                           refused: dict[str, Any]) -> None:  # fmt: skip
+    """Compare fleet configs and variants of the first; ``refused`` are the options a
+    fleet comparison does not take yet (``--dask``, ``--fresh``, ``--interval``)."""
+    from relplan.cli.notes import write_outputs
+    from relplan.config.fleet_config import is_fleet_file, load_fleet
+    from relplan.output.files import check_output_dir, to_json, write_comparison_files
+    from relplan.runs.compare import parse_variant
+    from relplan.runs.fleet import check_fleet_run
+    from relplan.runs.fleet_compare import compare_fleets
+
+    for option, value in refused.items():
+        if value:
+            raise ConfigError(option, "not for fleets yet: a fleet comparison runs here")
+    specs = [(path, tuple(overrides), None) for path in config_paths]
+    specs += [(spec.config_path, spec.overrides, spec.label) for spec in
+              (parse_variant(text, config_paths[0], overrides) for text in variants)]
+    fleets = []
+    for path, items, label in specs:
+        if not is_fleet_file(path):
+            raise ConfigError("CONFIG", f"{path} is not a fleet config ([[jobs]]): a fleet "
+                                        "is compared with fleets")  # fmt: skip
+        fleet = load_fleet(path, list(items))
+        fleets.append((label or fleet.name or path.stem, fleet))
+    if out is not None:
+        check_output_dir(out)
+    settings = fleets[0][1].jobs[0].config.simulation
+    trials_key = "--trials" if trials is not None else "simulation.trials"
+    workers_key = "--workers" if workers is not None else "simulation.workers"
+    trials = trials if trials is not None else settings.trials
+    seed = seed if seed is not None else settings.seed
+    workers = workers if workers is not None else settings.workers
+    for _, fleet in fleets:
+        check_fleet_run(fleet, trials, trials_key, workers, workers_key)
+    data = compare_fleets(fleets, trials, seed, workers)
+    if out is not None:
+        write_outputs(out, lambda folder: write_comparison_files(data, folder))
+    if as_json:
+        typer.echo(to_json(data))
+        return
+    render_fleet_comparison(data)
+
+
+def render_fleet_comparison(data: dict[str, Any]) -> None:
+    """Print fleets side by side (:func:`relplan.runs.fleet_compare.compare_fleets`)."""
+    from relplan.cli.render import print_table
+
+    priced = "net_value" in data["scenarios"][0]
+    columns = ("scenario", "spares", "crews", "goodput", "95% CI", "GPU-h lost",
+               "GPU-h lost P95", "makespan h", "GPU-h saved")  # fmt: skip
+    if priced:
+        columns += ("hardware charge", "net value", "break-even $/GPU-h")
+    rows = []
+    for row in data["scenarios"]:
+        low, high = row["goodput_ci95"]
+        cells = [row["scenario"], f"{row['spares']:,}", f"{row['crews']:,}" or "-",
+                 f"{row['goodput']:.4f}", f"{low:.4f} – {high:.4f}",
+                 f"{row['gpu_hours_lost']:,.0f}", f"{row['gpu_hours_lost_p95']:,.0f}",
+                 f"{row['makespan_hours']:,.1f}", f"{row['gpu_hours_saved_vs_first']:,.0f}"]
+        if priced:
+            even = row["break_even_gpu_hour_value"]
+            cells += [f"{row['hardware_charge']:,.0f}", f"{row['net_value']:,.0f}",
+                      "-" if even is None else f"{even:,.2f}"]
+        rows.append(cells)
+    print_table(f"Fleets on common failure streams ({data['trials']:,} trials, seed "
+                f"{data['seed']}; spares and crews shared, 0: none)", columns, rows)

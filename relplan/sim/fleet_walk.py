@@ -91,13 +91,14 @@ def walk_fleet(models: list[SimulationModel], n_trials: int,
     ----------
     models : list of SimulationModel
         One per job; each with ``job.spares`` equal to ``spares`` (the pool it draws on)
-        and ``job.repair_crews`` to ``crews``.
+        when there is a pool, and ``job.repair_crews`` to ``crews``.
     n_trials : int
         Trials, the same for every job.
     seeds : list of numpy.random.SeedSequence
         One per job: its failures' random streams.
     spares, crews : int
-        The shared pool's spare servers and repair crews.
+        The shared pool's spare servers (0: each job has its own spares) and repair
+        crews (0: none shared).
 
     Returns
     -------
@@ -126,12 +127,14 @@ def walk_fleet(models: list[SimulationModel], n_trials: int,
                               "without a unit history, for now")  # fmt: skip
         job = model.job
         slots = 4 * degradation_slots(model)
-        state = TrialState.at_start(n_trials, len(model.modes), spares, slots,
+        state = TrialState.at_start(n_trials, len(model.modes), job.spares, slots,
                                     job.spare_domains, job.spare_pool, packed.job.drains,
                                     job.restarts_draw, job.saves_random, job.saves_walked,
                                     crews)  # fmt: skip
-        state = state._replace(spare_return_hours=pool, spares_away=away,
-                               crew_free_hours=crew_free)  # fmt: skip
+        if spares > 0:  # one pool for every job (else each has its own spares)
+            state = state._replace(spare_return_hours=pool, spares_away=away)
+        if crews > 0:
+            state = state._replace(crew_free_hours=crew_free)
         trial_seeds, _ = seed.spawn(2)
         streams.append(TrialStreams(rng_state=np.empty((n_trials, 4), dtype=np.uint64),
                                     next_exponential_hours=np.empty(n_trials),

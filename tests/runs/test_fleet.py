@@ -262,3 +262,60 @@ def test_every_shipped_fleet_runs(path) -> None:
 
     outcome = run_fleet(load_fleet(path), 5, 0)
     assert 0.5 < outcome.summary()["fleet"]["goodput"]["mean"] < 1.0
+
+
+def test_jobs_with_their_own_spares_and_crews_to_spare_are_the_jobs_alone() -> None:
+    # shared crews that never run out change no job's odds: each job, walked with the
+    # others, has the goodput it has alone (its own 12 spares kept its own)
+    document = _pooled(0, 1000)
+    del document["fleet"]
+    document["cluster"]["servers"] += 24
+    for job in document["jobs"]:
+        job["spares"] = 12
+    together = run_fleet(parse_fleet(document), 200, 10)
+    assert parse_fleet(document).walked_together
+    alone = parse_fleet({**document, "jobs": document["jobs"][:1]})
+    single = run_scenario(alone.jobs[0].config, 200, 10, "alone").column("goodput")
+    for result in together.results.values():
+        both = result.column("goodput")
+        se = np.sqrt(both.var(ddof=1) / both.size + single.var(ddof=1) / single.size)
+        assert abs(both.mean() - single.mean()) < 4 * se
+
+
+def test_fleets_compare_on_common_streams_and_price_by_hand() -> None:
+    from relplan.config.fleet_config import load_fleet
+    from relplan.runs.fleet_compare import compare_fleets, fleet_hardware_price
+
+    base = load_fleet(FLEET)
+    crews = load_fleet(FLEET, ["repair.crews=8"])
+    rows = compare_fleets([("base", base), ("same", base), ("8 crews", crews)], 30, 3)[
+        "scenarios"]
+    assert rows[1]["gpu_hours_saved_vs_first"] == 0.0 and rows[1]["net_value"] == 0.0
+    assert rows[2]["goodput"] < rows[0]["goodput"]  # 8 crews for 13 jobs bind
+    budget = base.jobs[0].config.budget
+    price = fleet_hardware_price(crews, budget)
+    assert rows[2]["hardware_charge"] == pytest.approx(
+        price * rows[2]["makespan_hours"] / budget.amortization)
+    saved = rows[0]["gpu_hours"] - rows[2]["gpu_hours"]
+    assert rows[2]["net_value"] == pytest.approx(
+        saved * budget.gpu_hour_value
+        - (price - rows[0]["hardware_price"]) * rows[2]["makespan_hours"] / budget.amortization)
+
+
+def test_compare_takes_fleet_configs_from_the_command_line(tmp_path) -> None:
+    runner = CliRunner()
+    pool = str(REPO / "configs" / "fleets" / "fleet-pool.toml")
+    result = runner.invoke(app, ["compare", str(FLEET), pool, "--trials", "10", "--json",
+                                 "--out", str(tmp_path / "cmp")])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)["scenarios"]
+    assert [row["spares"] for row in rows] == [0, 56] and "net_value" in rows[1]
+    assert (tmp_path / "cmp" / "comparison.csv").exists()
+    table = runner.invoke(app, ["compare", str(FLEET), "--variant", "8 crews: repair.crews=8",
+                                "--trials", "10"])  # fmt: skip
+    assert table.exit_code == 0 and "Fleets on common failure streams" in table.output
+    for args, named in ((["--dask", "local"], "--dask"),
+                        ([str(REPO / "configs" / "small.toml")], "fleet config")):
+        refused = runner.invoke(app, ["compare", str(FLEET), *args, "--trials", "5"])
+        assert refused.exit_code == 2 and named in refused.output, refused.output
+        assert "Traceback" not in refused.output
