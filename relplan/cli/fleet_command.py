@@ -12,6 +12,18 @@ import typer
 from relplan.errors import ConfigError
 
 
+def _run_settings(fleet: Any, trials: int | None, seed: int | None, workers: int | None
+                  ) -> tuple[int, int, int, tuple[str, str]]:  # fmt: skip
+    """Trials, seed and workers: the options given, else the fleet's ``[simulation]``;
+    and what names the trials and the workers in an error."""
+    settings = fleet.jobs[0].config.simulation
+    keys = ("--trials" if trials is not None else "simulation.trials",
+            "--workers" if workers is not None else "simulation.workers")  # fmt: skip
+    return (trials if trials is not None else settings.trials,
+            seed if seed is not None else settings.seed,
+            workers if workers is not None else settings.workers, keys)  # fmt: skip
+
+
 def simulate_fleet_command(config_path: Path, trials: int | None, seed: int | None,
                            workers: int | None, overrides: list[str] | None,
                            as_json: bool, out: Path | None,
@@ -31,13 +43,8 @@ def simulate_fleet_command(config_path: Path, trials: int | None, seed: int | No
     fleet = load_fleet(config_path, overrides or [])
     if out is not None:
         check_output_dir(out)
-    settings = fleet.jobs[0].config.simulation
-    trials_key = "--trials" if trials is not None else "simulation.trials"
-    workers_key = "--workers" if workers is not None else "simulation.workers"
-    trials = trials if trials is not None else settings.trials
-    seed = seed if seed is not None else settings.seed
-    workers = workers if workers is not None else settings.workers
-    check_fleet_run(fleet, trials, trials_key, workers, workers_key)
+    trials, seed, workers, keys = _run_settings(fleet, trials, seed, workers)
+    check_fleet_run(fleet, trials, keys[0], workers, keys[1])
     outcome = run_fleet(fleet, trials, seed, workers)
     name = fleet.name or config_path.stem
     if out is not None:
@@ -111,14 +118,9 @@ def compare_fleets_command(config_paths: list[Path], variants: list[str],
         fleets.append((label or fleet.name or path.stem, fleet))
     if out is not None:
         check_output_dir(out)
-    settings = fleets[0][1].jobs[0].config.simulation
-    trials_key = "--trials" if trials is not None else "simulation.trials"
-    workers_key = "--workers" if workers is not None else "simulation.workers"
-    trials = trials if trials is not None else settings.trials
-    seed = seed if seed is not None else settings.seed
-    workers = workers if workers is not None else settings.workers
+    trials, seed, workers, keys = _run_settings(fleets[0][1], trials, seed, workers)
     for _, fleet in fleets:
-        check_fleet_run(fleet, trials, trials_key, workers, workers_key)
+        check_fleet_run(fleet, trials, keys[0], workers, keys[1])
     data = compare_fleets(fleets, trials, seed, workers)
     if out is not None:
         write_outputs(out, lambda folder: write_comparison_files(data, folder))
@@ -140,7 +142,7 @@ def render_fleet_comparison(data: dict[str, Any]) -> None:
     rows = []
     for row in data["scenarios"]:
         low, high = row["goodput_ci95"]
-        cells = [row["scenario"], f"{row['spares']:,}", f"{row['crews']:,}" or "-",
+        cells = [row["scenario"], f"{row['spares']:,}", f"{row['crews']:,}",
                  f"{row['goodput']:.4f}", f"{low:.4f} – {high:.4f}",
                  f"{row['gpu_hours_lost']:,.0f}", f"{row['gpu_hours_lost_p95']:,.0f}",
                  f"{row['makespan_hours']:,.1f}", f"{row['gpu_hours_saved_vs_first']:,.0f}"]
