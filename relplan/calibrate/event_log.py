@@ -6,6 +6,11 @@ with the place it came from (``line 7 of log.csv``) so that a bad value can be n
 
 - **CSV** with a header row, or **JSON lines** (one JSON object per line; a file ending in
   ``.jsonl`` or ``.ndjson``, or whose first character is ``{``).
+- **Slurm accounting**: what ``sacct --parsable2`` prints (``|``-separated, a header
+  starting ``JobID|``), read as one record per job allocation that ended
+  (:data:`SACCT_COLUMNS`): its end as ``time``, its state as ``category`` (``NODE_FAIL``,
+  ``PREEMPTED``, ``BOOT_FAIL``, ...; a category map names the modes), its node as
+  ``unit`` (one node only); job steps and jobs still running are left out.
 - **Times** are ISO 8601 (``2024-03-01T12:30:00Z``, ``2024-03-01 12:30+02:00``,
   ``2024-03-01``); one without an offset is taken as UTC.
 - **Category maps** (``--map FILE``): a CSV with columns ``category`` (the log's own name)
@@ -33,6 +38,19 @@ from relplan.errors import ConfigError
 
 DROP_MODE = "-"
 """The ``mode`` that drops a category's rows in a category map."""
+
+SACCT_FIELDS = ("JobID", "State", "End")
+"""The fields a ``sacct --parsable2`` file needs (``--format=JobID,State,End,NodeList``
+at least; ``NodeList`` gives the unit)."""
+
+SACCT_COLUMNS = {"time": "End", "category": "State", "unit": "NodeList", "job": "JobID"}
+"""What each column of a record read from ``sacct --parsable2`` comes from: the end of
+the allocation (the failure's time), its state's first word (``CANCELLED by 0`` is
+``CANCELLED``), its node when it ran on one (a job on several does not say which node
+failed: no unit) and its job id."""
+
+SACCT_NOT_ENDED = frozenset({"Unknown", "None", ""})
+"""``End`` values of a job that has not ended (left out)."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +116,43 @@ def parse_time(text: str | datetime, key: str) -> datetime:
     return moment.astimezone(UTC)
 
 
+def _first_line(file: Path) -> str:
+    with file.open(encoding="utf-8-sig") as handle:
+        for line in handle:
+            if line.strip():
+                return line.strip()
+    return ""
+
+
+def _read_sacct(file: Path, key: str) -> list[Record]:
+    """The records of a ``sacct --parsable2`` file (see :data:`SACCT_COLUMNS`)."""
+    with file.open(encoding="utf-8-sig") as handle:
+        lines = [(number, line.rstrip("\n")) for number, line in enumerate(handle, start=1)
+                 if line.strip()]  # fmt: skip
+    header = [field.strip() for field in lines[0][1].split("|")]
+    missing = [field for field in SACCT_FIELDS if field not in header]
+    if missing:
+        raise ConfigError(key, f"line {lines[0][0]} of {file}: a sacct --parsable2 file "
+                               f"needs the fields {', '.join(SACCT_FIELDS)} (missing "
+                               f"{', '.join(missing)}; it has {', '.join(header)})")  # fmt: skip
+    records = []
+    for number, line in lines[1:]:
+        cells = line.split("|")
+        where = f"line {number} of {file}"
+        if len(cells) != len(header):
+            raise ConfigError(key, f"{where}: {len(cells)} fields, the header has "
+                                   f"{len(header)} ({', '.join(header)})")  # fmt: skip
+        row = dict(zip(header, (cell.strip() for cell in cells), strict=True))
+        if "." in row["JobID"] or row["End"] in SACCT_NOT_ENDED:
+            continue  # a job step (its allocation's row counts), or a job still running
+        values = {column: row.get(field, "") for column, field in SACCT_COLUMNS.items()}
+        values["category"] = (values["category"].split() or [""])[0]
+        if any(mark in values["unit"] for mark in "[,"):  # several nodes: which one
+            values["unit"] = ""  # failed, sacct does not say
+        records.append(Record(where, values))
+    return records
+
+
 def _is_json_lines(file: Path) -> bool:
     if file.suffix.lower() in (".jsonl", ".ndjson"):
         return True
@@ -109,7 +164,8 @@ def _is_json_lines(file: Path) -> bool:
 
 
 def read_records(path: str | Path, key: str, required: Sequence[str]) -> list[Record]:
-    """Read a log file (CSV with a header, or JSON lines) into records.
+    """Read a log file (CSV with a header, JSON lines, or ``sacct --parsable2``) into
+    records.
 
     Parameters
     ----------
@@ -145,6 +201,13 @@ def read_records(path: str | Path, key: str, required: Sequence[str]) -> list[Re
         raise ConfigError(key, f"no such file: {file}")
     records: list[Record] = []
     try:
+        if _first_line(file).startswith("JobID|"):
+            records = _read_sacct(file, key)
+            for column in required:
+                if column not in SACCT_COLUMNS:
+                    raise ConfigError(column, f"{file} is a sacct file, whose records "
+                                              f"hold {', '.join(SACCT_COLUMNS)}")  # fmt: skip
+            return records
         if _is_json_lines(file):
             with file.open(encoding="utf-8-sig") as handle:
                 for number, line in enumerate(handle, start=1):
