@@ -191,10 +191,16 @@ def validate_command(
     an error (exit 1).
     """
     from relplan.cli.render import console
+    from relplan.config.fleet_config import is_fleet_file
     from relplan.runs.preflight import warn_config
     from relplan.sim.model import build_model
     from relplan.units import format_duration
 
+    if is_fleet_file(config_path):
+        from relplan.cli.fleet_command import validate_fleet_command
+
+        validate_fleet_command(config_path, command_overrides(overrides, interval), strict)
+        return
     config = _load(config_path, command_overrides(overrides, interval), warn=False)
     problems = warn_config(config)
     if strict and problems:

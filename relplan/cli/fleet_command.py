@@ -1,4 +1,4 @@
-"""``relplan simulate`` and ``relplan compare`` of fleet configs (``[[jobs]]``): run
+"""``relplan validate``, ``simulate`` and ``compare`` of fleet configs (``[[jobs]]``): run
 every job (:func:`relplan.runs.fleet.run_fleet`), print each and the fleet's totals, or
 the fleets side by side (:func:`relplan.runs.fleet_compare.compare_fleets`)."""
 
@@ -22,6 +22,27 @@ def _run_settings(fleet: Any, trials: int | None, seed: int | None, workers: int
     return (trials if trials is not None else settings.trials,
             seed if seed is not None else settings.seed,
             workers if workers is not None else settings.workers, keys)  # fmt: skip
+
+
+def validate_fleet_command(config_path: Path, overrides: list[str], strict: bool) -> None:
+    """Check a fleet config: each job as the config it is alone, and the fleet's fit; its
+    warnings (one per key); with ``strict`` a warning is an error (exit 1)."""
+    from relplan.cli.render import console, error_console
+    from relplan.config.fleet_config import load_fleet
+    from relplan.runs.preflight import warn_configs
+
+    fleet = load_fleet(config_path, overrides)
+    problems = warn_configs([(f"job {job.name}", job.config) for job in fleet.jobs],
+                            same_work=False)  # fmt: skip
+    if strict and problems:
+        error_console.print(f"[bold red]error:[/] --strict: {config_path} is valid but has "
+                            f"{len(problems)} warning{'s' if len(problems) > 1 else ''}",
+                            highlight=False, soft_wrap=True)  # fmt: skip
+        raise typer.Exit(code=1)
+    shared = f", {fleet.spares} shared spares" if fleet.spares else ""
+    crews = f", {fleet.crews} crews" if fleet.crews else ""
+    console.print(f"[green]ok[/]: {config_path} is valid: a fleet of {len(fleet.jobs)} jobs "
+                  f"on {fleet.gpus:,} GPUs{shared}{crews}", highlight=False)  # fmt: skip
 
 
 def simulate_fleet_command(config_path: Path, trials: int | None, seed: int | None,

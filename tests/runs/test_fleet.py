@@ -319,3 +319,12 @@ def test_compare_takes_fleet_configs_from_the_command_line(tmp_path) -> None:
         refused = runner.invoke(app, ["compare", str(FLEET), *args, "--trials", "5"])
         assert refused.exit_code == 2 and named in refused.output, refused.output
         assert "Traceback" not in refused.output
+
+
+def test_validate_checks_a_fleet_config() -> None:
+    runner = CliRunner()
+    result = runner.invoke(app, ["validate", str(FLEET)])
+    assert result.exit_code == 0 and "a fleet of 13 jobs on 12,800 GPUs" in result.output
+    bad = runner.invoke(app, ["validate", str(FLEET), "--set", "jobs.pretrain-8k.gpus=-8"])
+    assert bad.exit_code == 2 and "jobs.pretrain-8k.gpus" in bad.output
+    assert "Traceback" not in bad.output
