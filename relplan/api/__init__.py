@@ -240,6 +240,15 @@ def simulate(
     return SimulateResult(result, loaded, source, step_baseline(loaded))
 
 
+def _override_items(overrides: Overrides) -> list[str]:
+    """Overrides as ``KEY=VALUE`` items (a fleet's are applied to its document)."""
+    from relplan.config.toml_text import toml_value
+
+    if isinstance(overrides, dict):
+        return [f"{key}={toml_value(value)}" for key, value in overrides.items()]
+    return list(overrides or [])
+
+
 def simulate_fleet(
     config: str | Path | Fleet,
     trials: int | None = None,
@@ -283,20 +292,17 @@ def simulate_fleet(
     >>> int(result.to_frame().loc["pretrain-8k", "gpus"])
     8192
     """
-    from relplan.config.toml_text import toml_value
     from relplan.runs.fleet import check_fleet_run, run_fleet
 
     given = RunArguments(trials=trials, seed=seed, workers=workers, overrides=overrides)
-    items = given.overrides or []
-    if isinstance(items, dict):
-        items = [f"{key}={toml_value(value)}" for key, value in items.items()]
+    items = _override_items(given.overrides)
     if isinstance(config, Fleet):
         if items:
             raise ConfigError("overrides", "a fleet given as a value takes none: load it "
                                            "with load_fleet(path, overrides)")  # fmt: skip
         fleet, name = config, config.name or "fleet"
     elif isinstance(config, str | Path):
-        fleet = load_fleet(config, list(items))
+        fleet = load_fleet(config, items)
         name = fleet.name or Path(config).stem
     else:
         raise ConfigError("config", "must be a fleet config's path or a Fleet, not a "
@@ -347,23 +353,16 @@ def compare_fleets(
     >>> bool(frame.loc["8 crews", "goodput"] < frame.loc["fleet-mix", "goodput"])
     True
     """
-    from relplan.config.toml_text import toml_value
     from relplan.runs.fleet import check_fleet_run
     from relplan.runs.fleet_compare import compare_fleets as run_comparison
 
     given = RunArguments(trials=trials, seed=seed, workers=workers, overrides=overrides)
-
-    def items_of(value: Overrides) -> list[str]:
-        if isinstance(value, dict):
-            return [f"{key}={toml_value(item)}" for key, item in value.items()]
-        return list(value or [])
-
     if not isinstance(configs, list) or not configs:
         raise ConfigError("configs", "must be a list of fleet config files, at least one")
-    shared = items_of(given.overrides)
+    shared = _override_items(given.overrides)
     specs: list[tuple[str | None, Path, list[str]]] = [
         (None, Path(path), shared) for path in configs]  # a config: named by its name
-    specs += [(label, Path(configs[0]), [*shared, *items_of(keys)])
+    specs += [(label, Path(configs[0]), [*shared, *_override_items(keys)])
               for label, keys in (variants or {}).items()]  # fmt: skip
     fleets = []
     for label, path, items in specs:
