@@ -83,7 +83,8 @@ _WALK_LOCK = threading.Lock()
 
 _USEFUL, _OVERHEAD = BUCKETS.index("useful"), BUCKETS.index("overhead")
 """Columns of ``bucket_hours``: the walk books the compute it keeps as ``useful``, with the
-recovery stack's per-step tax in it; :func:`_outcomes` splits the tax into ``overhead``."""
+recovery stack's per-step tax in it; :func:`trial_outcomes` splits the tax into
+``overhead``."""
 
 BLOCK_TRIALS = 10_000
 """Trials per canonical block: the unit of seeding and of work for a worker."""
@@ -512,13 +513,37 @@ def check_walked(compiled: CompiledModel, state: TrialState) -> None:
         raise DegradationOverflow(state.degradation_end_hours.shape[1])
 
 
-def _outcomes(
+def trial_outcomes(
     state: TrialState, model: SimulationModel, unit_stats: np.ndarray | None = None
 ) -> TrialOutcomes:
     """The block's per-trial arrays, with the recovery stack's per-step tax split out of
     the compute the walk booked as ``useful`` (the walk runs the work with its tax,
     :attr:`~relplan.sim.model.JobSpec.compute_hours`): ``useful`` is the work kept,
-    ``overhead`` the tax on it."""
+    ``overhead`` the tax on it.
+
+    Parameters
+    ----------
+    state : TrialState
+        The block's trials, walked to their end.
+    model : SimulationModel
+        The model they were walked on.
+    unit_stats : numpy.ndarray, optional
+        Per trial and tracked mode, the unit statistics (:data:`relplan.vocab.UNIT_STATS`);
+        zeros by default.
+
+    Returns
+    -------
+    TrialOutcomes
+
+    Examples
+    --------
+    >>> from relplan.config.loading import load_config
+    >>> from relplan.sim.model import build_model
+    >>> model = build_model(load_config("configs/small.toml"))
+    >>> state = TrialState.at_start(2, len(model.modes), model.job.spares)
+    >>> trial_outcomes(state, model).failures_by_mode.shape == (2, len(model.modes))
+    True
+    """
     modes = model.modes
     n = state.wall_hours.size
     buckets = state.bucket_hours  # the walk leaves the overhead column as it finds it
@@ -802,7 +827,7 @@ def _block_walks(
         if horizon == np.inf:  # walked to their end (check_walked raised otherwise)
             break
         active = active[state.phase[active] != FINISHED]
-    return _outcomes(state, model, unit_stats)
+    return trial_outcomes(state, model, unit_stats)
 
 
 def _window_stream(mode: FailureMode, n_trials: int,
@@ -855,7 +880,7 @@ def walk_trial(
         model, compiled, times, failure_modes, repair_hours, removes
     )
     walk_block(compiled, state, window, streams, trace)
-    return _outcomes(state, model)
+    return trial_outcomes(state, model)
 
 
 def one_trial_block(

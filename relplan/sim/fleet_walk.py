@@ -33,9 +33,9 @@ from relplan.sim.compiled import (
 from relplan.sim.engine import (
     DegradationOverflow,
     TrialOutcomes,
-    _outcomes,
     check_walked,
     degradation_slots,
+    trial_outcomes,
 )
 from relplan.sim.model import SimulationModel
 from relplan.sim.rng import stream_key
@@ -162,4 +162,4 @@ def walk_fleet(models: list[SimulationModel], n_trials: int,
                 "modes not yet repaired): make their failures.*.repair shorter or their "
                 "failures rarer"
             ) from None
-    return [_outcomes(state, model) for model, state in zip(models, states, strict=True)]
+    return [trial_outcomes(state, model) for model, state in zip(models, states, strict=True)]
