@@ -104,6 +104,10 @@ DRAIN_POLICIES: tuple[str, ...] = ("never", "at-checkpoint", "now")
 (a lost dual-ToR leg or LACP member) is swapped for a free spare: never, at the next
 durable checkpoint, or at once."""
 
+PREEMPT_POLICIES: tuple[str, ...] = ("never", "lower-priority")
+"""What a fleet's job that would wait for a replacement server may do (``[fleet] preempt``):
+wait, or take a server from a running job of lower priority."""
+
 DIMENSIONS: tuple[str, ...] = ("data", "tensor", "pipeline", "expert", "expert_data")
 """Parallelism dimensions of the communication model."""
 

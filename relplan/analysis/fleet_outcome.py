@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import functools
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from relplan.analysis.results import SimulationResult
 from relplan.config.fleet_config import Fleet
+from relplan.sim.fleet_walk import FleetWalk
 from relplan.stats.summary import summarize
 
 if TYPE_CHECKING:
@@ -52,12 +53,16 @@ class FleetOutcome:
         Each job's outcomes, by name, in the fleet's order.
     trials, seed : int
         Trials run (the same for every job) and the fleet's seed.
+    shared : FleetWalk or None
+        What the jobs walked together shared: servers taken, waits for a crew, the
+        pool's occupancy (None: the jobs were walked alone, sharing nothing).
     """
 
     fleet: Fleet
     results: dict[str, SimulationResult]
     trials: int
     seed: int
+    shared: FleetWalk | None = field(default=None, repr=False)
 
     @functools.cached_property
     def _columns(self) -> dict[str, np.ndarray]:
@@ -85,7 +90,8 @@ class FleetOutcome:
 
     def jobs_frame(self) -> pd.DataFrame:
         """One row per job: its name, GPUs, priority, mean goodput, wall hours, GPU-hours
-        lost and interruptions, and its share of the fleet's GPU-hours lost."""
+        lost, interruptions and servers taken from it by jobs of higher priority, and its
+        share of the fleet's GPU-hours lost."""
         import pandas as pd
 
         total_lost = float(self._columns["gpu_hours_lost"].mean())
@@ -99,6 +105,7 @@ class FleetOutcome:
                 "wall_hours": float(result.column("wall_hours").mean()),
                 "gpu_hours_lost": lost,
                 "interruptions": float(result.column("interruptions").mean()),
+                "servers_taken": float(self._servers_taken(job.name).mean()),
                 "share_of_gpu_hours_lost": lost / total_lost if total_lost > 0 else 0.0,
             })  # fmt: skip
         return pd.DataFrame(rows).set_index("job")
@@ -121,19 +128,96 @@ class FleetOutcome:
                          "share_of_gpu_hours_lost": lost / total_lost if total_lost else 0.0})
         return rows
 
+    def _servers_taken(self, name: str) -> np.ndarray:
+        """Per trial, the servers jobs of higher priority took from job ``name``."""
+        if self.shared is None:
+            return np.zeros(self.trials)
+        index = [job.name for job in self.fleet.jobs].index(name)
+        return self.shared.servers_taken[index].astype(float)
+
+    def pool_frame(self) -> pd.DataFrame:
+        """The shared pool's spares away in repair over the wall clock: one row per bin
+        (a day, or wider for runs of years) from ``start_hours``, with the mean, P5 and P95
+        over the trials still running then of the spares away on average in it, and how
+        many trials that is. Empty without a shared pool.
+
+        Examples
+        --------
+        >>> from relplan.config.fleet_config import load_fleet
+        >>> from relplan.runs.fleet import run_fleet
+        >>> fleet = load_fleet("configs/fleets/fleet-pool.toml")
+        >>> frame = run_fleet(fleet, trials=8, seed=1).pool_frame()
+        >>> list(frame.columns)
+        ['start_hours', 'away_mean', 'away_p5', 'away_p95', 'trials']
+        """
+        import pandas as pd
+
+        columns = ["start_hours", "away_mean", "away_p5", "away_p95", "trials"]
+        pool = None if self.shared is None else self.shared.pool
+        if pool is None:
+            return pd.DataFrame(columns=columns)
+        width = pool.bin_hours
+        starts = np.arange(pool.away_hours.shape[1]) * width
+        makespan = self._columns["makespan_hours"][:, None]
+        covered = np.clip(makespan - starts[None, :], 0.0, None)
+        covered[:, :-1] = np.minimum(covered[:, :-1], width)  # the last bin takes the rest
+        running = covered > 0.0
+        rows = []
+        for b, start in enumerate(starts):
+            if not running[:, b].any():
+                break
+            away = pool.away_hours[running[:, b], b] / covered[running[:, b], b]
+            rows.append([float(start), float(away.mean()), float(np.percentile(away, 5)),
+                         float(np.percentile(away, 95)), int(running[:, b].sum())])
+        return pd.DataFrame(rows, columns=columns)
+
+    def _pool_summary(self) -> dict[str, Any] | None:
+        """The shared pool's occupancy: the share of the wall time (to each trial's
+        makespan) with each count of spares away, and their mean, and the share with
+        none free; None without a shared pool."""
+        pool = None if self.shared is None else self.shared.pool
+        if pool is None:
+            return None
+        time_at = pool.time_at_hours.sum(axis=0)
+        share = time_at / time_at.sum() if time_at.sum() > 0 else time_at
+        spares = self.fleet.spares
+        return {"spares": spares,
+                "mean_away": float(np.dot(np.arange(spares + 1), share)),
+                "empty_share": float(share[spares]),
+                "away_share": [float(x) for x in share]}  # fmt: skip
+
+    def _repair_queue_summary(self) -> dict[str, Any] | None:
+        """The shared crews' queue: repairs per trial, hours they waited for a crew per
+        trial, and the mean wait of a repair; None without shared crews."""
+        if self.shared is None or self.fleet.crews == 0:
+            return None
+        repairs = np.sum(self.shared.crew_repairs, axis=0).astype(float)
+        waits = np.sum(self.shared.crew_wait_hours, axis=0)
+        return {"crews": self.fleet.crews, "repairs": summarize(repairs),
+                "wait_hours": summarize(waits),
+                "mean_wait_hours": float(waits.sum() / repairs.sum()) if repairs.sum() else 0.0}
+
     def summary(self) -> dict[str, Any]:
         """The ``--json`` object of a fleet's ``simulate``: ``fleet`` (``jobs``,
-        ``gpus``, the shared ``spares`` and ``crews``, ``trials``, ``seed``, an estimate
-        of each of :data:`FLEET_METRICS` and ``lost_share_by_size``) and ``jobs`` (each
-        job's single-job summary, with its ``priority``, ``first_server`` and ``seed``)."""
+        ``gpus``, the shared ``spares`` and ``crews``, ``preempt``, ``trials``, ``seed``,
+        an estimate of each of :data:`FLEET_METRICS`, ``lost_share_by_size``,
+        ``servers_taken``, the shared ``pool``'s occupancy and the ``repair_queue``) and
+        ``jobs`` (each job's single-job summary, with its ``priority``, ``first_server``,
+        ``seed`` and ``servers_taken``)."""
         fleet: dict[str, Any] = {"jobs": len(self.fleet.jobs), "gpus": self.fleet.gpus,
                                  "spares": self.fleet.spares, "crews": self.fleet.crews,
+                                 "preempt": self.fleet.settings.preempt,
                                  "trials": self.trials, "seed": self.seed}  # fmt: skip
         for metric in FLEET_METRICS:
             fleet[metric] = summarize(self._columns[metric])
         fleet["lost_share_by_size"] = self.lost_share_by_size()
+        fleet["servers_taken"] = summarize(sum(
+            (self._servers_taken(job.name) for job in self.fleet.jobs), np.zeros(self.trials)))
+        fleet["pool"] = self._pool_summary()
+        fleet["repair_queue"] = self._repair_queue_summary()
         jobs = {}
         for job in self.fleet.jobs:
             jobs[job.name] = {"priority": job.priority, "first_server": job.first_server,
-                              **self.results[job.name].summary()}  # fmt: skip
+                              **self.results[job.name].summary(),
+                              "servers_taken": summarize(self._servers_taken(job.name))}
         return {"fleet": fleet, "jobs": jobs}

@@ -40,7 +40,7 @@ class FleetResult(Result):
     """
 
     command: ClassVar[str] = "simulate"
-    figures: ClassVar[tuple[str, ...]] = ("gpu-hours-lost-by-job",)
+    figures: ClassVar[tuple[str, ...]] = ("gpu-hours-lost-by-job", "spare-pool")
 
     outcome: FleetOutcome
     name: str
@@ -72,6 +72,19 @@ class FleetResult(Result):
         """The fleet's GPU-hours lost per run."""
         return Estimate.from_summary(self._data["fleet"]["gpu_hours_lost"])
 
+    @property
+    def plot_kinds(self) -> list[str]:
+        """The figures :meth:`plot` draws: the GPU-hours lost by job, and with a shared
+        pool its occupancy over time (``spare-pool``)."""
+        return [kind for kind in self.figures
+                if kind != "spare-pool" or (self.outcome.fleet.spares > 0
+                                            and self.outcome.shared is not None)]  # fmt: skip
+
+    def pool_frame(self) -> pd.DataFrame:
+        """The shared pool's spares away over the wall clock (see
+        :meth:`~relplan.analysis.fleet_outcome.FleetOutcome.pool_frame`)."""
+        return self.outcome.pool_frame()
+
     def jobs(self) -> dict[str, dict[str, Any]]:
         """Each job's single-job summary (``simulate --json`` of it alone), by name."""
         return self.summary()["jobs"]
@@ -89,8 +102,11 @@ class FleetResult(Result):
         return self.outcome.jobs_frame()
 
     def _draw(self, kind: str, ax: Axes | None) -> Figure:
-        from relplan.output.fleet_plots import gpu_hours_lost_by_job
+        from relplan.output.fleet_plots import gpu_hours_lost_by_job, spare_pool_over_time
 
+        if kind == "spare-pool":
+            return spare_pool_over_time(self.pool_frame(), self.outcome.fleet.spares,
+                                        self.name, ax=ax)  # fmt: skip
         return gpu_hours_lost_by_job(self.to_frame(), self.name, ax=ax)
 
     def _write_files(self, folder: Path, final: Path) -> list[Path]:

@@ -104,11 +104,38 @@ def render_fleet(summary: dict[str, Any], title: str) -> None:
         f"{goodput['mean']:.4f} (95% CI {goodput['ci95'][0]:.4f} – {goodput['ci95'][1]:.4f})\n"
         f"GPU-hours lost a run: {lost['mean']:,.0f} (P95 {lost['p95']:,.0f})", highlight=False,
     )  # fmt: skip
+    for line in _shared_lines(fleet, summary["jobs"]):
+        console.print(line, highlight=False)
     sizes = [[f"{row['min_gpus']:,}", f"{row['share_of_jobs']:.1%}",
               f"{row['share_of_gpu_hours']:.1%}", f"{row['share_of_gpu_hours_lost']:.1%}"]
              for row in fleet["lost_share_by_size"]]  # fmt: skip
     print_table("Who loses the GPU-hours: jobs of at least N GPUs",
                 ("N GPUs", "of jobs", "of GPU-hours", "of GPU-hours lost"), sizes)
+
+
+def _shared_lines(fleet: dict[str, Any], jobs: dict[str, Any]) -> list[str]:
+    """What the jobs shared, a line each: the pool's occupancy, the waits for a crew,
+    the servers taken from jobs of lower priority (and the jobs they were most taken
+    from)."""
+    from relplan.units import format_duration
+
+    lines = []
+    if fleet["pool"] is not None:
+        pool = fleet["pool"]
+        lines.append(f"Pool: {pool['mean_away']:.1f} of {pool['spares']:,} spares away in "
+                     f"repair on average; none free {pool['empty_share']:.1%} of the time")
+    if fleet["repair_queue"] is not None:
+        queue = fleet["repair_queue"]
+        lines.append(f"Repairs: {queue['repairs']['mean']:,.0f} a run; one waits "
+                     f"{format_duration(queue['mean_wait_hours'])} for a crew on average")
+    if fleet["preempt"] != "never":
+        taken = sorted(((job["servers_taken"]["mean"], name) for name, job in jobs.items()
+                        if job["servers_taken"]["mean"] > 0), reverse=True)  # fmt: skip
+        most = ", ".join(f"{name} {mean:.1f}" for mean, name in taken[:3])
+        lines.append(f"Servers taken from jobs of lower priority: "
+                     f"{fleet['servers_taken']['mean']:.1f} a run" + (
+                         f" (most from {most})" if most else ""))
+    return lines
 
 
 def compare_fleets_command(config_paths: list[Path], variants: list[str],

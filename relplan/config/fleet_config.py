@@ -117,9 +117,29 @@ class Fleet:
 
     @property
     def walked_together(self) -> bool:
-        """Whether its jobs share a pool or crews, and so are walked together (one job
-        is walked as the config it is alone)."""
-        return len(self.jobs) > 1 and (self.spares > 0 or self.crews > 0)
+        """Whether its jobs share a pool or crews, or take servers from each other, and
+        so are walked together (one job is walked as the config it is alone)."""
+        return len(self.jobs) > 1 and (self.spares > 0 or self.crews > 0 or self.preempts)
+
+    @property
+    def preempts(self) -> bool:
+        """Whether a job may take a server from one of lower priority (``[fleet] preempt
+        = "lower-priority"`` and jobs of more than one priority)."""
+        return self.settings.preempt == "lower-priority" and len(
+            {job.priority for job in self.jobs}) > 1
+
+    def victim_order(self) -> list[int]:
+        """The jobs, by index, in the order a server is taken from them: lowest priority
+        first, then by name.
+
+        Examples
+        --------
+        >>> fleet = load_fleet("configs/fleets/fleet-mix.toml")
+        >>> fleet.jobs[fleet.victim_order()[-1]].name
+        'pretrain-8k'
+        """
+        return sorted(range(len(self.jobs)),
+                      key=lambda index: (self.jobs[index].priority, self.jobs[index].name))
 
     @property
     def gpus(self) -> int:

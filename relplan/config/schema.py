@@ -49,6 +49,7 @@ from relplan.vocab import (
     FAILURE_UNITS,
     IMPACT_SETTINGS,
     INIT_SCALINGS,
+    PREEMPT_POLICIES,
     RECOVERY_STRATEGIES,
     SERVER_CLASSES,
 )
@@ -1488,6 +1489,11 @@ class FleetConfig(_Strict):
         "for one if the pool has one, else the job waits for the first back from repair "
         "(first come, first served). A job of the fleet then has no spares of its own."),
         json_schema_extra=_shown(unit="servers"))
+    preempt: Literal[PREEMPT_POLICIES] = Field(default="never", description=(
+        "What a job that would wait for a replacement server does: \"never\" waits; "
+        "\"lower-priority\" takes a server from a running job of lower priority "
+        "(jobs.*.priority; the lowest first, then by name), which stops, loses its work "
+        "since its last checkpoint and waits for that replacement instead."))
 
 
 class RepairConfig(_Strict):

@@ -1,4 +1,5 @@
-"""Figures of a fleet's run: where its GPU-hours are lost, job by job."""
+"""Figures of a fleet's run: where its GPU-hours are lost, job by job, and how full its
+shared pool of spares runs over the wall clock."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from relplan.output.figure_style import (
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["gpu_hours_lost_by_fleet", "gpu_hours_lost_by_job"]
+__all__ = ["gpu_hours_lost_by_fleet", "gpu_hours_lost_by_job", "spare_pool_over_time"]
 
 
 def gpu_hours_lost_by_job(jobs: pd.DataFrame, name: str, ax: Axes | None = None) -> Figure:
@@ -112,4 +113,51 @@ def gpu_hours_lost_by_fleet(rows: list[dict], name: str, ax: Axes | None = None)
     axes.set_xlabel("GPU-hours lost per run (bar: mean; diamond: P95)", fontsize=LABEL_SIZE)
     axes.grid(False, axis="y")
     figure_title(figure, "GPU-hours lost by fleet", name)
+    return figure
+
+
+def spare_pool_over_time(pool: pd.DataFrame, spares: int, name: str,
+                         ax: Axes | None = None) -> Figure:  # fmt: skip
+    """The shared pool's spares away in repair over the wall clock: the mean over the
+    trials still running, with their P5-P95 band, against the pool's size.
+
+    Parameters
+    ----------
+    pool : pandas.DataFrame
+        :meth:`relplan.analysis.fleet_outcome.FleetOutcome.pool_frame`: one row per bin,
+        with ``start_hours``, ``away_mean``, ``away_p5`` and ``away_p95``.
+    spares : int
+        The pool's spare servers (``[fleet] spares``): a line, where none is left free.
+    name : str
+        The fleet's name, in the title.
+    ax : matplotlib.axes.Axes, optional
+        Draw on these axes, in their figure (which is returned); by default a new figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Spares away against days since the start.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pool = pd.DataFrame({"start_hours": [0.0, 24.0, 48.0], "away_mean": [1.0, 2.5, 3.0],
+    ...                      "away_p5": [0.0, 1.0, 2.0], "away_p95": [2.0, 4.0, 4.0]})
+    >>> spare_pool_over_time(pool, 4, "demo").axes[0].get_ylabel()
+    'spares away in repair'
+    """
+    figure, axes = axes_for(ax, 8.0, 4.2)
+    style_axes(axes)
+    days = pool["start_hours"].to_numpy(dtype=float) / 24.0
+    axes.fill_between(days, pool["away_p5"], pool["away_p95"], step="post", alpha=0.25,
+                      color=PALETTE[0], linewidth=0, label="P5-P95 of the trials")
+    axes.step(days, pool["away_mean"], where="post", color=PALETTE[0], label="mean")
+    axes.axhline(spares, color=PALETTE[1], linestyle="--",
+                 label=f"the pool: {spares:,} spares (none free above)")  # fmt: skip
+    axes.set_ylim(0.0, spares * 1.3 + 0.5)  # room for the legend above the line
+    axes.set_xlim(0.0, max(float(days[-1]) if len(days) else 1.0, 1.0))
+    axes.set_xlabel("days since the start", fontsize=LABEL_SIZE)
+    axes.set_ylabel("spares away in repair", fontsize=LABEL_SIZE)
+    axes.legend(fontsize=SMALL_SIZE, loc="upper center", ncol=3, frameon=False)
+    figure_title(figure, "The shared pool of spares over the run", name)
     return figure

@@ -1,5 +1,6 @@
 """The files of a fleet's run (``relplan simulate FLEET --out DIR``): the summary, a
-table per job and per trial, and the figure of the GPU-hours lost by job."""
+table per job and per trial, and the figure of the GPU-hours lost by job; with a shared
+pool, its occupancy over time, as a table and a figure."""
 
 from __future__ import annotations
 
@@ -7,16 +8,20 @@ from pathlib import Path
 
 from relplan.analysis.fleet_outcome import FleetOutcome
 from relplan.output.files import to_json, write_text_atomic
-from relplan.output.fleet_plots import gpu_hours_lost_by_job
+from relplan.output.fleet_plots import gpu_hours_lost_by_job, spare_pool_over_time
 from relplan.output.plots import save_figure
 
 FLEET_FILES = ("summary.json", "jobs.csv", "trials.csv", "gpu-hours-lost-by-job.png",
                "gpu-hours-lost-by-job.svg")
 """What a fleet's ``--out`` writes."""
 
+POOL_FILES = ("pool.csv", "spare-pool.png", "spare-pool.svg")
+"""What it writes besides for a shared pool (``[fleet] spares``)."""
+
 
 def write_fleet_outputs(outcome: FleetOutcome, folder: Path, name: str) -> list[Path]:
-    """Write a fleet's files into ``folder`` (each atomically): :data:`FLEET_FILES`.
+    """Write a fleet's files into ``folder`` (each atomically): :data:`FLEET_FILES`, and
+    :data:`POOL_FILES` with a shared pool.
 
     Parameters
     ----------
@@ -38,5 +43,12 @@ def write_fleet_outputs(outcome: FleetOutcome, folder: Path, name: str) -> list[
     write_text_atomic(jobs_path, outcome.jobs_frame().to_csv())
     write_text_atomic(trials_path, outcome.trials_frame().to_csv(index=False))
     figure = gpu_hours_lost_by_job(outcome.jobs_frame(), name)
-    return [summary_path, jobs_path, trials_path,
-            *save_figure(figure, folder / "gpu-hours-lost-by-job")]
+    written = [summary_path, jobs_path, trials_path,
+               *save_figure(figure, folder / "gpu-hours-lost-by-job")]
+    pool = outcome.pool_frame()
+    if not pool.empty:
+        pool_path = folder / "pool.csv"
+        write_text_atomic(pool_path, pool.to_csv(index=False))
+        figure = spare_pool_over_time(pool, outcome.fleet.spares, name)
+        written += [pool_path, *save_figure(figure, folder / "spare-pool")]
+    return written

@@ -76,15 +76,18 @@ def run_fleet(fleet: Fleet, trials: int, seed: int, workers: int = 1) -> FleetOu
 
 
 def _run_together(fleet: Fleet, trials: int, seed: int) -> FleetOutcome:
-    """The jobs of a fleet that share a pool or crews, walked on one wall clock
-    (:func:`relplan.sim.fleet_walk.walk_fleet`), each from its own seed."""
+    """The jobs of a fleet that share a pool or crews, or take servers from each other,
+    walked on one wall clock (:func:`relplan.sim.fleet_walk.walk_fleet`), each from its
+    own seed."""
     models = [build_model(job.config) for job in fleet.jobs]
     seeds = [job_seed(seed, job.name) for job in fleet.jobs]
-    outcomes = walk_fleet(models, trials, [np.random.SeedSequence(s) for s in seeds],
-                          fleet.spares, fleet.crews)  # fmt: skip
+    priorities = [job.priority for job in fleet.jobs] if fleet.preempts else None
+    walked = walk_fleet(models, trials, [np.random.SeedSequence(s) for s in seeds],
+                        fleet.spares, fleet.crews, priorities, fleet.victim_order())
     results = {
-        job.name: SimulationResult(model, walked, job_seed_, job.name, config_digest(job.config))
-        for job, model, walked, job_seed_ in zip(fleet.jobs, models, outcomes, seeds,
-                                                 strict=True)
+        job.name: SimulationResult(model, outcomes, job_seed_, job.name,
+                                   config_digest(job.config))
+        for job, model, outcomes, job_seed_ in zip(fleet.jobs, models, walked.outcomes, seeds,
+                                                   strict=True)
     }  # fmt: skip
-    return FleetOutcome(fleet, results, trials, seed)
+    return FleetOutcome(fleet, results, trials, seed, shared=walked)

@@ -190,6 +190,17 @@ class CompiledJob(NamedTuple):
         hours at the start of each trial.
     repair_crews : int
         Repairs under way at once (0: no limit; :attr:`TrialState.crew_free_hours`).
+    fleet_index : int
+        The job's column in a fleet's shared arrays (:attr:`TrialState.fleet_taken_at_hours`;
+        -1: a job on its own).
+    takes_servers : bool
+        Whether the job, waiting for a replacement, takes a server from a job of lower
+        priority of its fleet instead (``[fleet] preempt = "lower-priority"``).
+    fleet_priorities : numpy.ndarray of int64
+        Each fleet job's ``priority``, by fleet index (empty: a job on its own).
+    fleet_victims : numpy.ndarray of int64
+        The fleet's jobs in the order a server is taken from them: lowest priority first,
+        then by name.
     """
 
     work_hours: float
@@ -247,6 +258,10 @@ class CompiledJob(NamedTuple):
     fast_load_samples: np.ndarray = np.zeros(0)
     burn_in_hours: float = 0.0
     repair_crews: int = 0
+    fleet_index: int = -1
+    takes_servers: bool = False
+    fleet_priorities: np.ndarray = np.zeros(0, dtype=np.int64)
+    fleet_victims: np.ndarray = np.zeros(0, dtype=np.int64)
 
 
 class CompiledModes(NamedTuple):
@@ -528,6 +543,25 @@ class TrialState(NamedTuple):
     crew_free_hours : numpy.ndarray of float
         Shape (trials, crews): wall time at which each repair crew is free (none without
         ``[repair]``).
+    crew_wait_hours : numpy.ndarray of float
+        Hours each trial's repairs waited for a crew, in all (none without ``[repair]``).
+    crew_repairs : numpy.ndarray of int64
+        Repairs each trial gave a crew (none without ``[repair]``).
+    fleet_running_from_hours : numpy.ndarray of float
+        Shape (trials, fleet jobs), shared by a fleet's jobs that may take servers from
+        each other: wall time from which each job runs (inf: down, or over), a server of
+        which a job of higher priority may take (none for a job on its own).
+    fleet_taken_at_hours : numpy.ndarray of float
+        The same shape: wall time at which a job of higher priority takes a server of each
+        job (inf: none).
+    fleet_taken_wait_hours : numpy.ndarray of float
+        The same shape: hours the job then waits for a server to replace it.
+    fleet_wall_limit_hours : numpy.ndarray of float
+        One entry, the job's :attr:`EventWindow.wall_limit_hours` itself: a job that takes
+        a server lowers it to pause, so that its victim stops in wall-clock order.
+    servers_taken : numpy.ndarray of int64
+        Times a job of higher priority took a server of each trial's job (none for a job
+        on its own).
     corruption_found_hours : numpy.ndarray of float
         Exposure at which a pending corruption is found (inf: none).
     corruption_checkpoint : numpy.ndarray of int64
@@ -621,6 +655,13 @@ class TrialState(NamedTuple):
     reroute_pending: np.ndarray
     evict_repair_hours: np.ndarray
     crew_free_hours: np.ndarray
+    crew_wait_hours: np.ndarray
+    crew_repairs: np.ndarray
+    fleet_running_from_hours: np.ndarray
+    fleet_taken_at_hours: np.ndarray
+    fleet_taken_wait_hours: np.ndarray
+    fleet_wall_limit_hours: np.ndarray
+    servers_taken: np.ndarray
     next_wall_hours: np.ndarray
     corruption_found_hours: np.ndarray
     corruption_checkpoint: np.ndarray
@@ -651,6 +692,7 @@ class TrialState(NamedTuple):
         degradation_slots: int = MAX_DEGRADATIONS, n_spare_domains: int = 0,
         n_spare_pool: int = 0, drains: bool = False, restarts_draw: bool = False,
         saves_random: bool = False, saves_walked: bool = False, repair_crews: int = 0,
+        fleet_jobs: int = 0,
     ) -> TrialState:  # fmt: skip
         """The state of ``n_trials`` trials not walked yet.
 
@@ -683,6 +725,9 @@ class TrialState(NamedTuple):
             which a walk without the feature never touches (empty otherwise).
         repair_crews : int
             Repair crews (0: no limit, and no room for when each is free).
+        fleet_jobs : int
+            Jobs of a fleet that may take servers from each other (0: none; room for
+            the shared arrays, which the fleet's walk replaces with its own).
 
         Examples
         --------
@@ -732,11 +777,17 @@ class TrialState(NamedTuple):
                                     "save_hangs": (saving,)})  # fmt: skip
         failed = _carved(np.bool_, {"job_failed": (drawn,)})
         writes = n if saves_walked else 0
-        held_writes = _carved(np.float64, {"write_held_hours": (writes,),
-                                           "write_end_hours": (writes,),
-                                           "fast_tier_write_hours": (writes,)})
+        crewed = n if repair_crews > 0 else 0  # and a fleet's: none without them
+        held_writes = _carved(np.float64, {
+            "write_held_hours": (writes,), "write_end_hours": (writes,),
+            "fast_tier_write_hours": (writes,), "crew_wait_hours": (crewed,),
+            "fleet_running_from_hours": (n, fleet_jobs), "fleet_taken_at_hours": (n, fleet_jobs),
+            "fleet_taken_wait_hours": (n, fleet_jobs), "fleet_wall_limit_hours": (1,),
+        })  # fmt: skip
         write_marks = _carved(np.int64, {"next_save": (writes,), "writing_checkpoint": (writes,),
-                                         "fast_tier_write_durable": (writes,)})
+                                         "fast_tier_write_durable": (writes,),
+                                         "crew_repairs": (crewed,),
+                                         "servers_taken": (n if fleet_jobs else 0,)})
         return cls(phase=np.empty(n, dtype=np.int8), **hours, **counts, **flags, **walked,
                    **failed, **held_writes, **write_marks,
                    overflow=np.zeros(1, dtype=np.bool_),
@@ -916,6 +967,9 @@ class WalkFeatures(NamedTuple):
     detection : bool
         A mode's detector misses some failures (:attr:`CompiledModes.recall` below 1):
         each failure of it draws when it is found.
+    fleet_preemption : bool
+        The job is one of a fleet's whose jobs take servers from those of lower priority
+        (:attr:`TrialState.fleet_taken_at_hours` has columns).
 
     Examples
     --------
@@ -937,6 +991,7 @@ class WalkFeatures(NamedTuple):
     preemption: bool
     random_saves: bool
     detection: bool = False
+    fleet_preemption: bool = False
 
     @classmethod
     def of(cls, job: CompiledJob, modes: CompiledModes, state: TrialState,
@@ -981,6 +1036,7 @@ class WalkFeatures(NamedTuple):
             random_saves=job.durable_save_fail > 0.0 or job.fast_save_fail > 0.0
             or job.fast_corrupt > 0.0 or job.save_hang > 0.0 or job.walks_saves,
             detection=bool(np.any(np.asarray(modes.recall) < 1.0)),
+            fleet_preemption=state.fleet_taken_at_hours.shape[1] > 0,
         )
 
 

@@ -242,6 +242,7 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
     has_preemption = bool(features.preemption)
     has_random_saves = bool(features.random_saves)
     has_detection = bool(features.detection)
+    has_fleet_preemption = bool(features.fleet_preemption)
     source_key = walk_source_key()
 
     @numba.njit(cache=True, nogil=True, error_model="numpy", _nrt=False,
@@ -305,8 +306,8 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                     break
                 nxt = next_event(has_maintenance, has_planned_stops, has_fail_slow,
                                  has_corruption, has_drain, has_degradations, has_random_saves,
-                                 trial, clock, held, slowdown, sources, end, job, window,
-                                 state)  # fmt: skip
+                                 has_fleet_preemption, trial, clock, held, slowdown, sources,
+                                 end, job, window, state)  # fmt: skip
                 if nxt.x_next > window.horizon_hours or nxt.x_next == np.inf:
                     break
                 if nxt.x_next + clock.idle > window.wall_limit_hours[0]:  # a fleet: others
@@ -327,8 +328,8 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                 if nxt.x_special <= nxt.x_next:
                     action, event, clock, booked, sources = planned_event(
                         has_trace, has_planned_stops, has_maintenance, has_fail_slow,
-                        has_drain, has_random_saves, trial, clock, booked, nxt, sources, job,
-                        modes, state, trace)  # fmt: skip
+                        has_drain, has_random_saves, has_fleet_preemption, trial, clock,
+                        booked, nxt, sources, job, modes, state, trace)  # fmt: skip
                     if action == NEXT_STEP:
                         continue
                 elif nxt.x_deg <= nxt.e_fail:
@@ -357,16 +358,17 @@ def walk_kernel(features: WalkFeatures) -> numba.core.registry.CPUDispatcher:
                     clock, booked, held, words = roll_back(
                         has_trace, has_corruption, has_random_saves, trial, clock, booked,
                         held, event, sources.words, job, modes, state, trace)  # fmt: skip
-                    detect, planned, wait = replacement(has_fail_slow, has_maintenance,
-                                                        has_spare_pool, trial, clock, event,
-                                                        job, modes, state)  # fmt: skip
+                    detect, planned, wait = replacement(
+                        has_fail_slow, has_maintenance, has_spare_pool, has_fleet_preemption,
+                        trial, clock, event, job, modes, state)  # fmt: skip
                     wait, steps, words = wait_while_down(
                         has_idle_failures, has_drain, trial, clock, event, detect, planned,
                         wait, steps, words, job, modes, streams, state, cancel,
                     )  # fmt: skip
                     clock, booked, words = book_downtime(
-                        has_trace, has_maintenance, has_random_restarts, trial, clock, booked,
-                        event, detect, planned, wait, words, job, state, trace)  # fmt: skip
+                        has_trace, has_maintenance, has_random_restarts, has_fleet_preemption,
+                        trial, clock, booked, event, detect, planned, wait, words, job, state,
+                        trace)  # fmt: skip
                     sources = Sources(words, sources.next_exponential_hours, sources.pointer)
                     if clock.phase == FINISHED:
                         break

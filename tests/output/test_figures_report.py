@@ -355,7 +355,7 @@ def test_the_gallery_has_one_example_script_per_figure_type(simulate_out: Path,
     # --out, a study with one axis, plan --out and a fleet's simulate --out draw the others
     written = written - {"lost-hours-ci-by-point"} | {
         "goodput-vs-interval", "sweep", "frontier", "attribution", "tornado",
-        "gpu-hours-lost-by-job", "gpu-hours-lost-by-fleet"}  # a fleet's, and fleets'
+        "gpu-hours-lost-by-job", "gpu-hours-lost-by-fleet", "spare-pool"}  # fleets' ones
     examples = {path.stem for path in (REPO / "examples").glob("plot_*.py")}
     assert examples == {EXAMPLE_OF.get(stem, "plot_" + stem.replace("-", "_"))
                         for stem in written}  # fmt: skip

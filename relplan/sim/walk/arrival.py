@@ -40,6 +40,7 @@ from relplan.sim.walk.segments import (
     slowed_job_hours,
 )
 from relplan.sim.walk.spares import _free_spares
+from relplan.sim.walk.taking import server_taken_by
 from relplan.sim.walk.values import (
     CORRUPTION_FOUND,
     DRAIN_AT_ONCE,
@@ -50,6 +51,7 @@ from relplan.sim.walk.values import (
     NEXT_STEP,
     NO_STOP_KIND,
     SAVE_HANG,
+    SERVER_TAKEN,
     STOP_AT_CHECKPOINT,
     BookedHours,
     Event,
@@ -87,15 +89,16 @@ def _save_start(checkpoint: int, clock: TrialClock, x_now: float, slowdown: floa
 def next_event(
     has_maintenance: bool, has_planned_stops: bool, has_fail_slow: bool,
     has_corruption: bool, has_drain: bool, has_degradations: bool, has_random_saves: bool,
-    trial: int, clock: TrialClock, held: HeldHours, slowdown: float, sources: Sources,
-    end: int, job: CompiledJob, window: EventWindow, state: TrialState,
+    has_fleet_preemption: bool, trial: int, clock: TrialClock, held: HeldHours,
+    slowdown: float, sources: Sources, end: int, job: CompiledJob, window: EventWindow,
+    state: TrialState,
 ) -> NextEvent:  # fmt: skip
     """The next thing that happens to a trial: a failure from either source, the end of a
     degradation (wall clock, seen on the exposure clock), of its phase or of the calendar
     window, or a planned or delayed event (a maintenance window, a fail-slow unit
     detected, a corruption or a degraded server found, the checkpoint a planned stop
     waits for: the next one, the next durable one for maintenance; the start of a durable
-    save that hangs).
+    save that hangs; a server taken by a fleet's job of higher priority).
 
     Returns
     -------
@@ -105,8 +108,8 @@ def next_event(
     Other Parameters
     ----------------
     has_maintenance, has_planned_stops, has_fail_slow, has_corruption, has_drain,
-    has_degradations, has_random_saves, trial, clock, held, slowdown, sources, end, job,
-    window, state
+    has_degradations, has_random_saves, has_fleet_preemption, trial, clock, held, slowdown,
+    sources, end, job, window, state
         As for every phase (:mod:`relplan.sim.walk`).
     """
     x_now = clock.exposure_hours
@@ -154,6 +157,9 @@ def next_event(
         x_special = min(x_special, x_evict)
     if has_corruption:
         x_special = min(x_special, state.corruption_found_hours[trial])
+    if has_fleet_preemption and job.fleet_index >= 0:  # at once if the job was past it
+        x_special = min(x_special, max(
+            state.fleet_taken_at_hours[trial, job.fleet_index] - idle, x_now))
     x_drain = np.inf
     if has_drain:  # a degraded server that drains found
         x_drain = state.drain_at_hours[trial]
@@ -195,16 +201,17 @@ def next_event(
 @walk_phase
 def planned_event(
     has_trace: bool, has_planned_stops: bool, has_maintenance: bool, has_fail_slow: bool,
-    has_drain: bool, has_random_saves: bool, trial: int, clock: TrialClock,
-    booked: BookedHours, nxt: NextEvent, sources: Sources, job: CompiledJob,
-    modes: CompiledModes, state: TrialState, trace: TraceBuffer,
+    has_drain: bool, has_random_saves: bool, has_fleet_preemption: bool, trial: int,
+    clock: TrialClock, booked: BookedHours, nxt: NextEvent, sources: Sources,
+    job: CompiledJob, modes: CompiledModes, state: TrialState, trace: TraceBuffer,
 ) -> tuple[int, Event, TrialClock, BookedHours, Sources]:  # fmt: skip
     """A planned or delayed event at ``nxt.x_next``: a save whose write is drawn
     (:func:`.saves.start_save`), a stop at the checkpoint just reached, a maintenance
     window, a fail-slow unit detected (evicted, or re-routed: an event of impact
     ``SLOW`` that :func:`.degradation.keep_running` takes), a degraded server found, a
-    durable save that hangs, or a corruption found. One that waits for a checkpoint is
-    marked pending instead.
+    durable save that hangs, a corruption found, or a server taken by a fleet's job of
+    higher priority (:mod:`.taking`). One that waits for a checkpoint is marked pending
+    instead.
 
     Returns
     -------
@@ -215,7 +222,8 @@ def planned_event(
     Other Parameters
     ----------------
     has_trace, has_planned_stops, has_maintenance, has_fail_slow, has_drain,
-    has_random_saves, trial, clock, booked, nxt, sources, job, modes, state, trace
+    has_random_saves, has_fleet_preemption, trial, clock, booked, nxt, sources, job, modes,
+    state, trace
         As for every phase (:mod:`relplan.sim.walk`).
     """
     x_next = nxt.x_next
@@ -224,7 +232,13 @@ def planned_event(
     stop = NO_STOP_KIND
     stop_mode = -1
     repair = 0.0
-    if has_random_saves and nxt.x_save <= x_next:
+    taken_wait = -1.0
+    if has_fleet_preemption:
+        taken_wait = server_taken_by(trial, x_next, clock.idle, job, state)
+    if taken_wait >= 0.0:  # the job stops; it waits for a server to replace the one taken
+        stop = SERVER_TAKEN
+        repair = taken_wait
+    elif has_random_saves and nxt.x_save <= x_next:
         stop, clock, booked, words = start_save(has_trace, trial, clock, booked, nxt,
                                                 sources.words, job, state, trace)  # fmt: skip
         sources = Sources(words, sources.next_exponential_hours, sources.pointer)

@@ -243,7 +243,8 @@ def keep_running(
     if job.repair_crews > 0 and (impact == DEGRADED or impact == ELASTIC) and (
         not modes.self_healing[mode]
     ):  # the unit's repair waits for a crew ([repair] crews)
-        repair = _crew_repair(trial, state.crew_free_hours, begin + idle, repair)
+        repair = _crew_repair(trial, state.crew_free_hours, state.crew_wait_hours,
+                              state.crew_repairs, begin + idle, repair)  # fmt: skip
         duration = repair
     if impact == ELASTIC:
         wait = repair

@@ -39,6 +39,7 @@ from relplan.sim.walk.idle import _idle_failures
 from relplan.sim.walk.jit import walk_phase
 from relplan.sim.walk.segments import _init_part, _init_part_cold, _windows_before
 from relplan.sim.walk.spares import _crew_repair, _free_spares, _replacement_wait
+from relplan.sim.walk.taking import note_running_from, take_server
 from relplan.sim.walk.values import (
     CORRUPTION_FOUND,
     DRAIN_AT_ONCE,
@@ -46,6 +47,7 @@ from relplan.sim.walk.values import (
     FAILURE,
     MAINTENANCE_NOW,
     SAVE_HANG,
+    SERVER_TAKEN,
     BookedHours,
     Event,
     Sources,
@@ -55,15 +57,17 @@ from relplan.sim.walk.values import (
 
 @walk_phase
 def replacement(
-    has_fail_slow: bool, has_maintenance: bool, has_spare_pool: bool, trial: int,
+    has_fail_slow: bool, has_maintenance: bool, has_spare_pool: bool,
+    has_fleet_preemption: bool, trial: int,
     clock: TrialClock, event: Event, job: CompiledJob, modes: CompiledModes,
     state: TrialState,
 ) -> tuple[float, float, float]:  # fmt: skip
     """The job down after a stop: detection (a failure; a hung save's timeout), a
     maintenance window (one now, or one that waited for a checkpoint: it does not outlive
     a crash), and the wait for a replacement of the unit (a free spare, one of the second
-    tier after its swap, the first back from repair) or its repair; the evictions that
-    waited for a checkpoint.
+    tier after its swap, the first back from repair) or its repair, unless a fleet's job
+    takes a server from a job of lower priority instead (:mod:`.taking`); the wait for
+    a server taken by such a job; the evictions that waited for a checkpoint.
 
     Returns
     -------
@@ -72,7 +76,8 @@ def replacement(
 
     Other Parameters
     ----------------
-    has_fail_slow, has_maintenance, has_spare_pool, trial, clock, event, job, modes, state
+    has_fail_slow, has_maintenance, has_spare_pool, has_fleet_preemption, trial, clock,
+    event, job, modes, state
         As for every phase (:mod:`relplan.sim.walk`).
     """
     stop, repair = event.stop, event.repair
@@ -93,6 +98,8 @@ def replacement(
         state.maintenances[trial] += 1
     elif stop == DRAIN_AT_ONCE:
         pass  # the degraded servers found go (wait_while_down); free spares come in
+    elif stop == SERVER_TAKEN:
+        wait = repair  # for the replacement of the server taken
     else:  # at a checkpoint: the evictions that waited for it
         if has_fail_slow and pending_stop[trial] & STOP_EVICTION:
             replaced = state.evict_mode[trial]
@@ -112,7 +119,8 @@ def replacement(
             )  # fmt: skip
         noticed = event.at + clock.idle + detect
         if job.repair_crews > 0 and not modes.self_healing[replaced]:
-            repair = _crew_repair(trial, state.crew_free_hours, noticed, repair)
+            repair = _crew_repair(trial, state.crew_free_hours, state.crew_wait_hours,
+                                  state.crew_repairs, noticed, repair)  # fmt: skip
         wait = repair
         if modes.self_healing[replaced]:  # back by itself `repair` after it
             wait = max(0.0, repair - detect)
@@ -140,6 +148,10 @@ def replacement(
                                              state.spares_away, noticed, repair, needed)
                 if wait < repair:
                     state.spares_used[trial] += needed
+                if has_fleet_preemption and job.takes_servers and wait > 0.0 and (
+                    needed == 1 and not modes.spare_domain[replaced]
+                ) and take_server(trial, event.at + clock.idle, noticed + wait, job, state):
+                    wait = 0.0  # a server taken from a job of lower priority
     return detect, planned, max(0.0, wait - planned)  # a replacement during the window
 
 
@@ -254,9 +266,10 @@ def retry_restart(
 
 @walk_phase
 def book_downtime(
-    has_trace: bool, has_maintenance: bool, has_random_restarts: bool, trial: int,
-    clock: TrialClock, booked: BookedHours, event: Event, detect: float, planned: float,
-    wait: float, words: tuple, job: CompiledJob, state: TrialState, trace: TraceBuffer,
+    has_trace: bool, has_maintenance: bool, has_random_restarts: bool,
+    has_fleet_preemption: bool, trial: int, clock: TrialClock, booked: BookedHours,
+    event: Event, detect: float, planned: float, wait: float, words: tuple, job: CompiledJob,
+    state: TrialState, trace: TraceBuffer,
 ) -> tuple[TrialClock, BookedHours, tuple]:  # fmt: skip
     """Book the downtime (hours of detection, maintenance, waiting, failed restart
     attempts, and the restart if nothing fails during it) and start the restart;
@@ -282,8 +295,8 @@ def book_downtime(
 
     Other Parameters
     ----------------
-    has_trace, has_maintenance, has_random_restarts, trial, clock, booked, event, job,
-    state, trace
+    has_trace, has_maintenance, has_random_restarts, has_fleet_preemption, trial, clock,
+    booked, event, job, state, trace
         As for every phase (:mod:`relplan.sim.walk`).
     """
     retried = 0.0  # hours of failed attempts
@@ -395,6 +408,9 @@ def book_downtime(
     elif not job.failures_during_recovery:
         phase = RUNNING
         run_progress = 0.0
+    if has_fleet_preemption:  # running again once restarted (inf: over)
+        note_running_from(trial, np.inf if phase == FINISHED else event.at + idle + (
+            restart_length if phase == RESTARTING else 0.0), job, state)
     return TrialClock(np.int64(phase), clock.exposure_hours, event.at, run_progress,
                       clock.restart_done, restart_length, clock.committed, clock.durable,
                       idle, wall_hours), booked, words  # fmt: skip

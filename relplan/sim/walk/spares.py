@@ -112,11 +112,13 @@ def _block_replacement_wait(
 
 
 @array_helper
-def _crew_repair(trial: int, crew_free_hours: np.ndarray, noticed: float, repair: float) -> float:
+def _crew_repair(trial: int, crew_free_hours: np.ndarray, crew_wait_hours: np.ndarray,
+                 crew_repairs: np.ndarray, noticed: float, repair: float) -> float:  # fmt: skip
     """Hours from ``noticed`` until a unit is repaired when its repair waits for a crew
     (``[repair] crews``): it starts once the first crew is free, first come, first
     served, and that crew is busy until it ends. Without crews (none in the array), the
-    repair itself."""
+    repair itself. Counts the repair and its wait for a crew (``crew_repairs``,
+    ``crew_wait_hours``)."""
     crews = crew_free_hours.shape[1]
     if crews == 0:
         return repair
@@ -125,10 +127,12 @@ def _crew_repair(trial: int, crew_free_hours: np.ndarray, noticed: float, repair
         if crew_free_hours[trial, crew] < crew_free_hours[trial, first]:
             first = crew
     free = crew_free_hours[trial, first]
+    crew_repairs[trial] += 1
     if free <= noticed:  # a crew is free: the repair starts at once
         crew_free_hours[trial, first] = noticed + repair
         return repair
     crew_free_hours[trial, first] = free + repair
+    crew_wait_hours[trial] += free - noticed
     return free + repair - noticed
 
 

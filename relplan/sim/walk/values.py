@@ -16,11 +16,12 @@ B_MAINTENANCE = 8
 """Columns of ``TrialState.bucket_hours`` (the order of :data:`relplan.vocab.BUCKETS`)."""
 
 NO_STOP_KIND, FAILURE, STOP_AT_CHECKPOINT, MAINTENANCE_NOW, EVICT_NOW, CORRUPTION_FOUND = range(6)
-DRAIN_AT_ONCE, SAVE_HANG = 6, 7
+DRAIN_AT_ONCE, SAVE_HANG, SERVER_TAKEN = 6, 7, 8
 """What stops the job at a step of the walk: nothing, a fatal failure, the checkpoint a
 planned stop waited for, a maintenance window that does not wait, a fail-slow unit
 evicted at once, a corruption found, a degraded server drained at once, a durable save
-that hangs (``job.checkpoint.hang``)."""
+that hangs (``job.checkpoint.hang``), a server taken by a fleet's job of higher
+priority (``[fleet] preempt``)."""
 
 GO_ON, NEXT_STEP, END_TRIAL = range(3)
 """What a phase tells the walk: go on with the step, take the next step, or stop the trial."""
