@@ -43,6 +43,7 @@ exclude_patterns = [
     "auto_examples/*.md5",
     # generated study reports: shipped as files beside the pages, linked, not rendered
     "fleet-behaviours",
+    "fleet-spares",
     "plan-seed-moe",
     "recovery-stacks",
     "recovery-stacks-llama3",

@@ -20,12 +20,18 @@ from relplan.analysis.results import SimulationResult
 from relplan.config.fleet_config import Fleet
 from relplan.sim.fleet_walk import FleetWalk
 from relplan.stats.summary import summarize
+from relplan.vocab import METRICS
 
 if TYPE_CHECKING:
     import pandas as pd
 
 FLEET_METRICS = ("gpu_hours", "gpu_hours_lost", "goodput", "makespan_hours")
 """The fleet's per-trial quantities (columns of :meth:`FleetOutcome.trials_frame`)."""
+
+SUMMED_METRICS = ("gpu_hours_lost", "interruptions", "spares_used")
+"""Of :data:`relplan.vocab.METRICS`, those a fleet sums over its jobs; ``wall_hours`` and
+``goodput`` are its makespan and its goodput, the others means over its GPUs (each job
+weighted by its GPUs: hours a GPU of the fleet spends so, on average)."""
 
 
 def job_seed(seed: int, name: str) -> int:
@@ -79,6 +85,41 @@ class FleetOutcome:
             makespan = np.maximum(makespan, wall)
         return {"gpu_hours": gpu_hours, "gpu_hours_lost": lost,
                 "goodput": useful / gpu_hours, "makespan_hours": makespan}  # fmt: skip
+
+    def metric_column(self, metric: str) -> np.ndarray:
+        """Per trial, one of :data:`relplan.vocab.METRICS` for the whole fleet: its
+        makespan (``wall_hours``), its goodput, the sum over its jobs (those of
+        :data:`SUMMED_METRICS`) or the mean over its GPUs (the other hours).
+
+        Examples
+        --------
+        >>> from relplan.config.fleet_config import load_fleet
+        >>> from relplan.runs.fleet import run_fleet
+        >>> outcome = run_fleet(load_fleet("configs/fleets/fleet-mix.toml"), trials=4, seed=1)
+        >>> bool((outcome.metric_column("wall_hours") > 700).all())
+        True
+        """
+        if metric == "wall_hours":
+            return self._columns["makespan_hours"]
+        if metric == "goodput":
+            return self._columns["goodput"]
+        if metric not in METRICS:
+            raise KeyError(metric)
+        total = np.zeros(self.trials)
+        for job in self.fleet.jobs:
+            column = self.results[job.name].column(metric)
+            total += column if metric in SUMMED_METRICS else column * job.gpus
+        return total if metric in SUMMED_METRICS else total / self.fleet.gpus
+
+    def lost_hours_breakdown(self) -> dict[str, float]:
+        """Mean hours lost per run in each bucket, over the fleet's GPUs (each job's
+        :meth:`~relplan.analysis.results.SimulationResult.summary` breakdown weighted by
+        its GPUs)."""
+        breakdown: dict[str, float] = {}
+        for job in self.fleet.jobs:
+            for bucket, hours in self.results[job.name].summary()["lost_hours_breakdown"].items():
+                breakdown[bucket] = breakdown.get(bucket, 0.0) + hours * job.gpus
+        return {bucket: hours / self.fleet.gpus for bucket, hours in breakdown.items()}
 
     def trials_frame(self) -> pd.DataFrame:
         """One row per trial of the fleet: ``gpu_hours`` (wall hours x GPUs over the

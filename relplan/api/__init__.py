@@ -595,7 +595,7 @@ def run_study(
         raise ConfigError("study", f"must be a study file's path or a Study, not a "
                                    f"{type(study).__name__}")  # fmt: skip
     points = loaded.points()
-    configs = [(f"study point {label}", loaded.config(items)) for label, _, items in points]
+    configs = loaded.labelled_configs()
     preflight.warn_configs(configs, stacklevel=2)
     per_point = given.trials or loaded.spec.trials
     try:  # the workers' config: the base with the study's own set, as the command line

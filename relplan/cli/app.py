@@ -467,9 +467,9 @@ def sweep_command(
     workers = point_workers(workers, base)
     announce_points(build_model(base), count, per_point, workers, yes)
     points = study.points()
-    configs = study.configs()
-    _print_grouped_warnings([(f"study point {label}", config)
-                             for (label, _, _), config in zip(points, configs, strict=True)])
+    labelled = study.labelled_configs()
+    configs = [config for _, config in labelled]
+    _print_grouped_warnings(labelled)
     if dask is None or dask == "local":
         _check_memory(configs, "sweep", per_point, key, min(workers, len(points)),
                       workers_key=workers_key)

@@ -16,6 +16,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from relplan.config.fleet_config import Fleet, is_fleet_document, parse_fleet
 from relplan.config.loading import (
     apply_overrides,
     config_error,
@@ -162,12 +163,24 @@ class Study:
                 points.append((label, values, overrides))
         return points
 
+    @property
+    def is_fleet(self) -> bool:
+        """Whether the base is a fleet config (``[[jobs]]``): each point is a fleet."""
+        return is_fleet_document(self.base_document)
+
+    def fleet(self, overrides: list[str]) -> Fleet:
+        """A fleet base with a point's overrides applied and validated."""
+        return parse_fleet(self.base_document, overrides)
+
     def config(self, overrides: list[str]) -> RelplanConfig:
-        """The base config with a point's overrides applied and validated."""
+        """The base config with a point's overrides applied and validated; for a fleet,
+        the config of its largest job (which sizes a point's run)."""
+        if self.is_fleet:
+            return max(self.fleet(overrides).jobs, key=lambda job: job.gpus).config
         return parse_config(apply_overrides(self.base_document, []), overrides)
 
     def configs(self) -> list[RelplanConfig]:
-        """Every point's config, validated, in :meth:`points` order.
+        """Every point's config (:meth:`config`), validated, in :meth:`points` order.
 
         Raises
         ------
@@ -181,6 +194,26 @@ class Study:
             except ConfigError as error:
                 raise ConfigError(error.key, f"{error.message} (study point {label})") from None
         return configs
+
+    def labelled_configs(self) -> list[tuple[str, RelplanConfig]]:
+        """Every config the points run, labelled ``study point LABEL`` (and ``job NAME``
+        for each job of a fleet), validated, in :meth:`points` order.
+
+        Examples
+        --------
+        >>> study = load_study("studies/fleet-spares.toml")
+        >>> study.labelled_configs()[0][0]
+        'study point spares=0, crews=1, job pretrain-8k'
+        """
+        self.configs()  # each point checked, an error naming it
+        labelled = []
+        for label, _, overrides in self.points():
+            if self.is_fleet:
+                labelled += [(f"study point {label}, job {job.name}", job.config)
+                             for job in self.fleet(overrides).jobs]  # fmt: skip
+            else:
+                labelled.append((f"study point {label}", self.config(overrides)))
+        return labelled
 
 
 def load_study(

@@ -12,7 +12,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from relplan.analysis.provenance import provenance_line, study_provenance
-from relplan.config.study import Study
+from relplan.config.study import Study, StudySpec
 from relplan.output import plots
 from relplan.output.files import write_parquet, write_provenance
 from relplan.output.report import metric_heading, metric_rows_table, write_report
@@ -97,6 +97,19 @@ def _money(results: pd.DataFrame) -> pd.DataFrame:
     return money
 
 
+def _series(frame: pd.DataFrame, spec: StudySpec, x: str) -> str | None:
+    """The column whose values split a study's sweep figure into lines: the study's
+    ``hue``; or, in a grid of more axes than ``x`` (and the hue), the values of the
+    others together, in a column of ``frame`` named after them (``crews, preempt``,
+    values such as ``2, never``). None: one line."""
+    others = [key for key in spec.axes if key != x] if spec.combine == "grid" else []
+    if not others or others == [spec.hue]:
+        return spec.hue
+    column = ", ".join(key.split(".")[-1] for key in others)
+    frame[column] = [", ".join(str(row[key]) for key in others) for _, row in frame.iterrows()]
+    return column
+
+
 def write_study_outputs(
     study: Study, results: pd.DataFrame, directory: Path, trials: int | None = None
 ) -> list[Path]:
@@ -146,7 +159,8 @@ def write_study_outputs(
             frame[x] = numeric
         labels = {x: f"{x} (hours)"} if numeric is not None and not pd.api.types.is_numeric_dtype(
             results[x]) else None  # fmt: skip
-        save(plots.sweep_curves(frame, x, metrics, spec.name, hue=spec.hue, labels=labels),
+        hue = _series(frame, spec, x)
+        save(plots.sweep_curves(frame, x, metrics, spec.name, hue=hue, labels=labels),
              "sweep")  # fmt: skip
     buckets = [c for c in frame.columns if c.endswith("_hours_mean")]
     breakdown = frame[["label", *buckets]].rename(

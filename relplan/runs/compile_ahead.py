@@ -59,9 +59,8 @@ def configs_of(path: str | Path, overrides: list[str] | None = None,
         raise ConfigError("CONFIG", f"{file} is a plan: name its base config instead")
     if "study" in document:
         study = load_study(file, list(overrides or []) or None)
-        points = [label for label, _, _ in study.points()]
-        return [(f"{file.stem}: {label}", config)
-                for label, config in zip(points, study.configs(), strict=True)]  # fmt: skip
+        return [(f"{file.stem}: {label.removeprefix('study point ')}", config)
+                for label, config in study.labelled_configs()]  # fmt: skip
     config = load_config(file, list(overrides or []))
     return [(config_label(file, config), config)]
 

@@ -53,6 +53,7 @@ from relplan.runs.executor import (
     dask_client,
     default_workers,
 )
+from relplan.runs.fleet_compare import fleet_digest, priced_fleet_points, run_fleet_point
 from relplan.runs.scenarios import run_scenario
 from relplan.runs.store import PointStore, point_key
 from relplan.stats.summary import summarize
@@ -132,14 +133,24 @@ def run_study(
         and P95 (``<metric>``, ``<metric>_ci95_low``, ``<metric>_ci95_high``,
         ``<metric>_p5``, ``<metric>_p50``, ``<metric>_p95``); with a ``[budget]`` in the
         first point's config also the :data:`MONEY_COLUMNS` against the first point.
+        A fleet's point (a study whose base is a fleet config) has the same columns for
+        the whole fleet (:func:`relplan.runs.fleet_compare.run_fleet_point`: its
+        makespan as ``wall_hours``), priced as ``compare`` prices fleets.
     """
     spec = study.spec
     trials = trials or spec.trials
     points = study.points()
     if workers is None:
         workers = default_workers(configured_workers(study.config(points[0][2])))
-    configs = [study.config(overrides) for _, _, overrides in points]
-    keys = [point_key(config_digest(config), spec.seed, trials, "sweep") for config in configs]
+    if study.is_fleet:  # each point a fleet: its jobs' totals (relplan.runs.fleet_compare)
+        fleets = [study.fleet(overrides) for _, _, overrides in points]
+        digests = [fleet_digest(fleet) for fleet in fleets]
+        run_point: Callable[..., dict[str, Any]] = run_fleet_point
+    else:
+        configs = [study.config(overrides) for _, _, overrides in points]
+        digests = [config_digest(config) for config in configs]
+        run_point = _run_point
+    keys = [point_key(digest, spec.seed, trials, "sweep") for digest in digests]
     rows: list[dict[str, Any] | None] = [
         store.get(key) if store is not None else None for key in keys
     ]
@@ -154,7 +165,7 @@ def run_study(
         blocks = block_progress(progress) if pool.local else None
         tasks = [(study.base_document, points[i][2], trials, spec.seed, spec.name, blocks)
                  for i in todo]  # fmt: skip
-        for index, row in pool.run(_run_point, tasks):
+        for index, row in pool.run(run_point, tasks):
             point = todo[index]
             rows[point] = row
             if store is not None:
@@ -164,6 +175,8 @@ def run_study(
     records = []
     for (label, values, _), row in zip(points, rows, strict=True):
         records.append({"label": label, **{k: v for k, v in values.items()}, **row})
+    if study.is_fleet:
+        return pd.DataFrame(priced_fleet_points(fleets, records))
     return pd.DataFrame(priced_points(configs, records))
 
 
