@@ -44,6 +44,7 @@ exclude_patterns = [
     # generated study reports: shipped as files beside the pages, linked, not rendered
     "fleet-behaviours",
     "fleet-spares",
+    "fleet-plan",
     "plan-seed-moe",
     "recovery-stacks",
     "recovery-stacks-llama3",

@@ -146,6 +146,22 @@ class Fleet:
         """The GPUs of all its jobs."""
         return sum(job.gpus for job in self.jobs)
 
+    def as_one_job(self) -> RelplanConfig:
+        """One job holding all its jobs' GPUs and all their spares (own and pooled) on its
+        cluster: the hardware the fleet holds, with the switches its jobs share counted
+        once (what prices it, and checks its fabric's ports).
+
+        Examples
+        --------
+        >>> whole = load_fleet("configs/fleets/fleet-pool.toml").as_one_job()
+        >>> whole.job.gpus, whole.job.spares
+        (12800, 56)
+        """
+        spares = self.spares + sum(0 if job.pooled else job.config.job.spares
+                                   for job in self.jobs)  # fmt: skip
+        return self.jobs[0].config.with_overrides(
+            [f"job.gpus={self.gpus}", f"job.spares={spares}", "job.spare_domains=0"])
+
     @property
     def name(self) -> str | None:
         """The fleet config's ``name`` (None when it has none)."""

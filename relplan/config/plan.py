@@ -23,6 +23,7 @@ from pydantic import (
     model_validator,
 )
 
+from relplan.config.fleet_config import Fleet, is_fleet_document, parse_fleet
 from relplan.config.loading import config_error, config_hint, parse_config, read_toml
 from relplan.config.schema import RelplanConfig
 from relplan.errors import ConfigError
@@ -193,7 +194,13 @@ Portfolio = tuple[int, ...]
 
 @dataclass(frozen=True)
 class Plan:
-    """A loaded plan: its spec, its uncertainty, its base config and where it came from."""
+    """A loaded plan: its spec, its uncertainty, its base config and where it came from.
+
+    A plan whose base is a fleet config (``[[jobs]]``) buys for the whole fleet: its
+    ``base`` and :meth:`config` are then the fleet as one job holding all its GPUs and
+    spares (:meth:`~relplan.config.fleet_config.Fleet.as_one_job`: what prices its
+    hardware and sizes its run), and :meth:`fleet` the fleet itself.
+    """
 
     spec: PlanSpec
     uncertainty: UncertaintySpec
@@ -215,9 +222,26 @@ class Plan:
                 items += option.level_overrides()[level]
         return [*items, *extra]
 
+    @property
+    def is_fleet(self) -> bool:
+        """Whether the base is a fleet config (``[[jobs]]``)."""
+        return is_fleet_document(self.base_document)
+
+    def fleet(self, portfolio: Portfolio, extra: tuple[str, ...] = ()) -> Fleet:
+        """A fleet base with a portfolio's overrides (and ``extra``) validated."""
+        return parse_fleet(self.base_document, self.overrides(portfolio, extra))
+
     def config(self, portfolio: Portfolio, extra: tuple[str, ...] = ()) -> RelplanConfig:
-        """The base config with a portfolio's overrides (and ``extra``) validated."""
-        return parse_config(self.base_document, self.overrides(portfolio, extra))
+        """The base config with a portfolio's overrides (and ``extra``) validated; for a
+        fleet, the fleet as one job (see the class)."""
+        return _resolved(self.base_document, self.overrides(portfolio, extra))
+
+    def job_configs(self, portfolio: Portfolio, label: str) -> list[tuple[str, RelplanConfig]]:
+        """A portfolio's configs, labelled ``label`` (and ``job NAME`` for each job of a
+        fleet): those whose warnings the plan gives."""
+        if not self.is_fleet:
+            return [(label, self.config(portfolio))]
+        return [(f"{label}, job {job.name}", job.config) for job in self.fleet(portfolio).jobs]
 
     def names(self, portfolio: Portfolio) -> list[str]:
         """The names of the levels a portfolio buys."""
@@ -232,6 +256,13 @@ class Plan:
     def empty(self) -> Portfolio:
         """The base: nothing bought."""
         return tuple(-1 for _ in self.options)
+
+
+def _resolved(document: dict[str, Any], overrides: list[str]) -> RelplanConfig:
+    """A config document (or a fleet's, as one job) with ``overrides``, validated."""
+    if is_fleet_document(document):
+        return parse_fleet(document, overrides).as_one_job()
+    return parse_config(document, overrides)
 
 
 def _check_overrides(spec: PlanSpec, uncertainty: UncertaintySpec, overrides: list[str],
@@ -320,7 +351,7 @@ def load_plan(path: str | Path, overrides: list[str] | None = None,
     spec = spec.model_copy(update={"set": [*spec.set, *(overrides or [])]})
     base_document = read_toml((file.parent / spec.base).resolve(), "plan.base")
     try:
-        base = parse_config(base_document, spec.set)
+        base = _resolved(base_document, spec.set)
     except ConfigError as error:
         where = "plan.set and --set" if overrides else "plan.set"
         raise ConfigError(error.key, f"{error.message} ({where})") from None
@@ -332,7 +363,7 @@ def load_plan(path: str | Path, overrides: list[str] | None = None,
     for option in spec.options:
         for level, overrides in enumerate(option.level_overrides()):
             try:
-                parse_config(base_document, [*spec.set, *overrides])
+                _resolved(base_document, [*spec.set, *overrides])
             except ConfigError as error:
                 raise ConfigError(
                     error.key, f"{error.message} (plan option {option.label!r}, level {level})"
@@ -340,7 +371,7 @@ def load_plan(path: str | Path, overrides: list[str] | None = None,
     for key, value in uncertainty.inputs.items():
         for end in (0.0, 1.0):
             try:
-                parse_config(base_document, [*spec.set, f"{key}={value.value_at(end)}"])
+                _resolved(base_document, [*spec.set, f"{key}={value.value_at(end)}"])
             except ConfigError as error:
                 raise ConfigError(f"plan.uncertainty.{key}", error.message) from None
     return plan

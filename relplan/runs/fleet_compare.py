@@ -29,8 +29,9 @@ from relplan.vocab import METRICS
 
 def fleet_hardware_price(fleet: Fleet, budget: BudgetConfig) -> float:
     """The price of a fleet's hardware: that of one job holding all its jobs' GPUs and
-    all their spares (own and pooled) on its cluster, so that the switches they share
-    are counted once.
+    all their spares (own and pooled) on its cluster
+    (:meth:`~relplan.config.fleet_config.Fleet.as_one_job`), so that the switches they
+    share are counted once.
 
     Examples
     --------
@@ -41,10 +42,7 @@ def fleet_hardware_price(fleet: Fleet, budget: BudgetConfig) -> float:
     >>> fleet_hardware_price(fleet, budget) == fleet_hardware_price(pooled, budget)
     True
     """
-    spares = fleet.spares + sum(0 if job.pooled else job.config.job.spares
-                                for job in fleet.jobs)  # fmt: skip
-    whole = fleet.jobs[0].config.with_overrides(
-        [f"job.gpus={fleet.gpus}", f"job.spares={spares}", "job.spare_domains=0"])
+    whole = fleet.as_one_job()
     return hardware_price(whole, build_inventory(whole), budget)
 
 

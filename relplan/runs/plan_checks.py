@@ -81,7 +81,7 @@ def fit_plan_to_fabric(plan: Plan) -> Plan:
     """
     budget = plan.base.budget
     base_switches = switches_for_ports(build_inventory(plan.base))
-    labelled: list[tuple[str, RelplanConfig]] = [("plan base", plan.base)]
+    labelled: list[tuple[str, RelplanConfig]] = plan.job_configs(plan.empty(), "plan base")
     notes: list[RelplanWarning] = []
     if base_switches and budget is not None:
         notes.append(RelplanWarning("port budget", f"the plan's base is priced with "
@@ -110,7 +110,7 @@ def fit_plan_to_fabric(plan: Plan) -> Plan:
                                                            "the switches it needs"))
                 continue
             levels.append(level)
-            labelled.append((f"plan option {name}", config))
+            labelled += plan.job_configs(_single(plan, index, level), f"plan option {name}")
             if beyond:
                 notes.append(RelplanWarning("port budget", f"plan option {name} is priced with "
                                                            f"{_switch_words(switches, budget)}"

@@ -71,6 +71,7 @@ from relplan.cluster.budget import (
     switches_for_ports,
 )
 from relplan.cluster.topology import build_inventory
+from relplan.config.fleet_config import parse_fleet
 from relplan.config.loading import parse_config
 from relplan.config.plan import PLAN_OBJECTIVES, Plan, Portfolio
 from relplan.config.schema import BudgetConfig
@@ -82,6 +83,8 @@ from relplan.runs.executor import (
     configured_workers,
     default_workers,
 )
+from relplan.runs.fleet import run_fleet
+from relplan.runs.fleet_compare import fleet_digest, fleet_hardware_price
 from relplan.runs.plan_checks import fit_plan_to_fabric
 from relplan.runs.scenarios import run_scenario
 from relplan.runs.store import PointStore, point_key
@@ -318,9 +321,13 @@ class PlanRun:
         return PLAN_OBJECTIVES[self.plan.spec.objective]
 
     def key(self, portfolio: Portfolio, extra: tuple[str, ...] = ()) -> str:
-        """The store key of a portfolio's run (its resolved config, seed and trials)."""
-        config = self.plan.config(portfolio, extra)
-        return point_key(config_digest(config), self.seed, self.trials, STORE_KIND)
+        """The store key of a portfolio's run (its resolved config, or fleet, seed and
+        trials)."""
+        if self.plan.is_fleet:
+            digest = fleet_digest(self.plan.fleet(portfolio, extra))
+        else:
+            digest = config_digest(self.plan.config(portfolio, extra))
+        return point_key(digest, self.seed, self.trials, STORE_KIND)
 
     def finished(self, portfolio: Portfolio, arrays: dict[str, Any],
                  extra: tuple[str, ...] = ()) -> None:  # fmt: skip
@@ -356,7 +363,8 @@ class PlanRun:
         blocks = block_progress(self.progress) if self.pool.local else None
         tasks = [(self.plan.base_document, self.plan.overrides(portfolio, extra), budget,
                   self.trials, self.seed, blocks) for portfolio, extra in pairs]  # fmt: skip
-        for index, arrays in self.pool.run(portfolio_run, tasks):
+        run = fleet_portfolio_run if self.plan.is_fleet else portfolio_run
+        for index, arrays in self.pool.run(run, tasks):
             portfolio, extra = pairs[index]
             self.finished(portfolio, arrays, extra)
             if self.progress is not None:
@@ -422,6 +430,32 @@ def portfolio_run(document: dict[str, Any], overrides: list[str], budget: Budget
     return run
 
 
+def fleet_portfolio_run(document: dict[str, Any], overrides: list[str],
+                        budget: BudgetConfig | None, trials: int, seed: int,
+                        progress: Callable[[int], None] | None = None,
+                        ) -> dict[str, Any]:  # fmt: skip
+    """:func:`portfolio_run` of a plan whose base is a fleet: the whole fleet run
+    (:func:`relplan.runs.fleet.run_fleet`), its makespan as ``wall``, its GPU-hours lost
+    and goodput, and its GPU-hours per trial (``gpu_hours``: wall hours x GPUs over its
+    jobs, what net value compares); priced as ``compare`` prices fleets
+    (:func:`relplan.runs.fleet_compare.fleet_hardware_price`), its ``gpus`` all its
+    jobs', its ``work_hours`` their failure-free hours over its GPUs."""
+    fleet = parse_fleet(document, overrides)
+    outcome = run_fleet(fleet, trials, seed)
+    columns = outcome.trials_frame()
+    whole = fleet.as_one_job()
+    price = fleet_hardware_price(fleet, budget) if budget is not None else 0.0
+    if progress is not None:
+        progress(trials)
+    return {"wall": columns["makespan_hours"].tolist(),
+            "lost": columns["gpu_hours_lost"].tolist(), "goodput": columns["goodput"].tolist(),
+            "gpu_hours": columns["gpu_hours"].tolist(), "price": float(price),
+            "gpus": fleet.gpus, "switches": switches_for_ports(build_inventory(whole)),
+            "step_time_s": None,
+            "work_hours": sum(outcome.results[job.name].model.job.work_hours * job.gpus
+                              for job in fleet.jobs) / fleet.gpus}  # fmt: skip
+
+
 def _objective_per_trial(objective: str, plan: Plan, run: dict[str, Any],
                          base: dict[str, Any], cost: float, price: float,
                          names: list[str]) -> np.ndarray:  # fmt: skip
@@ -439,7 +473,8 @@ def _objective_per_trial(objective: str, plan: Plan, run: dict[str, Any],
         return run["lost"]
     if objective == "cost_per_useful_gpu_hour":
         assert budget is not None
-        useful_gpu_hours = run["wall"] * run["goodput"] * run["gpus"]
+        useful_gpu_hours = (run["wall"] * run["goodput"] * run["gpus"] if "gpu_hours" not in run
+                            else run["gpu_hours"] * run["goodput"])  # (a fleet's: summed)
         return price * run["wall"] / budget.amortization / useful_gpu_hours
     if objective == "goodput_per_dollar":
         if not names:
@@ -454,15 +489,19 @@ def _objective_per_trial(objective: str, plan: Plan, run: dict[str, Any],
 
 def _paid_gpu_hours_saved(base: dict[str, Any], run: dict[str, Any]) -> Any:
     """GPU-hours a run saves against the base at the price paid for them (spot capacity's
-    at its discount, :func:`relplan.cluster.budget.billing_factor`), per trial."""
+    at its discount, :func:`relplan.cluster.budget.billing_factor`), per trial; a fleet's
+    GPU-hours summed over its jobs."""
+    if "gpu_hours" in run:
+        return base["gpu_hours"] - run["gpu_hours"]
     return gpu_hours_saved(base["wall"], base["gpus"] * base["billing"], run["wall"],
                            run["gpus"] * run["billing"])  # fmt: skip
 
 
 def _columns(stored: dict[str, Any]) -> dict[str, Any]:
-    """A stored run's per-trial lists as arrays, with its job's GPUs and the share of
-    ``gpu_hour_value`` its GPU-hours cost."""
-    columns = {name: np.asarray(stored[name], dtype=float) for name in ("wall", "lost", "goodput")}
+    """A stored run's per-trial lists as arrays (a fleet's ``gpu_hours`` too), with its
+    job's GPUs and the share of ``gpu_hour_value`` its GPU-hours cost."""
+    columns = {name: np.asarray(stored[name], dtype=float)
+               for name in ("wall", "lost", "goodput", "gpu_hours") if name in stored}
     return {**columns, "gpus": int(stored["gpus"]), "billing": float(stored.get("billing", 1.0))}
 
 
@@ -490,14 +529,18 @@ def _evaluate(plan: Plan, portfolio: Portfolio, stored: dict[str, Any],
     goodput, _, goodput_ci = mean_ci(run["goodput"])
     wall_hours = float(np.mean(run["wall"]))
     gpu_hours_lost = float(np.mean(run["lost"]))
-    saved = float(np.mean(gpu_hours_saved(base["wall"], base["gpus"], run["wall"],
-                                          run["gpus"])))  # fmt: skip
+    if "gpu_hours" in run:  # a fleet's: summed over its jobs
+        saved = float(np.mean(base["gpu_hours"] - run["gpu_hours"]))
+    else:
+        saved = float(np.mean(gpu_hours_saved(base["wall"], base["gpus"], run["wall"],
+                                              run["gpus"])))  # fmt: skip
     figures: dict[str, Any] = {
         "goodput": goodput, "goodput_ci95": list(goodput_ci), "wall_hours": wall_hours,
         "wall_hours_p95": float(np.quantile(run["wall"], 0.95)),
         "gpu_hours_lost": gpu_hours_lost, "step_time_s": stored.get("step_time_s"),
         "work_hours": stored.get("work_hours"), "job_gpus": run["gpus"],
-        "gpu_hours": wall_hours * run["gpus"], "gpu_hours_saved": saved,
+        "gpu_hours": wall_hours * run["gpus"] if "gpu_hours" not in run
+        else float(np.mean(run["gpu_hours"])), "gpu_hours_saved": saved,
         "switches_for_ports": dict(stored.get("switches") or {}),
         "hardware_charge": None, "extra_hardware_charge": None, "lost_value": None,
         "net_value": None,

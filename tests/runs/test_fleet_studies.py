@@ -82,3 +82,29 @@ def test_sweep_runs_a_fleet_study_from_the_command_line(tmp_path) -> None:
                                    "--trials", "4"])  # fmt: skip
     assert bad.exit_code == 2 and "fleet.spares" in bad.output
     assert "Traceback" not in bad.output
+
+
+def test_a_fleet_plans_portfolios_are_the_fleets_runs_priced_by_hand() -> None:
+    from relplan.config.plan import load_plan
+    from relplan.runs.planner import run_plan
+
+    plan = load_plan(REPO / "studies" / "fleet-plan.toml")
+    assert plan.is_fleet and plan.base.job.gpus == 12800  # the fleet as one job
+    report = run_plan(plan, trials=8, seed=2, workers=1)
+    budget = plan.base.budget
+    rows = {" + ".join(row["options"]) or "base": row for row in report["portfolios"]}
+    runs = {}
+    for name, portfolio in (("base", plan.empty()), ("crews: 3", (-1, 0, -1))):
+        fleet = plan.fleet(portfolio)
+        runs[name] = (run_fleet(fleet, 8, 2).trials_frame(),
+                      fleet_cost(fleet, budget, 0.0, 0.0, 0.0).hardware_price)
+    frame, price = runs["crews: 3"]
+    base_frame, base_price = runs["base"]
+    row = rows["crews: 3"]
+    assert row["goodput"] == pytest.approx(frame["goodput"].mean(), rel=1e-12)
+    assert row["wall_hours"] == pytest.approx(frame["makespan_hours"].mean(), rel=1e-12)
+    cost = price + 6e5 - base_price  # the inventory's difference (none) and the crew's price
+    assert row["hardware_cost"] == pytest.approx(cost)
+    by_hand = ((base_frame["gpu_hours"] - frame["gpu_hours"]) * budget.gpu_hour_value
+               - cost * frame["makespan_hours"] / budget.amortization).mean()
+    assert row["net_value"] == pytest.approx(by_hand, rel=1e-9)
