@@ -9,15 +9,17 @@ today's single-job config, number for number.
 
 The jobs are packed on the cluster in the order given, each on its own servers and its
 own spares (``spares`` of its entry), or drawing on one pool of spares they share
-(``[fleet] spares``); together they must fit. ``[repair] crews`` of a fleet are its
-own, shared by its jobs. ``--set jobs.NAME.KEY=V`` changes one job's key; any other
-``--set`` changes the fleet's shared tables.
+(``[fleet] spares``, the cluster's last servers); together they must fit. A job with
+``first_server`` is placed there instead (its servers, then its own spares), and the
+others are packed into the first gap that holds them; placements may not overlap.
+``[repair] crews`` of a fleet are its own, shared by its jobs. ``--set jobs.NAME.KEY=V``
+changes one job's key; any other ``--set`` changes the fleet's shared tables.
 """
 
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,8 +37,9 @@ FLEET_KEY = "jobs"
 FLEET_TABLE = "fleet"
 """The table of what a fleet's jobs share (:class:`~relplan.config.schema.FleetConfig`)."""
 
-JOB_ENTRY_KEYS = ("name", "priority")
-"""Keys of a ``[[jobs]]`` entry beyond those of ``[job]``."""
+JOB_ENTRY_KEYS = ("name", "priority", "first_server")
+"""Keys of a ``[[jobs]]`` entry beyond those of ``[job]``: its name, its priority and
+where its servers start on the cluster (explicit placement; packed without it)."""
 
 DEFAULT_PRIORITY = 0
 """``jobs[].priority`` by default (a higher number is a more important job)."""
@@ -55,7 +58,8 @@ class FleetJob:
     config : RelplanConfig
         The config it is on its own: the fleet's tables with this job as ``[job]``.
     first_server : int
-        Where its servers start on the cluster (packed in the order given).
+        Where its servers start on the cluster (its entry's ``first_server``, or packed in
+        the order given).
     pooled : bool
         Whether it draws on the fleet's shared pool (its config's ``job.spares`` is then
         the pool's size), not on spares of its own.
@@ -241,6 +245,10 @@ def _entries(document: dict[str, Any]) -> list[dict[str, Any]]:
         if isinstance(priority, bool) or not isinstance(priority, int) or priority < 0:
             raise ConfigError(f"{FLEET_KEY}.{name}.priority",
                               f"must be a whole number of at least 0, not {priority!r}")
+        first = entry.get("first_server", 0)
+        if isinstance(first, bool) or not isinstance(first, int) or first < 0:
+            raise ConfigError(f"{FLEET_KEY}.{name}.first_server",
+                              f"must be a server's number, 0 or more, not {first!r}")
     return entries
 
 
@@ -326,9 +334,9 @@ def parse_fleet(raw: dict[str, Any], overrides: list[str] | None = None) -> Flee
     document = apply_overrides(keyed, items)  # jobs.NAME.KEY reaches the entry
     document[FLEET_KEY] = [document[FLEET_KEY][name] for name in names]
     settings = _settings(document)
+    entries = _entries(document)
     jobs = []
-    first = 0
-    for entry in _entries(document):
+    for entry in entries:
         name = entry["name"]
         try:
             config = parse_config(_job_document(document, entry, settings.spares))
@@ -337,18 +345,65 @@ def parse_fleet(raw: dict[str, Any], overrides: list[str] | None = None) -> Flee
             if key == "job" or key.startswith("job."):
                 key = f"{FLEET_KEY}.{name}" + key[len("job"):]
             raise ConfigError(key, error.message) from None
-        job = FleetJob(name, int(entry.get("priority", DEFAULT_PRIORITY)), config, first,
-                       settings.spares > 0)  # fmt: skip
-        jobs.append(job)
-        first += job.held_servers
+        jobs.append(FleetJob(name, int(entry.get("priority", DEFAULT_PRIORITY)), config, 0,
+                             settings.spares > 0))  # fmt: skip
     fleet = Fleet(tuple(jobs), settings)
-    if first + fleet.spares > fleet.cluster_servers:
+    needed = sum(job.held_servers for job in jobs) + fleet.spares
+    if needed > fleet.cluster_servers:
         held = ", ".join(f"{job.name}: {job.held_servers}" for job in jobs)
         pool = f", the shared pool: {fleet.spares}" if fleet.spares else ""
-        raise ConfigError(FLEET_KEY, f"the jobs need {first + fleet.spares} servers with "
+        raise ConfigError(FLEET_KEY, f"the jobs need {needed} servers with "
                                      f"their spares ({held}{pool}), the cluster has "
                                      f"{fleet.cluster_servers} (cluster.servers)")  # fmt: skip
-    return fleet
+    explicit = {entry["name"]: entry["first_server"] for entry in entries
+                if "first_server" in entry}  # fmt: skip
+    starts = _placements(jobs, explicit, fleet.cluster_servers - fleet.spares)
+    return Fleet(tuple(replace(job, first_server=starts[job.name]) for job in jobs), settings)
+
+
+def _placements(jobs: list[FleetJob], explicit: dict[str, int], servers: int) -> dict[str, int]:
+    """Where each job's servers start: those given (``first_server``), checked to lie on
+    the ``servers`` before the shared pool and not to overlap, then the others packed in
+    order, each into the first gap that holds it.
+
+    Raises
+    ------
+    ConfigError
+        Naming ``jobs.NAME.first_server`` of a placement off the cluster or over
+        another's, or ``jobs.NAME`` of a job no gap holds.
+    """
+    taken: list[tuple[int, int, str]] = []  # [start, end) and the job
+    for job in jobs:
+        if job.name not in explicit:
+            continue
+        start = explicit[job.name]
+        end = start + job.held_servers
+        key = f"{FLEET_KEY}.{job.name}.first_server"
+        if end > servers:
+            raise ConfigError(key, f"the job's {job.held_servers} servers from {start} run "
+                                   f"past the cluster's {servers} for jobs (cluster.servers"
+                                   " less the shared pool)")  # fmt: skip
+        for other_start, other_end, other in taken:
+            if start < other_end and other_start < end:
+                raise ConfigError(key, f"servers {start}-{end - 1} overlap job {other}'s "
+                                       f"{other_start}-{other_end - 1}")  # fmt: skip
+        taken.append((start, end, job.name))
+    starts = {name: start for start, _, name in taken}
+    for job in jobs:
+        if job.name in starts:
+            continue
+        start = 0
+        for other_start, other_end, _ in sorted(taken):
+            if start + job.held_servers <= other_start:
+                break
+            start = max(start, other_end)
+        if start + job.held_servers > servers:
+            raise ConfigError(f"{FLEET_KEY}.{job.name}", f"no run of {job.held_servers} free "
+                                                         "servers is left for the job beside "
+                                                         "the placed ones")  # fmt: skip
+        taken.append((start, start + job.held_servers, job.name))
+        starts[job.name] = start
+    return starts
 
 
 def load_fleet(path: str | Path, overrides: list[str] | None = None) -> Fleet:

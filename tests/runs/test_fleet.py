@@ -328,3 +328,44 @@ def test_validate_checks_a_fleet_config() -> None:
     bad = runner.invoke(app, ["validate", str(FLEET), "--set", "jobs.pretrain-8k.gpus=-8"])
     assert bad.exit_code == 2 and "jobs.pretrain-8k.gpus" in bad.output
     assert "Traceback" not in bad.output
+
+
+# --------------------------------------------------------------- explicit placement
+
+
+def test_placed_jobs_keep_their_servers_and_the_others_pack_around_them() -> None:
+    # three jobs of 8 servers (64 GPUs) and no spares on 40 servers: b placed at 4, so
+    # a (packed first) no longer fits before it and goes after it; c after a
+    jobs = [{"name": name, "gpus": 64, "spares": 0} for name in "abc"]
+    jobs[1]["first_server"] = 4
+    fleet = parse_fleet(_fleet_document(*jobs, servers=40))
+    assert {job.name: job.first_server for job in fleet.jobs} == {"a": 12, "b": 4, "c": 20}
+    # placement moves no number: each job is still the config it is alone
+    unplaced = parse_fleet(_fleet_document(*[{k: v for k, v in job.items()
+                                              if k != "first_server"} for job in jobs],
+                                           servers=40))  # fmt: skip
+    assert [job.config for job in fleet.jobs] == [job.config for job in unplaced.jobs]
+
+
+@pytest.mark.parametrize(("places", "key", "words"), [
+    ({"a": 0, "b": 7}, "jobs.b.first_server", "overlap job a's 0-7"),
+    ({"b": 35}, "jobs.b.first_server", "run past the cluster's 40"),
+    ({"a": -1}, "jobs.a.first_server", "0 or more"),
+    ({"a": 6, "b": 20}, "jobs.c", "no run of 8 free servers"),
+])  # fmt: skip
+def test_a_bad_placement_names_the_job_and_key(places: dict, key: str, words: str) -> None:
+    jobs = [{"name": name, "gpus": 64, "spares": 0, **({"first_server": places[name]}
+                                                      if name in places else {})}
+            for name in "abc"]  # fmt: skip
+    document = _fleet_document(*jobs, servers=40 if "c" not in key else 30)
+    with pytest.raises(ConfigError) as caught:
+        parse_fleet(document)
+    assert caught.value.key == key and words in caught.value.message
+
+
+def test_validate_refuses_overlapping_placements_with_exit_2() -> None:
+    result = CliRunner().invoke(app, ["validate", str(FLEET), "--set",
+                                      "jobs.pretrain-8k.first_server=0", "--set",
+                                      "jobs.finetune-1k-a.first_server=100"])  # fmt: skip
+    assert result.exit_code == 2 and "jobs.finetune-1k-a.first_server" in result.output
+    assert "overlap job pretrain-8k" in result.output and "Traceback" not in result.output
