@@ -131,7 +131,7 @@ def _shared_lines(fleet: dict[str, Any], jobs: dict[str, Any]) -> list[str]:
     if fleet["preempt"] != "never":
         taken = sorted(((job["servers_taken"]["mean"], name) for name, job in jobs.items()
                         if job["servers_taken"]["mean"] > 0), reverse=True)  # fmt: skip
-        most = ", ".join(f"{name} {mean:.1f}" for mean, name in taken[:3])
+        most = ", ".join(f"{name} {mean:.2f}" for mean, name in taken[:3])
         lines.append(f"Servers taken from jobs of lower priority: "
                      f"{fleet['servers_taken']['mean']:.1f} a run" + (
                          f" (most from {most})" if most else ""))

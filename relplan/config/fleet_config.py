@@ -37,9 +37,22 @@ FLEET_KEY = "jobs"
 FLEET_TABLE = "fleet"
 """The table of what a fleet's jobs share (:class:`~relplan.config.schema.FleetConfig`)."""
 
-JOB_ENTRY_KEYS = ("name", "priority", "first_server")
-"""Keys of a ``[[jobs]]`` entry beyond those of ``[job]``: its name, its priority and
-where its servers start on the cluster (explicit placement; packed without it)."""
+JOB_ENTRIES: dict[str, tuple[str, str, str]] = {
+    "name": ("string", "required", "The job's name, unique in the fleet, without dots: "
+             "`--set jobs.NAME.KEY=V` and errors name it."),
+    "priority": ("integer", "0", "Higher is more important: with `fleet.preempt = "
+                 "\"lower-priority\"`, a job may take a server from a running job of lower "
+                 "priority."),
+    "first_server": ("integer", "none", "Where the job's servers (then its own spares) start "
+                     "on the cluster; without it the job is packed into the first gap that "
+                     "holds it, in the order given. Placements may not overlap."),
+}
+"""Keys of a ``[[jobs]]`` entry beyond those of ``[job]``: type, default and meaning (the
+config reference's table of them)."""
+
+JOB_ENTRY_KEYS = tuple(JOB_ENTRIES)
+"""Their names: a job's name, its priority and where its servers start on the cluster
+(explicit placement; packed without it)."""
 
 DEFAULT_PRIORITY = 0
 """``jobs[].priority`` by default (a higher number is a more important job)."""
