@@ -31,6 +31,7 @@ COMMANDS = {
     "replay": ["replay", str(DATA / "incidents.csv"), "--config", SMALL, "--start",
                "2024-01-01", "--end", "2025-01-01", "--samples", "5"],
     "warmup": ["warmup", SMALL],
+    "advise": ["advise", SMALL, "--failures", str(DATA / "sacct.txt"), "--hours", "456"],
 }  # fmt: skip
 
 

@@ -52,6 +52,11 @@ failed: no unit) and its job id."""
 SACCT_NOT_ENDED = frozenset({"Unknown", "None", ""})
 """``End`` values of a job that has not ended (left out)."""
 
+NOT_FAILURES = frozenset({"COMPLETED", "CANCELLED", "TIMEOUT"})
+"""Categories (``sacct`` states) that end an allocation without a failure: the job done,
+cancelled by its user, or out of its time limit. ``relplan advise`` counts every other
+record of a log as a failure (a ``--map`` drops more)."""
+
 
 @dataclass(frozen=True)
 class Record:

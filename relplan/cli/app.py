@@ -621,3 +621,8 @@ app.command("plan")(reports_errors(plan_command))
 from relplan.cli.warmup_command import warmup_command  # noqa: E402
 
 app.command("warmup")(reports_errors(warmup_command))
+
+# relplan advise: a live run's checkpoint interval from its own save times and failures
+from relplan.cli.advise_command import advise_command  # noqa: E402
+
+app.command("advise")(reports_errors(advise_command))
