@@ -452,7 +452,10 @@ def test_each_feature_variant_turns_on_its_feature_and_no_other():
         assert on == {name} | comes_with.get(name, set()), name
         every |= on
     assert set(features.walk_features(features.variant_model(features.EVERY_FEATURE))) == every
-    assert every == set(relplan.sim.compiled.WalkFeatures._fields) - {"trace"}
+    # fleet_preemption is a fleet's walk's alone (relplan.sim.fleet_walk: no single-job
+    # config turns it on); tests/runs/test_fleet_sharing.py walks it
+    assert every == set(relplan.sim.compiled.WalkFeatures._fields) - {"trace",
+                                                                      "fleet_preemption"}
 
 
 def test_the_compile_child_times_a_walk():

@@ -203,7 +203,7 @@ class Study:
         --------
         >>> study = load_study("studies/fleet-spares.toml")
         >>> study.labelled_configs()[0][0]
-        'study point spares=0, crews=1, job pretrain-8k'
+        'study point spares=0, crews=1, preempt=never, job pretrain-8k'
         """
         self.configs()  # each point checked, an error naming it
         labelled = []
