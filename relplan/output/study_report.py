@@ -64,16 +64,20 @@ def results_tables(study: Study, results: pd.DataFrame) -> list[tuple[str, pd.Da
     if "step_time_s" in results.columns:
         speed = pd.DataFrame({
             "point": results["label"].astype(str),
-            "healthy step (s)": [None if pd.isna(v) else round(float(v), 3)
+            "healthy step (s)": ["-" if pd.isna(v) else round(float(v), 3)
                                  for v in results["step_time_s"]],
             "failure-free hours": [round(float(v), 1) for v in results["work_hours"]],
         })  # fmt: skip
         if "job_gpus" in results.columns:
             speed["GPUs"] = [int(v) for v in results["job_gpus"]]
-            speed["GPU-hours (mean wall x GPUs)"] = [
-                f"{float(w) * int(g):,.0f}"
-                for w, g in zip(results["wall_hours"], results["job_gpus"], strict=True)
-            ]
+            if study.is_fleet:  # a fleet's jobs end apart: their GPU-hours summed
+                speed["GPU-hours (summed over the jobs)"] = [
+                    f"{float(v):,.0f}" for v in results["gpu_hours"]]
+            else:
+                speed["GPU-hours (mean wall x GPUs)"] = [
+                    f"{float(w) * int(g):,.0f}"
+                    for w, g in zip(results["wall_hours"], results["job_gpus"], strict=True)
+                ]
         tables.insert(0, ("Healthy step time and failure-free hours of each point", speed))
     if "net_value" in results.columns:
         tables.append(("Money against the first point (at its [budget])", _money(results)))
