@@ -27,8 +27,10 @@ def test_the_promised_studies_are_shipped() -> None:
 @pytest.mark.slow  # every shipped study with its report (20-60 s each)
 @pytest.mark.parametrize("study_path", STUDIES, ids=[p.stem for p in STUDIES])
 def test_every_shipped_study_runs_and_writes_its_report(study_path: Path, tmp_path: Path):
+    # one point after another in this process (the pool of processes has its own tests):
+    # no process to start and no walk to load again for each study
     result = CliRunner().invoke(app, ["sweep", str(study_path), "--trials", "20",
-                                      "--out", str(tmp_path), "--json"])
+                                      "--out", str(tmp_path), "--json", "--workers", "1"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     study = load_study(study_path)
