@@ -200,20 +200,16 @@ class IntervalAdvisor:
     def mtti_posterior(self) -> Any:
         """The posterior of the failure rate per hour: a frozen :func:`scipy.stats.gamma`
         of shape ``alpha0 + failures`` and rate ``beta0 + hours_run``."""
-        alpha, beta = self._posterior_parameters()
+        alpha = self.prior_failures + self.failures
+        beta = self.prior_failures * self.prior_mtti_hours + self.hours_run
         return stats.gamma(alpha, scale=1.0 / beta)
-
-    def _posterior_parameters(self) -> tuple[float, float]:
-        """The Gamma posterior's shape (prior and seen failures) and rate (prior and run
-        hours)."""
-        return (self.prior_failures + self.failures,
-                self.prior_failures * self.prior_mtti_hours + self.hours_run)
 
     def advice(self) -> Advice:
         """Everything advised now (see :class:`Advice`)."""
-        alpha, beta = self._posterior_parameters()
+        alpha = self.prior_failures + self.failures
+        beta = self.prior_failures * self.prior_mtti_hours + self.hours_run
         mtti = beta / alpha
-        rate = stats.gamma(alpha, scale=1.0 / beta)  # read once: the clock moves on
+        rate = self.mtti_posterior()
         tail = (1.0 - CREDIBLE) / 2.0
         ci = (float(1.0 / rate.ppf(1.0 - tail)), float(1.0 / rate.ppf(tail)))
         save = sum(self._saves) / len(self._saves) if self._saves else self.prior_save_seconds

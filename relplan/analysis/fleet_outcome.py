@@ -111,12 +111,6 @@ class FleetOutcome:
             total += column if metric in SUMMED_METRICS else column * job.gpus
         return total if metric in SUMMED_METRICS else total / self.fleet.gpus
 
-    def work_hours(self) -> float:
-        """The jobs' failure-free hours, a mean over the fleet's GPUs (each job weighted by
-        its GPUs)."""
-        return sum(self.results[job.name].model.job.work_hours * job.gpus
-                   for job in self.fleet.jobs) / self.fleet.gpus
-
     def lost_hours_breakdown(self) -> dict[str, float]:
         """Mean hours lost per run in each bucket, over the fleet's GPUs (each job's
         :meth:`~relplan.analysis.results.SimulationResult.summary` breakdown weighted by

@@ -170,7 +170,8 @@ def run_fleet_point(document: dict[str, Any], overrides: list[str], trials: int,
     summary = outcome.summary()["fleet"]
     row: dict[str, Any] = {
         "job_mtti_hours": None, "config_sha256": fleet_digest(fleet), "step_time_s": None,
-        "work_hours": outcome.work_hours(), "job_gpus": fleet.gpus,
+        "work_hours": sum(outcome.results[job.name].model.job.work_hours * job.gpus
+                          for job in fleet.jobs) / fleet.gpus, "job_gpus": fleet.gpus,
         "gpu_hours": summary["gpu_hours"]["mean"],
         "pool_empty_share": summary["pool"]["empty_share"] if summary["pool"] else None,
         "servers_taken": summary["servers_taken"]["mean"],

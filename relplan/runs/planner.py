@@ -451,7 +451,9 @@ def fleet_portfolio_run(document: dict[str, Any], overrides: list[str],
             "lost": columns["gpu_hours_lost"].tolist(), "goodput": columns["goodput"].tolist(),
             "gpu_hours": columns["gpu_hours"].tolist(), "price": float(price),
             "gpus": fleet.gpus, "switches": switches_for_ports(build_inventory(whole)),
-            "step_time_s": None, "work_hours": outcome.work_hours()}  # fmt: skip
+            "step_time_s": None,
+            "work_hours": sum(outcome.results[job.name].model.job.work_hours * job.gpus
+                              for job in fleet.jobs) / fleet.gpus}  # fmt: skip
 
 
 def _objective_per_trial(objective: str, plan: Plan, run: dict[str, Any],
